@@ -1,0 +1,32 @@
+/**
+ * The seam between the emulator's platform API (sandbox records, volumes, lifetimes) and its
+ * in-sandbox API (processes and files). The platform side owns the records and the data dir; the
+ * in-sandbox side only asks for a running sandbox by ID and hears when one stops.
+ */
+
+/** What the in-sandbox API needs to know of one running sandbox. */
+export interface SandboxRuntime {
+  sandboxID: string;
+  /** Created with `secure: true`: every in-sandbox call needs `X-Access-Token: envdAccessToken`. */
+  secure: boolean;
+  envdAccessToken: string | null;
+  /**
+   * Host directory that stands for the sandbox's `/`. Sandbox paths are mapped under it (a request
+   * for `/home/user/x` touches `<rootDir>/home/user/x`). The emulator isolates nothing: commands run
+   * as host processes and can reach the whole host; only cwd, HOME and listed paths are mapped.
+   */
+  rootDir: string;
+  /** Sandbox path of the default user's home, the default cwd: `/home/user`. */
+  homePath: string;
+  /** Volumes mounted into this sandbox; each `<rootDir><path>` is a link to the volume's host dir. */
+  volumeMounts: { name: string; path: string; hostDir: string }[];
+  /** The `envVars` of the create request, set in every process of the sandbox. */
+  envVars: Record<string, string>;
+}
+
+export interface SandboxDirectory {
+  /** The sandbox if it is running now; undefined when unknown, paused, expired or killed. */
+  running(sandboxID: string): SandboxRuntime | undefined;
+  /** Called when a sandbox stops running (killed, expired, paused) so its processes can be ended. */
+  onStopped(listener: (sandboxID: string) => void): void;
+}

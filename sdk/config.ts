@@ -1,0 +1,105 @@
+/**
+ * Credentials and endpoints. `resolveOptions` is pure: an explicit option wins, then the
+ * environment variable, then the default. Nothing here touches the network.
+ */
+import { SandboxError } from "./errors";
+
+/** Retry policy of the platform client. */
+export interface RetryOptions {
+  /** Attempts in all, the first included. Default 5; 1 turns retries off. */
+  maxAttempts?: number;
+  /** First backoff, in milliseconds; doubles each attempt, with full jitter. Default 200. */
+  baseDelayMs?: number;
+  /** Cap of one backoff (and of an honoured Retry-After), in milliseconds. Default 10000. */
+  maxDelayMs?: number;
+}
+
+export interface ClientOptions {
+  /** API key (`e2b_…`), sent as `X-API-Key`. Env `E2B_API_KEY`. */
+  apiKey?: string | undefined;
+  /** Access token (`sk_e2b_…`), sent as `Authorization: Bearer`; only the v1 rebuild needs it. Env `E2B_ACCESS_TOKEN`. */
+  accessToken?: string | undefined;
+  /** Service domain. Env `E2B_DOMAIN`. Default `e2b.app`. */
+  domain?: string | undefined;
+  /** Platform API base URL. Env `E2B_API_URL`. Default `https://api.{domain}`. */
+  apiUrl?: string | undefined;
+  /**
+   * In-sandbox API base URL. Env `E2B_SANDBOX_URL`. When set, every sandbox is reached at this one URL
+   * with routing headers; otherwise at `https://{port}-{sandboxID}.{domain}`.
+   */
+  sandboxUrl?: string | undefined;
+  /** Deadline of one HTTP request (not of a whole retried call), in milliseconds. Default 60000. */
+  requestTimeoutMs?: number | undefined;
+  retry?: RetryOptions | undefined;
+}
+
+export interface ResolvedOptions {
+  apiKey: string | undefined;
+  accessToken: string | undefined;
+  domain: string;
+  apiUrl: string;
+  sandboxUrl: string | undefined;
+  requestTimeoutMs: number;
+  retry: Required<RetryOptions>;
+}
+
+export const DEFAULT_DOMAIN = "e2b.app";
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+export const DEFAULT_RETRY: Required<RetryOptions> = { maxAttempts: 5, baseDelayMs: 200, maxDelayMs: 10_000 };
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** An empty string counts as unset: `E2B_API_KEY=` in a CI file must not become a blank key. */
+function pick(...values: (string | undefined)[]): string | undefined {
+  for (const v of values) if (v !== undefined && v.trim() !== "") return v.trim();
+  return undefined;
+}
+
+export function resolveOptions(opts: ClientOptions = {}, env: Env = process.env): ResolvedOptions {
+  const domain = pick(opts.domain, env.E2B_DOMAIN) ?? DEFAULT_DOMAIN;
+  const apiUrl = stripSlash(pick(opts.apiUrl, env.E2B_API_URL) ?? `https://api.${domain}`);
+  const sandboxUrl = pick(opts.sandboxUrl, env.E2B_SANDBOX_URL);
+  const timeout = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  if (!(timeout > 0)) {
+    throw new SandboxError({ code: "invalid_argument", message: `requestTimeoutMs must be a positive number of milliseconds, got ${timeout}` });
+  }
+  return {
+    apiKey: pick(opts.apiKey, env.E2B_API_KEY),
+    accessToken: pick(opts.accessToken, env.E2B_ACCESS_TOKEN),
+    domain,
+    apiUrl,
+    sandboxUrl: sandboxUrl === undefined ? undefined : stripSlash(sandboxUrl),
+    requestTimeoutMs: timeout,
+    retry: { ...DEFAULT_RETRY, ...definedOnly(opts.retry ?? {}) },
+  };
+}
+
+/** The API key, or a `missing_credential` error that says where to set one. Thrown before any request. */
+export function requireApiKey(opts: ResolvedOptions): string {
+  if (opts.apiKey) return opts.apiKey;
+  throw new SandboxError({
+    code: "missing_credential",
+    message:
+      "No API key is configured. Set the E2B_API_KEY environment variable or pass the apiKey option " +
+      "(in a Pulumi stack: `pulumi config set --secret sandbox:apiKey <key>`).",
+  });
+}
+
+/** The access token, or a `missing_credential` error that says where to set one. Thrown before any request. */
+export function requireAccessToken(opts: ResolvedOptions): string {
+  if (opts.accessToken) return opts.accessToken;
+  throw new SandboxError({
+    code: "missing_credential",
+    message:
+      "This operation needs an access token (Authorization: Bearer). Set the E2B_ACCESS_TOKEN environment " +
+      "variable or pass the accessToken option (in a Pulumi stack: `pulumi config set --secret sandbox:accessToken <token>`).",
+  });
+}
+
+function stripSlash(url: string): string {
+  return url.replace(/\/+$/, "");
+}
+
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
