@@ -22,6 +22,7 @@ export type ErrorCode =
   | "invalid_response" // the service answered with a body the sdk does not understand
   | "missing_credential" // no API key / access token configured; nothing was sent
   | "process_failed" // an in-sandbox command ended without a result
+  | "build_failed" // a template build ended in status `error`
   | "unknown";
 
 export interface SandboxErrorInit {

@@ -1,0 +1,251 @@
+/**
+ * The platform API's HTTP core, and the only module that imports undici. Each call is described
+ * as an {@link Operation} (verb, route, auth scheme, body); this module adds the base URL, the
+ * auth header, the per-request deadline, the retry loop (policy in retry.ts) and the mapping of
+ * every failure to one SandboxError whose message never holds a credential.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Agent, request } from "undici";
+import type { z } from "zod";
+import { requireAccessToken, requireApiKey, type ResolvedOptions } from "./config";
+import { codeForStatus, isSandboxError, redact, RETRYABLE_STATUSES, SandboxError } from "./errors";
+import { classifyTransportError, parseRetryAfter, retryDecision, type AttemptOutcome } from "./retry";
+import { ErrorBody } from "./schemas/common";
+import { parseWire } from "./schemas/parse";
+import { abortedError, formatDuration, sleep } from "./wait";
+
+/** Per-call options accepted by every sdk method. */
+export interface CallOptions {
+  /** Aborting ends the call at once (in flight or in a backoff pause) with code `aborted`. */
+  signal?: AbortSignal;
+  /** Deadline of each HTTP request of this call, in milliseconds. Default: `requestTimeoutMs`. */
+  timeoutMs?: number;
+}
+
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/**
+ * How an operation authenticates: `apiKey` (X-API-Key), `bearer` (access token), or
+ * `apiKeyOrBearer` (the API key when configured, else the access token).
+ */
+export type AuthScheme = "apiKey" | "bearer" | "apiKeyOrBearer";
+
+/** One platform API request, as a table row. */
+export interface Operation {
+  method: HttpMethod;
+  /** Route template, e.g. `/sandboxes/{id}`; it names the operation in messages. */
+  route: string;
+  /** Values of the route's `{placeholders}`; each must be a non-empty string. */
+  params?: Record<string, string>;
+  /** Query parameters; undefined values are left out. */
+  query?: Record<string, string | number | undefined>;
+  /** JSON request body. */
+  body?: unknown;
+  auth: AuthScheme;
+  /** Whether repeating is harmless. Default: true for GET/PUT/DELETE, false for POST/PATCH. */
+  idempotent?: boolean;
+}
+
+/** A 2xx answer before its body is interpreted. */
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+/** A failed attempt: what retrying needs to know, and what the final message needs to say. */
+interface Failure {
+  outcome: AttemptOutcome;
+  text?: string;
+  cause?: unknown;
+  timeoutMs?: number;
+}
+
+/** The HTTP core of one PlatformClient: one keep-alive connection pool, closed by `close()`. */
+export class HttpClient {
+  private readonly agent = new Agent({ keepAliveTimeout: 4_000 });
+  private readonly secrets: string[];
+
+  /** @param options resolved client options (base URL, credentials, timeout, retry policy). */
+  constructor(readonly options: ResolvedOptions) {
+    this.secrets = [options.apiKey, options.accessToken].filter((s): s is string => !!s);
+  }
+
+  /** Sends `op` and parses its 2xx JSON body with `schema`. */
+  async call<S extends z.ZodType>(op: Operation, schema: S, call?: CallOptions): Promise<z.output<S>> {
+    return this.parse(op, schema, await this.exchange(op, call));
+  }
+
+  /** Sends `op` and ignores its 2xx body (204 operations). */
+  async callVoid(op: Operation, call?: CallOptions): Promise<void> {
+    await this.exchange(op, call);
+  }
+
+  /** Parses the body of a raw 2xx answer of `op` with `schema`. */
+  parse<S extends z.ZodType>(op: Operation, schema: S, res: RawResponse): z.output<S> {
+    const label = labelOf(op);
+    let data: unknown;
+    try {
+      data = res.text === "" ? undefined : JSON.parse(res.text);
+    } catch (err) {
+      const snippet = this.clip(res.text);
+      throw new SandboxError({ code: "invalid_response", message: `${label}: the response body is not JSON: ${snippet}`, cause: err });
+    }
+    return parseWire(schema, data, label);
+  }
+
+  /**
+   * Sends `op` with retries and returns the 2xx answer.
+   *
+   * @throws SandboxError: `missing_credential` before any request; the status's code on a non-2xx
+   *   answer; `unavailable` on connection failures; `timeout`; `aborted`.
+   */
+  async exchange(op: Operation, call: CallOptions = {}): Promise<RawResponse> {
+    const headers = this.headersFor(op);
+    const url = this.urlFor(op);
+    const label = labelOf(op);
+    for (let attempt = 1; ; attempt++) {
+      const result = await this.attempt(op, url, headers, call);
+      if ("status" in result) return result;
+      const decision = retryDecision(op.method, op.idempotent, result.outcome, attempt, this.options.retry);
+      if (!decision.retry) throw this.failure(op, result, attempt, decision.why);
+      try {
+        await sleep(decision.delayMs, call.signal);
+      } catch (err) {
+        throw abortedError(label, call.signal, err);
+      }
+    }
+  }
+
+  /** Closes the connection pool; in-flight requests finish first. */
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+
+  private async attempt(op: Operation, url: string, headers: Record<string, string>, call: CallOptions): Promise<RawResponse | Failure> {
+    const timeoutMs = call.timeoutMs ?? this.options.requestTimeoutMs;
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), timeoutMs);
+    const signal = call.signal ? AbortSignal.any([deadline.signal, call.signal]) : deadline.signal;
+    const body = op.body === undefined ? null : JSON.stringify(op.body);
+    try {
+      const res = await request(url, { method: op.method, headers, body, signal, dispatcher: this.agent });
+      const text = await res.body.text();
+      if (res.statusCode >= 200 && res.statusCode < 300) return { status: res.statusCode, headers: res.headers, text };
+      const retryAfter = res.statusCode === 429 ? parseRetryAfter(headerValue(res.headers["retry-after"])) : undefined;
+      return { outcome: { kind: "status", status: res.statusCode, retryAfterMs: retryAfter }, text };
+    } catch (err) {
+      if (call.signal?.aborted) throw abortedError(labelOf(op), call.signal, err);
+      if (deadline.signal.aborted) return { outcome: { kind: "timeout" }, timeoutMs, cause: err };
+      const outcome = classifyTransportError(err);
+      if (outcome) return { outcome, cause: err };
+      const message = err instanceof Error ? err.message : String(err);
+      throw new SandboxError({ code: "unknown", message: `${labelOf(op)} failed: ${redact(message, this.secrets)}`, cause: err });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private failure(op: Operation, f: Failure, attempt: number, why: "permanent" | "unsafe" | "exhausted"): SandboxError {
+    const label = labelOf(op);
+    const tries = why === "exhausted" ? ` (gave up after ${attempt} attempts)` : attempt > 1 ? ` (after ${attempt} attempts)` : "";
+    const o = f.outcome;
+    if (o.kind === "status") return this.statusError(label, o.status, f.text ?? "", tries);
+    if (o.kind === "timeout") {
+      const message = `${label} timed out after ${formatDuration(f.timeoutMs ?? 0)} without a complete response${tries}. ` +
+        "Raise requestTimeoutMs (or the call's timeoutMs) if the service is slow.";
+      return new SandboxError({ code: "timeout", message, retryable: true, cause: f.cause });
+    }
+    const host = new URL(this.options.apiUrl).host;
+    const what = o.kind === "not_sent"
+      ? `could not connect to ${host} (${o.errno})`
+      : `the connection to ${host} was lost before a response (${o.errno})`;
+    const unsafe = why === "unsafe" ? "; not repeated, because the service may have processed it" : "";
+    return new SandboxError({ code: "unavailable", message: `${label} failed: ${what}${unsafe}${tries}`, retryable: true, cause: f.cause });
+  }
+
+  private statusError(label: string, status: number, text: string, tries: string): SandboxError {
+    const code = codeForStatus(status);
+    const body = safeJson(text);
+    const parsed = ErrorBody.safeParse(body);
+    const service = parsed.success ? { code: parsed.data.code, message: redact(parsed.data.message, this.secrets) } : undefined;
+    const detail = service ? service.message : this.clip(text);
+    const message = `${label} failed (${status} ${code})${detail ? `: ${detail}` : ""}${tries}`;
+    return new SandboxError({ code, message, status, service, retryable: RETRYABLE_STATUSES.has(status) });
+  }
+
+  private headersFor(op: Operation): Record<string, string> {
+    const headers: Record<string, string> = { "user-agent": USER_AGENT, accept: "application/json" };
+    if (op.body !== undefined) headers["content-type"] = "application/json";
+    const { apiKey, accessToken } = this.options;
+    const useKey = op.auth === "apiKey" || (op.auth === "apiKeyOrBearer" && (apiKey !== undefined || accessToken === undefined));
+    try {
+      if (useKey) headers["x-api-key"] = requireApiKey(this.options);
+      else headers.authorization = `Bearer ${requireAccessToken(this.options)}`;
+    } catch (err) {
+      // Name the operation: the same client serves calls that need different credentials.
+      if (isSandboxError(err)) throw new SandboxError({ code: err.code, message: `${labelOf(op)}: ${err.message}` });
+      throw err;
+    }
+    return headers;
+  }
+
+  private urlFor(op: Operation): string {
+    const path = op.route.replace(/\{(\w+)\}/g, (_, name: string) => {
+      const value = op.params?.[name];
+      if (typeof value !== "string" || value === "") {
+        throw new SandboxError({ code: "invalid_argument", message: `${labelOf(op)}: \`${name}\` must be a non-empty string, got ${JSON.stringify(value)}.` });
+      }
+      return encodeURIComponent(value);
+    });
+    const query = new URLSearchParams();
+    for (const [k, v] of Object.entries(op.query ?? {})) if (v !== undefined) query.set(k, String(v));
+    const qs = query.toString();
+    return `${this.options.apiUrl}${path}${qs ? `?${qs}` : ""}`;
+  }
+
+  /** A body excerpt fit for a message: redacted, one line, at most 300 characters. */
+  private clip(text: string): string {
+    const flat = redact(text, this.secrets).replace(/\s+/g, " ").trim();
+    return flat.length > 300 ? `${flat.slice(0, 297)}...` : flat;
+  }
+}
+
+/** `GET /sandboxes/{id}`: how messages name an operation. */
+export function labelOf(op: Pick<Operation, "method" | "route">): string {
+  return `${op.method} ${op.route}`;
+}
+
+/** First value of a response header (names are lower-case), e.g. `header(res, "x-next-token")`. */
+export function header(res: Pick<RawResponse, "headers">, name: string): string | undefined {
+  return headerValue(res.headers[name]);
+}
+
+function headerValue(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `pulumi-sandbox/<version>`: our own product token (never the e2b SDK's, see service-facts §1.1). */
+export const USER_AGENT = `pulumi-sandbox/${packageVersion()}`;
+
+/** The version in this package's package.json, found from the source tree or from dist/. */
+function packageVersion(): string {
+  for (const up of ["..", "../.."]) {
+    try {
+      const pkg = JSON.parse(readFileSync(join(__dirname, up, "package.json"), "utf8")) as { name?: string; version?: string };
+      if (pkg.name === "pulumi-sandbox" && pkg.version) return pkg.version;
+    } catch {
+      // not at this level; try the next
+    }
+  }
+  return "0.0.0";
+}

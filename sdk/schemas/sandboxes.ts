@@ -1,0 +1,135 @@
+/**
+ * Wire schemas of the Sandboxes area (POST /sandboxes, GET /sandboxes/{id}, GET /v2/sandboxes,
+ * metrics, logs), in the API's casing. Unknown extra fields are accepted and dropped; the fields
+ * below are checked. Times are RFC 3339 strings, sizes MiB, timeouts seconds.
+ */
+import { z } from "zod";
+import { LogLevel } from "./common";
+
+/** Egress and ingress rules of a sandbox. `allowPublicTraffic` defaults to true on the service. */
+export const Network = z.object({
+  allowPublicTraffic: z.boolean().optional(),
+  /** CIDRs, bare IPs or domain names. */
+  allowOut: z.array(z.string()).optional(),
+  /** CIDRs or IPs only; `0.0.0.0/0` denies all. */
+  denyOut: z.array(z.string()).optional(),
+  maskRequestHost: z.string().optional(),
+});
+export type Network = z.infer<typeof Network>;
+
+/** A volume (by name) mounted at an absolute, clean path. */
+export const VolumeMount = z.object({ name: z.string(), path: z.string() });
+export type VolumeMount = z.infer<typeof VolumeMount>;
+
+/** What happens at `endAt`: `kill`, or `pause` (created with autoPause). */
+export const Lifecycle = z.object({ autoResume: z.boolean(), onTimeout: z.enum(["kill", "pause"]) });
+export type Lifecycle = z.infer<typeof Lifecycle>;
+
+/** String-to-string metadata attached at creation; filterable in list. */
+export const Metadata = z.record(z.string(), z.string());
+export type Metadata = z.infer<typeof Metadata>;
+
+export const SandboxState = z.enum(["running", "paused"]);
+export type SandboxState = z.infer<typeof SandboxState>;
+
+/** Body of POST /sandboxes. `timeout` is seconds (service default 15; must be > 0). */
+export const NewSandbox = z.object({
+  templateID: z.string(),
+  timeout: z.number().int().optional(),
+  autoPause: z.boolean().optional(),
+  /** Default true; false needs autoPause true and no autoResume. */
+  autoPauseMemory: z.boolean().optional(),
+  autoResume: z.object({ enabled: z.boolean() }).optional(),
+  secure: z.boolean().optional(),
+  allow_internet_access: z.boolean().optional(),
+  network: Network.optional(),
+  metadata: Metadata.optional(),
+  envVars: z.record(z.string(), z.string()).optional(),
+  mcp: z.record(z.string(), z.unknown()).nullable().optional(),
+  volumeMounts: z.array(VolumeMount).optional(),
+});
+export type NewSandbox = z.infer<typeof NewSandbox>;
+
+/** Answer of create (201), connect (200/201) and resume. */
+export const Sandbox = z.object({
+  templateID: z.string(),
+  sandboxID: z.string(),
+  /** Deprecated. */
+  clientID: z.string(),
+  envdVersion: z.string(),
+  alias: z.string().optional(),
+  /** Secret. Set only for sandboxes created with `secure: true`; null otherwise. */
+  envdAccessToken: z.string().nullish(),
+  /** Secret. Set only when `network.allowPublicTraffic` is false. */
+  trafficAccessToken: z.string().nullish(),
+  /** Deprecated; null except on custom clusters. */
+  domain: z.string().nullish(),
+});
+export type Sandbox = z.infer<typeof Sandbox>;
+
+/** One item of GET /v2/sandboxes. */
+export const ListedSandbox = z.object({
+  templateID: z.string(),
+  sandboxID: z.string(),
+  /** Deprecated. */
+  clientID: z.string(),
+  startedAt: z.string(),
+  endAt: z.string(),
+  cpuCount: z.number(),
+  memoryMB: z.number(),
+  diskSizeMB: z.number(),
+  state: SandboxState,
+  envdVersion: z.string(),
+  alias: z.string().optional(),
+  metadata: Metadata.optional(),
+  volumeMounts: z.array(VolumeMount).optional(),
+});
+export type ListedSandbox = z.infer<typeof ListedSandbox>;
+
+/**
+ * Answer of GET /sandboxes/{id}: a listed sandbox plus its access details. Running sandboxes, and
+ * paused ones (then `endAt` is the pause time).
+ */
+export const SandboxDetail = ListedSandbox.extend({
+  /** Secret; same rule as at creation. */
+  envdAccessToken: z.string().nullish(),
+  /** Null: not set explicitly at creation. */
+  allowInternetAccess: z.boolean().nullish(),
+  domain: z.string().nullish(),
+  network: Network.optional(),
+  lifecycle: Lifecycle.optional(),
+});
+export type SandboxDetail = z.infer<typeof SandboxDetail>;
+
+/** Latest usage sample of one sandbox. Bytes, except cpuUsedPct (percent) and timestampUnix (s). */
+export const SandboxMetric = z.object({
+  timestampUnix: z.number(),
+  cpuCount: z.number(),
+  cpuUsedPct: z.number(),
+  memUsed: z.number(),
+  memTotal: z.number(),
+  memCache: z.number().optional(),
+  diskUsed: z.number(),
+  diskTotal: z.number(),
+  /** Deprecated: use timestampUnix. */
+  timestamp: z.string().optional(),
+});
+export type SandboxMetric = z.infer<typeof SandboxMetric>;
+
+/** Answer of GET /sandboxes/metrics. */
+export const SandboxMetrics = z.object({ sandboxes: z.record(z.string(), SandboxMetric) });
+export type SandboxMetrics = z.infer<typeof SandboxMetrics>;
+
+/** Answer of GET /sandboxes/{id}/logs. */
+export const SandboxLogs = z.object({
+  logs: z.array(z.object({ timestamp: z.string(), line: z.string() })),
+  logEntries: z.array(
+    z.object({
+      timestamp: z.string(),
+      message: z.string(),
+      level: LogLevel,
+      fields: z.record(z.string(), z.string()),
+    }),
+  ),
+});
+export type SandboxLogs = z.infer<typeof SandboxLogs>;

@@ -1,0 +1,24 @@
+/**
+ * Wire schemas of the Volumes area (POST/GET/DELETE /volumes), in the API's casing.
+ */
+import { z } from "zod";
+
+/** Body of POST /volumes. The service enforces `^[a-zA-Z0-9_-]+$` and unique names (400 otherwise). */
+export const NewVolume = z.object({ name: z.string() });
+export type NewVolume = z.infer<typeof NewVolume>;
+
+/**
+ * Answer of POST /volumes (201) and GET /volumes/{id}. `token` is a secret JWT for the volume's
+ * content API; every GET mints a new one. `domain` is set only on custom clusters.
+ */
+export const VolumeAndToken = z.object({
+  volumeID: z.string(),
+  name: z.string(),
+  token: z.string(),
+  domain: z.string().nullish(),
+});
+export type VolumeAndToken = z.infer<typeof VolumeAndToken>;
+
+/** One item of GET /volumes. */
+export const Volume = z.object({ volumeID: z.string(), name: z.string() });
+export type Volume = z.infer<typeof Volume>;

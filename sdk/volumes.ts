@@ -1,0 +1,43 @@
+/**
+ * Volumes area of the platform API (a private beta of the real service). Every call
+ * authenticates with the API key (`X-API-Key`, env `E2B_API_KEY`).
+ *
+ * | method | verb and path           | success |
+ * |--------|-------------------------|---------|
+ * | create | POST /volumes           | 201     |
+ * | get    | GET /volumes/{id}       | 200     |
+ * | list   | GET /volumes            | 200     |
+ * | delete | DELETE /volumes/{id}    | 204     |
+ */
+import { z } from "zod";
+import type { CallOptions, HttpClient } from "./http";
+import { Volume, VolumeAndToken, type NewVolume } from "./schemas/volumes";
+
+const Volumes_ = z.array(Volume);
+
+export class Volumes {
+  constructor(private readonly http: HttpClient) {}
+
+  /**
+   * Creates a volume. Names match `^[a-zA-Z0-9_-]+$` and are unique per team (a duplicate is a 400
+   * `invalid_argument`). Never repeated after a dropped connection.
+   */
+  create(body: NewVolume, call?: CallOptions): Promise<VolumeAndToken> {
+    return this.http.call({ method: "POST", route: "/volumes", body: { name: body.name }, auth: "apiKey" }, VolumeAndToken, call);
+  }
+
+  /** A volume with a freshly minted content token. @throws `not_found`; `invalid_argument` for a non-UUID ID. */
+  get(id: string, call?: CallOptions): Promise<VolumeAndToken> {
+    return this.http.call({ method: "GET", route: "/volumes/{id}", params: { id }, auth: "apiKey" }, VolumeAndToken, call);
+  }
+
+  /** The team's volumes. */
+  list(call?: CallOptions): Promise<Volume[]> {
+    return this.http.call({ method: "GET", route: "/volumes", auth: "apiKey" }, Volumes_, call);
+  }
+
+  /** Deletes a volume; the service does not check whether a sandbox still mounts it. */
+  delete(id: string, call?: CallOptions): Promise<void> {
+    return this.http.callVoid({ method: "DELETE", route: "/volumes/{id}", params: { id }, auth: "apiKey" }, call);
+  }
+}

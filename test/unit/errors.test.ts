@@ -1,0 +1,87 @@
+import { describe, expect, test } from "vitest";
+import { CONNECT_CODES, codeForStatus, isSandboxError, redact, RETRYABLE_STATUSES, SandboxError } from "../../sdk/errors";
+import { BuildFailedError } from "../../sdk/templates";
+
+describe("HTTP status → code", () => {
+  test.each([
+    [400, "invalid_argument"],
+    [401, "unauthenticated"],
+    [403, "permission_denied"],
+    [404, "not_found"],
+    [409, "conflict"],
+    [410, "not_found"],
+    [422, "invalid_argument"],
+    [429, "rate_limited"],
+    [500, "internal"],
+    [501, "not_implemented"],
+    [502, "unavailable"],
+    [503, "unavailable"],
+    [504, "timeout"],
+    [507, "internal"],
+    [418, "unknown"],
+  ])("%d → %s", (status, code) => {
+    expect(codeForStatus(status)).toBe(code);
+  });
+
+  test("retryable statuses are the transient ones only", () => {
+    expect([...RETRYABLE_STATUSES].sort()).toEqual([429, 502, 503, 504]);
+  });
+});
+
+describe("Connect code → code", () => {
+  test.each([
+    ["canceled", "aborted"],
+    ["deadline_exceeded", "timeout"],
+    ["not_found", "not_found"],
+    ["already_exists", "conflict"],
+    ["resource_exhausted", "rate_limited"],
+    ["failed_precondition", "invalid_argument"],
+    ["unauthenticated", "unauthenticated"],
+    ["unavailable", "unavailable"],
+    ["data_loss", "internal"],
+  ])("%s → %s", (connect, code) => {
+    expect(CONNECT_CODES[connect]).toBe(code);
+  });
+
+  test("every one of the 16 Connect codes is mapped", () => {
+    expect(Object.keys(CONNECT_CODES)).toHaveLength(16);
+  });
+});
+
+describe("SandboxError", () => {
+  test("carries code, status, service body, retryable and cause", () => {
+    const cause = new Error("socket");
+    const err = new SandboxError({ code: "unavailable", message: "m", status: 503, service: { code: 503, message: "busy" }, retryable: true, cause });
+    expect(err).toMatchObject({ name: "SandboxError", code: "unavailable", status: 503, service: { code: 503, message: "busy" }, retryable: true, message: "m" });
+    expect(err.cause).toBe(cause);
+    expect(new SandboxError({ code: "internal", message: "x" }).retryable).toBe(false);
+  });
+
+  test("isSandboxError checks shape, so a copy from a second module instance passes", () => {
+    const copy = Object.assign(new Error("x"), { name: "SandboxError", code: "not_found" });
+    expect(isSandboxError(copy)).toBe(true);
+    expect(isSandboxError(new Error("x"))).toBe(false);
+    expect(isSandboxError({ name: "SandboxError" })).toBe(false);
+    expect(isSandboxError(null)).toBe(false);
+  });
+
+  test("BuildFailedError is a SandboxError with code build_failed and the final build", () => {
+    const build = { templateID: "t", buildID: "b", status: "error" as const, logs: [], logEntries: [] };
+    const err = new BuildFailedError("failed", build);
+    expect(isSandboxError(err)).toBe(true);
+    expect(err.code).toBe("build_failed");
+    expect(err.build).toBe(build);
+  });
+});
+
+describe("redact", () => {
+  test("removes every occurrence of each secret", () => {
+    expect(redact("key e2b_0123abcd and again e2b_0123abcd; tok sk_e2b_999999", ["e2b_0123abcd", "sk_e2b_999999"])).toBe(
+      "key [redacted] and again [redacted]; tok [redacted]",
+    );
+  });
+
+  test("ignores unset and very short values, which would redact ordinary words", () => {
+    expect(redact("a b c", [undefined, "", "a"])).toBe("a b c");
+  });
+});
