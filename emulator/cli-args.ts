@@ -1,0 +1,78 @@
+/** Command-line flags of `sandbox-emulator` → `EmulatorOptions`. Pure: no I/O. */
+import type { EmulatorOptions } from "./index";
+import { validateFaults, type FaultSettings } from "./faults";
+
+/** The help text, printed by `--help` and after a usage error. */
+export const USAGE = `usage: sandbox-emulator [options]
+
+  --host H              interface to listen on (default 127.0.0.1)
+  --port N              port, 0 for a free one (default 0)
+  --api-key K           the valid API key (default: e2b_ + 40 random hex)
+  --access-token T      the valid access token (default: sk_e2b_ + 40 random hex)
+  --build-seconds S     duration of a template build in seconds (default 1.5)
+  --data-dir D          where sandbox and volume files live (default: a temp dir, removed on exit)
+  --latency-ms N        delay added to every platform request
+  --rate-429 R          share of platform requests answered 429 (0..1)
+  --rate-503 R          share of platform requests answered 503 (0..1)
+  --drop-rate R         share of requests dropped before handling (0..1)
+  --drop-after-rate R   share of requests handled, then dropped unanswered (0..1)
+  --fault-seed N        seed of the fault PRNG
+  -h, --help            print this help
+
+Prints one JSON line {"apiUrl","sandboxUrl","apiKey","accessToken"} on stdout when ready,
+then one line per request on stderr. Stops on SIGINT or SIGTERM.`;
+
+/** What the command line asks for: run with options, print help, or a usage error. */
+export type ParsedArgs = { kind: "run"; options: EmulatorOptions } | { kind: "help" } | { kind: "error"; message: string };
+
+type Setter = (options: EmulatorOptions, faults: FaultSettings, value: string) => void;
+
+const FLAGS: Record<string, Setter> = {
+  "--host": (o, _f, v) => (o.host = v),
+  "--port": (o, _f, v) => (o.port = integer("--port", v, 0, 65535)),
+  "--api-key": (o, _f, v) => (o.apiKey = v),
+  "--access-token": (o, _f, v) => (o.accessToken = v),
+  "--build-seconds": (o, _f, v) => (o.buildDelayMs = Math.round(number("--build-seconds", v) * 1000)),
+  "--data-dir": (o, _f, v) => (o.dataDir = v),
+  "--latency-ms": (_o, f, v) => (f.latencyMs = number("--latency-ms", v)),
+  "--rate-429": (_o, f, v) => (f.rate429 = number("--rate-429", v)),
+  "--rate-503": (_o, f, v) => (f.rate503 = number("--rate-503", v)),
+  "--drop-rate": (_o, f, v) => (f.dropRate = number("--drop-rate", v)),
+  "--drop-after-rate": (_o, f, v) => (f.dropAfterRate = number("--drop-after-rate", v)),
+  "--fault-seed": (_o, f, v) => (f.faultSeed = integer("--fault-seed", v, -(2 ** 31), 2 ** 32 - 1)),
+};
+
+/** Parses `--flag value` and `--flag=value` forms; any problem is an `error` result. */
+export function parseArgs(argv: string[]): ParsedArgs {
+  const options: EmulatorOptions = {};
+  const faults: FaultSettings = {};
+  try {
+    for (let i = 0; i < argv.length; i++) {
+      const arg = argv[i]!;
+      if (arg === "-h" || arg === "--help") return { kind: "help" };
+      const eq = arg.indexOf("=");
+      const flag = eq > 0 ? arg.slice(0, eq) : arg;
+      const setter = FLAGS[flag];
+      if (!setter) throw new Error(`unknown option '${arg}'`);
+      const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
+      if (value === undefined) throw new Error(`option '${flag}' needs a value`);
+      setter(options, faults, value);
+    }
+    if (Object.keys(faults).length > 0) options.faults = validateFaults(faults);
+    return { kind: "run", options };
+  } catch (err) {
+    return { kind: "error", message: (err as Error).message };
+  }
+}
+
+function number(flag: string, value: string): number {
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isFinite(n) || n < 0) throw new Error(`option '${flag}' needs a number of 0 or more, got '${value}'`);
+  return n;
+}
+
+function integer(flag: string, value: string, min: number, max: number): number {
+  const n = Number(value);
+  if (!/^-?\d+$/.test(value.trim()) || n < min || n > max) throw new Error(`option '${flag}' needs an integer from ${min} to ${max}, got '${value}'`);
+  return n;
+}

@@ -1,0 +1,93 @@
+/**
+ * The small HTTP vocabulary of the platform API: a handler returns a `Reply` (or throws an
+ * `ApiError`), and only the server writes to the socket. Keeping replies as values is what lets the
+ * fault layer handle a request and then drop the connection instead of answering.
+ */
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
+
+/** What a route answers: status, optional JSON body, optional extra headers. */
+export interface Reply {
+  status: number;
+  /** Serialized as JSON; `undefined` sends an empty body. */
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** An answer in the service's error shape `{code, message}`, thrown from anywhere in a handler. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+/** The parts of a request a route handler sees. */
+export interface RequestContext {
+  method: string;
+  /** Path without the query string, percent-decoded per segment by the router. */
+  path: string;
+  query: URLSearchParams;
+  /** Path parameters named in the route pattern (`/sandboxes/:id` → `params.id`). */
+  params: Record<string, string>;
+  headers: IncomingHttpHeaders;
+  /** The parsed JSON body; `undefined` when the body is empty. Throws a 400 on bad JSON. */
+  json(): Promise<unknown>;
+}
+
+/** Largest request body accepted, in bytes (Dockerfiles are the big ones). */
+export const MAX_BODY_BYTES = 5 * 1024 * 1024;
+
+/** A JSON reply with the given status (and extra headers). */
+export function json(status: number, body: unknown, headers?: Record<string, string>): Reply {
+  return headers ? { status, body, headers } : { status, body };
+}
+
+/** A 204 reply with no body. */
+export function noContent(): Reply {
+  return { status: 204 };
+}
+
+/** The `{code, message}` reply of an ApiError, with its headers. */
+export function errorReply(err: ApiError): Reply {
+  return { status: err.status, body: { code: err.status, message: err.message }, headers: err.headers };
+}
+
+/** Reads the whole body as text; a body over `MAX_BODY_BYTES` is a 413. */
+export async function readText(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw new ApiError(413, `request body is larger than ${MAX_BODY_BYTES} bytes`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** Parses a body read by `readText`; the message follows the real server's request validator. */
+export function parseJsonText(text: string): unknown {
+  if (text.trim() === "") return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw new ApiError(400, `request body has an error: failed to decode request body: ${(err as Error).message}`);
+  }
+}
+
+/** Writes a reply. JSON bodies get `content-type: application/json`. */
+export function sendReply(res: ServerResponse, reply: Reply): void {
+  const headers: Record<string, string> = { ...reply.headers };
+  if (reply.body === undefined) {
+    res.writeHead(reply.status, headers);
+    res.end();
+    return;
+  }
+  const text = JSON.stringify(reply.body);
+  headers["content-type"] = "application/json";
+  headers["content-length"] = String(Buffer.byteLength(text));
+  res.writeHead(reply.status, headers);
+  res.end(text);
+}

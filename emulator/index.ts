@@ -1,0 +1,156 @@
+/**
+ * The emulator: a local, stateful implementation of the sandbox service on one port. The platform
+ * API (sandboxes, templates, volumes) and the in-sandbox API share one `node:http` server, so
+ * `apiUrl` and `sandboxUrl` are the same origin.
+ *
+ *   const emu = await createEmulator({ buildDelayMs: 50 });
+ *   // E2B_API_URL=emu.apiUrl E2B_SANDBOX_URL=emu.sandboxUrl E2B_API_KEY=emu.apiKey
+ *   await emu.close();
+ */
+import { mkdirSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { CallLog, type CallRecord } from "./calls";
+import { createEnvdHandler } from "./envd";
+import { Faults, type FaultSettings } from "./faults";
+import { json } from "./http";
+import { newAccessToken, newApiKey, newUUID } from "./ids";
+import { inventoryOf, sandboxesOf, templatesOf, volumesOf, type Inventory, type InventorySandbox, type InventoryTemplate, type InventoryVolume } from "./inventory";
+import { createRouter } from "./router";
+import { adminRoutes } from "./routes/admin";
+import { sandboxListRoutes } from "./routes/sandbox-list";
+import { sandboxRoutes } from "./routes/sandboxes";
+import { templateRoutes } from "./routes/templates";
+import { volumeRoutes } from "./routes/volumes";
+import { createListener } from "./server";
+import { closeStores, createStores, type Stores } from "./store";
+
+export type { CallRecord } from "./calls";
+export type { FaultSettings } from "./faults";
+export type { Inventory, InventorySandbox, InventoryTemplate, InventoryVolume } from "./inventory";
+
+/** Options of `createEmulator`; every one has a default. */
+export interface EmulatorOptions {
+  /** Interface to listen on. Default `127.0.0.1`. */
+  host?: string;
+  /** Port; 0 picks a free one. Default 0. */
+  port?: number;
+  /** The one valid API key (`X-API-Key`). Default `e2b_` + 40 random hex, new at each start. */
+  apiKey?: string;
+  /** The one valid access token (`Authorization: Bearer`). Default `sk_e2b_` + 40 random hex, new at each start. */
+  accessToken?: string;
+  /** Duration of a successful template build, in milliseconds. Default 1500. */
+  buildDelayMs?: number;
+  /** Where sandbox roots and volumes live. Default: a fresh temp dir, removed by `close()`. A given dir is kept. */
+  dataDir?: string;
+  /** Fault switches at start; change them later with `setFaults` or POST /_emulator/faults. Default: none. */
+  faults?: FaultSettings;
+  /** Receives one line per request (`METHOD path status ms`) and internal errors. Default: silent. */
+  log?: (line: string) => void;
+}
+
+/** Read-only views of the emulator's state (snapshots; mutating them changes nothing). */
+export interface EmulatorState {
+  inventory(): Inventory;
+  sandboxes(): InventorySandbox[];
+  templates(): InventoryTemplate[];
+  volumes(): InventoryVolume[];
+}
+
+/** A running emulator. */
+export interface Emulator {
+  /** Base URL of the platform API, e.g. `http://127.0.0.1:53127`. */
+  apiUrl: string;
+  /** Base URL of the in-sandbox API: the same origin (route by `E2b-Sandbox-Id` header). */
+  sandboxUrl: string;
+  apiKey: string;
+  accessToken: string;
+  /** Root of sandbox (`sandboxes/<id>/`) and volume (`volumes/<id>/`) files. */
+  dataDir: string;
+  server: Server;
+  state: EmulatorState;
+  /** The request log, oldest first; only records with `seq > since` when given. */
+  calls(since?: number): CallRecord[];
+  /** Replaces every fault setting (omitted ones turn off). Throws on an invalid setting. */
+  setFaults(settings: FaultSettings): void;
+  /** Stops timers, ends in-sandbox processes, closes the server; removes the data dir if it made it. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Default duration of a successful template build, in milliseconds. */
+export const DEFAULT_BUILD_DELAY_MS = 1500;
+
+/** Starts an emulator listening on `host:port`; resolves once it accepts requests. */
+export async function createEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+  const buildDelayMs = options.buildDelayMs ?? DEFAULT_BUILD_DELAY_MS;
+  if (!(buildDelayMs >= 0)) throw new Error(`buildDelayMs must be 0 or more milliseconds, got ${buildDelayMs}`);
+  const faults = new Faults(options.faults ?? {});
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), "sandbox-emulator-")));
+  mkdirSync(dataDir, { recursive: true });
+  const creds = { apiKey: options.apiKey ?? newApiKey(), accessToken: options.accessToken ?? newAccessToken() };
+  let apiUrl = "";
+  const stores = createStores({ dataDir, buildDelayMs, teamID: newUUID(), userID: newUUID(), apiUrl: () => apiUrl });
+  const calls = new CallLog();
+  const envd = createEnvdHandler({ directory: stores.sandboxes });
+  const router = createRouter(allRoutes(stores, faults, calls), creds);
+  const server = createServer(createListener({ envd, router, faults, calls, log: options.log }));
+  const port = await listen(server, options.port ?? 0, options.host ?? "127.0.0.1");
+  apiUrl = `http://${urlHost(options.host ?? "127.0.0.1")}:${port}`;
+  let closing: Promise<void> | undefined;
+  const close = async () => {
+    closeStores(stores);
+    await envd.close();
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+    if (options.dataDir === undefined) await rm(dataDir, { recursive: true, force: true });
+  };
+  return {
+    apiUrl, sandboxUrl: apiUrl, ...creds, dataDir, server,
+    state: stateOf(stores),
+    calls: (since) => calls.since(since),
+    setFaults: (settings) => faults.set(settings),
+    close: () => (closing ??= close()),
+  };
+}
+
+function allRoutes(stores: Stores, faults: Faults, calls: CallLog) {
+  return [
+    { method: "GET" as const, pattern: "/health", auth: "none" as const, handler: () => json(204, undefined) },
+    ...sandboxListRoutes(stores),
+    ...sandboxRoutes(stores),
+    ...templateRoutes(stores),
+    ...volumeRoutes(stores),
+    ...adminRoutes(stores, faults, calls),
+  ];
+}
+
+function stateOf(stores: Stores): EmulatorState {
+  return {
+    inventory: () => inventoryOf(stores),
+    sandboxes: () => sandboxesOf(stores),
+    templates: () => templatesOf(stores),
+    volumes: () => volumesOf(stores),
+  };
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+/** A host as it goes in a URL: wildcard addresses become loopback, IPv6 literals get brackets. */
+function urlHost(host: string): string {
+  if (host === "0.0.0.0" || host === "") return "127.0.0.1";
+  if (host === "::") return "[::1]";
+  return host.includes(":") ? `[${host}]` : host;
+}

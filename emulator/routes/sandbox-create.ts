@@ -1,0 +1,125 @@
+/**
+ * POST /sandboxes: the create rules of the real handler (infra: handlers/sandbox_create.go), in
+ * its order: schema, template and tag, timeout, autoPause options, network, volume mounts.
+ */
+import { posix } from "node:path";
+import { z } from "zod";
+import { ApiError, json, type Reply, type RequestContext } from "../http";
+import type { Stores } from "../store";
+import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, type MountRecord } from "../store/sandbox-records";
+import { readyBuild } from "../store/templates";
+import { parseBody } from "../validate";
+import { sandboxView } from "./sandbox-views";
+
+const NetworkSchema = z.object({
+  allowPublicTraffic: z.boolean().optional(),
+  allowOut: z.array(z.string()).optional(),
+  denyOut: z.array(z.string()).optional(),
+  maskRequestHost: z.string().optional(),
+  rules: z.record(z.string(), z.unknown()).optional(),
+});
+
+const NewSandboxSchema = z.object({
+  templateID: z.string(),
+  timeout: z.int32().optional(),
+  autoPause: z.boolean().optional(),
+  autoPauseMemory: z.boolean().optional(),
+  autoResume: z.object({ enabled: z.boolean() }).optional(),
+  secure: z.boolean().optional(),
+  allow_internet_access: z.boolean().optional(),
+  network: NetworkSchema.optional(),
+  metadata: z.record(z.string(), z.string()).optional(),
+  envVars: z.record(z.string(), z.string()).optional(),
+  mcp: z.record(z.string(), z.unknown()).nullable().optional(),
+  volumeMounts: z.array(z.object({ name: z.string(), path: z.string() })).optional(),
+});
+type NewSandbox = z.infer<typeof NewSandboxSchema>;
+
+/** Time to live of POST /v2/sandboxes when the request names none, in milliseconds. */
+const V2_DEFAULT_TIMEOUT_MS = 300_000;
+
+/** Handles POST /sandboxes and POST /v2/sandboxes: 201 with the Sandbox, or the first rule broken as a 4xx. */
+export async function createSandbox(stores: Stores, ctx: RequestContext, version: "v1" | "v2" = "v1"): Promise<Reply> {
+  const body = parseBody(NewSandboxSchema, await ctx.json());
+  // v2 (what the official JS SDK calls): always secured, a 300 s default time to live.
+  if (version === "v2") body.secure = true;
+  const { template, build } = resolveTemplate(stores, body.templateID);
+  const timeoutMs = checkTimeout(body.timeout, version === "v2" ? V2_DEFAULT_TIMEOUT_MS : DEFAULT_TIMEOUT_MS);
+  checkLifecycle(body);
+  if (body.network?.allowPublicTraffic === false && body.secure !== true) {
+    throw new ApiError(400, "You cannot create a sandbox without public access unless you enable secure envd access via 'secure' flag.");
+  }
+  const volumeMounts = resolveMounts(stores, body.volumeMounts ?? []);
+  stores.templates.recordSpawn(template);
+  const record = stores.sandboxes.create({
+    templateID: template.templateID,
+    alias: template.aliases[0],
+    envdVersion: build.envdVersion,
+    secure: body.secure === true,
+    cpuCount: build.cpuCount,
+    memoryMB: build.memoryMB,
+    diskSizeMB: build.diskSizeMB,
+    metadata: body.metadata ?? {},
+    envVars: body.envVars ?? {},
+    network: body.network,
+    allowInternetAccess: body.allow_internet_access ?? null,
+    autoPause: body.autoPause === true,
+    autoResume: body.autoResume?.enabled === true,
+    volumeMounts,
+    timeoutMs,
+  });
+  return json(201, sandboxView(record));
+}
+
+function resolveTemplate(stores: Stores, ref: string) {
+  const found = stores.templates.resolve(ref);
+  const name = ref.trim().toLowerCase().replace(/:[^:/]*$/, "");
+  if (!found) throw new ApiError(404, `template '${name}' not found`);
+  const build = readyBuild(found.template);
+  if (found.tag !== "default" || !build) throw new ApiError(404, `tag '${found.tag}' does not exist for template '${name}'`);
+  return { template: found.template, build };
+}
+
+/** The API takes seconds; the store takes milliseconds. */
+function checkTimeout(timeout: number | undefined, fallbackMs: number): number {
+  if (timeout === undefined) return fallbackMs;
+  if (timeout <= 0) throw new ApiError(400, "Timeout must be greater than 0");
+  if (timeout * 1000 > MAX_TIMEOUT_MS) throw new ApiError(400, `Timeout cannot be greater than ${MAX_TIMEOUT_MS / 3_600_000} hours`);
+  return timeout * 1000;
+}
+
+function checkLifecycle(body: NewSandbox): void {
+  if (body.autoPauseMemory !== false) return;
+  if (body.autoPause !== true) throw new ApiError(400, "autoPauseMemory can be false only when autoPause is true");
+  if (body.autoResume?.enabled) throw new ApiError(400, "autoPauseMemory false cannot be combined with autoResume enabled");
+}
+
+/** Volume mounts: every problem is reported at once, numbered from 0, as the real handler does. */
+function resolveMounts(stores: Stores, mounts: { name: string; path: string }[]): MountRecord[] {
+  const problems: string[] = [];
+  const used = new Set<string>();
+  const resolved: MountRecord[] = [];
+  mounts.forEach((mount, index) => {
+    const volume = stores.volumes.byName(mount.name);
+    const reason = !volume ? `volume '${mount.name}' not found` : mountPathProblem(mount.path, used);
+    if (reason) return problems.push(`\t- volume mount #${index}: ${reason}`);
+    used.add(mount.path);
+    resolved.push({ name: mount.name, path: mount.path, hostDir: volume!.hostDir });
+  });
+  if (problems.length > 0) throw new ApiError(400, `invalid mounts:\n${problems.join("\n")}`);
+  return resolved;
+}
+
+function mountPathProblem(path: string, used: Set<string>): string | undefined {
+  if (path === "") return "path cannot be empty";
+  if (!path.startsWith("/")) return "path must be absolute";
+  if (clean(path) !== path) return "path must not contain any '.' or '..' components";
+  if (used.has(path)) return `path '${path}' is already used`;
+  return undefined;
+}
+
+/** Go's filepath.Clean for absolute POSIX paths: no `.`/`..`, no doubled or trailing slashes. */
+function clean(path: string): string {
+  const normal = posix.normalize(path);
+  return normal.length > 1 ? normal.replace(/\/+$/, "") : normal;
+}

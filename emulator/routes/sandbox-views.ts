@@ -1,0 +1,51 @@
+/** Wire shapes of sandboxes: Sandbox (create/connect), SandboxDetail (get), ListedSandbox (lists). */
+import type { SandboxRecord } from "../store/sandbox-records";
+
+/** Sandbox: the answer of create and connect. */
+export function sandboxView(s: SandboxRecord): Record<string, unknown> {
+  return {
+    templateID: s.templateID,
+    sandboxID: s.sandboxID,
+    ...(s.alias === undefined ? {} : { alias: s.alias }),
+    clientID: s.clientID,
+    envdVersion: s.envdVersion,
+    envdAccessToken: s.envdAccessToken,
+    trafficAccessToken: s.trafficAccessToken,
+    domain: null,
+  };
+}
+
+/** ListedSandbox: the items of GET /v2/sandboxes and GET /sandboxes. */
+export function listedView(s: SandboxRecord): Record<string, unknown> {
+  return {
+    templateID: s.templateID,
+    ...(s.alias === undefined ? {} : { alias: s.alias }),
+    sandboxID: s.sandboxID,
+    clientID: s.clientID,
+    startedAt: s.startedAt.toISOString(),
+    endAt: s.endAt.toISOString(),
+    cpuCount: s.cpuCount,
+    memoryMB: s.memoryMB,
+    diskSizeMB: s.diskSizeMB,
+    metadata: { ...s.metadata },
+    state: s.state,
+    envdVersion: s.envdVersion,
+    volumeMounts: mounts(s),
+  };
+}
+
+/** SandboxDetail: the answer of GET /sandboxes/{id}. envVars are never echoed, as in the real service. */
+export function detailView(s: SandboxRecord): Record<string, unknown> {
+  return {
+    ...listedView(s),
+    envdAccessToken: s.envdAccessToken,
+    allowInternetAccess: s.allowInternetAccess,
+    domain: null,
+    ...(s.network === undefined ? {} : { network: s.network }),
+    lifecycle: { autoResume: s.autoResume, onTimeout: s.autoPause ? "pause" : "kill" },
+  };
+}
+
+function mounts(s: SandboxRecord): { name: string; path: string }[] {
+  return s.volumeMounts.map((m) => ({ name: m.name, path: m.path }));
+}

@@ -1,0 +1,124 @@
+/**
+ * Template routes. The v1 builds (POST /templates, POST /templates/{id}) take only a Bearer access
+ * token and answer 202; GET /templates/{id} looks up IDs only; PATCH /v2, DELETE and the alias
+ * lookup accept an ID or an alias. An unknown build is a 400, not a 404 (service-facts §9.3).
+ */
+import { z } from "zod";
+import { ApiError, json, noContent, type RequestContext } from "../http";
+import { isUUID } from "../ids";
+import { paginate } from "../paging";
+import type { Route } from "../router";
+import type { Stores } from "../store";
+import type { LogLevel, TemplateRecord } from "../store/template-records";
+import { parseAlias, templateNames } from "../store/templates";
+import { parseBody, queryEnum, queryInt } from "../validate";
+import { buildInfoView, legacyBuildView, templateView, withBuildsView } from "./template-views";
+
+const BuildRequestSchema = z.object({
+  dockerfile: z.string(),
+  alias: z.string().optional(),
+  teamID: z.string().optional(),
+  startCmd: z.string().optional(),
+  readyCmd: z.string().optional(),
+  cpuCount: z.int32().optional(),
+  memoryMB: z.int32().optional(),
+});
+const UpdateSchema = z.object({ public: z.boolean().optional() });
+const LEVELS: LogLevel[] = ["debug", "info", "warn", "error"];
+
+/** The /templates and /v2/templates routes. */
+export function templateRoutes(stores: Stores): Route[] {
+  const { templates } = stores;
+  return [
+    { method: "POST", pattern: "/templates", auth: "accessToken", handler: (ctx) => build(stores, ctx, undefined) },
+    { method: "POST", pattern: "/templates/:id", auth: "accessToken", handler: (ctx) => build(stores, ctx, ownByID(stores, ctx.params.id!)) },
+    {
+      method: "GET", pattern: "/templates", auth: "apiKey",
+      handler: () => json(200, templates.all().filter((t) => !t.builtIn).map((t) => templateView(t, stores.userID))),
+    },
+    { method: "GET", pattern: "/templates/aliases/:alias", auth: "apiKey", handler: (ctx) => aliasLookup(stores, ctx.params.alias!) },
+    { method: "GET", pattern: "/templates/:id", auth: "apiKey", handler: (ctx) => withBuilds(byID(stores, ctx.params.id!), ctx.query) },
+    { method: "GET", pattern: "/templates/:id/builds/:buildID/status", auth: "apiKey", handler: (ctx) => buildStatus(stores, ctx) },
+    {
+      method: "PATCH", pattern: "/v2/templates/:id", auth: "either",
+      handler: async (ctx) => {
+        const template = own(resolveRef(stores, ctx.params.id!), ctx.params.id!);
+        const body = parseBody(UpdateSchema, await ctx.json());
+        if (body.public !== undefined) Object.assign(template, { public: body.public, updatedAt: new Date() });
+        return json(200, { names: templateNames(template) });
+      },
+    },
+    {
+      method: "DELETE", pattern: "/templates/:id", auth: "apiKey",
+      handler: (ctx) => {
+        const template = own(resolveRef(stores, ctx.params.id!), ctx.params.id!);
+        checkUnused(stores, template, ctx.params.id!);
+        templates.delete(template);
+        return noContent();
+      },
+    },
+  ];
+}
+
+async function build(stores: Stores, ctx: RequestContext, existing: TemplateRecord | undefined) {
+  const body = parseBody(BuildRequestSchema, await ctx.json());
+  const { template, build } = stores.templates.register(existing, body);
+  return json(202, legacyBuildView(template, build));
+}
+
+function byID(stores: Stores, templateID: string): TemplateRecord {
+  const template = stores.templates.byID(templateID);
+  if (!template) throw new ApiError(404, `Template '${templateID}' not found`);
+  return template;
+}
+
+function ownByID(stores: Stores, templateID: string): TemplateRecord {
+  return own(byID(stores, templateID), templateID);
+}
+
+function resolveRef(stores: Stores, ref: string): TemplateRecord {
+  const template = stores.templates.resolve(ref)?.template;
+  if (!template) throw new ApiError(404, `Template '${ref}' not found`);
+  return template;
+}
+
+/** The built-in template belongs to another team: readable, not changeable. */
+function own(template: TemplateRecord, ref = template.templateID): TemplateRecord {
+  if (template.builtIn) throw new ApiError(403, `You do not have access to the template '${ref}'`);
+  return template;
+}
+
+function checkUnused(stores: Stores, template: TemplateRecord, ref: string): void {
+  const users = stores.sandboxes.all().filter((s) => s.templateID === template.templateID);
+  for (const state of ["running", "paused"] as const) {
+    if (users.some((s) => s.state === state)) {
+      throw new ApiError(400, `cannot delete template '${ref}' because there are ${state} sandboxes using it`);
+    }
+  }
+}
+
+function withBuilds(template: TemplateRecord, query: URLSearchParams) {
+  const limit = queryInt(query, "limit", 100, 1, 100);
+  const key = (b: TemplateRecord["builds"][number]) => ({ t: b.createdAt.getTime(), id: b.buildID });
+  const { page, next } = paginate(template.builds, key, { limit, order: "desc", token: query.get("nextToken") });
+  return json(200, withBuildsView(template, page), next ? { "X-Next-Token": next } : undefined);
+}
+
+function buildStatus(stores: Stores, ctx: RequestContext) {
+  const template = byID(stores, ctx.params.id!);
+  const buildID = ctx.params.buildID!;
+  if (!isUUID(buildID)) throw new ApiError(400, `Invalid build ID: ${buildID}`);
+  const found = template.builds.find((b) => b.buildID === buildID.toLowerCase());
+  if (!found) throw new ApiError(400, `Build '${buildID}' not found`);
+  const offset = queryInt(ctx.query, "logsOffset", 0, 0, 2 ** 31 - 1);
+  const limit = queryInt(ctx.query, "limit", 100, 0, 100);
+  const level = queryEnum(ctx.query, "level", LEVELS, "debug");
+  return json(200, buildInfoView(found, offset, limit, level));
+}
+
+function aliasLookup(stores: Stores, raw: string) {
+  const alias = parseAlias(raw);
+  const template = stores.templates.all().find((t) => t.aliases.includes(alias));
+  if (!template) throw new ApiError(404, `Template alias '${alias}' not found`);
+  return json(200, { templateID: template.templateID, public: template.public });
+}

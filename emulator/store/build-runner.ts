@@ -1,0 +1,97 @@
+/**
+ * Runs one template build on a timer: `waiting` for the first fifth of the build delay, then
+ * `building` with about one log entry per Dockerfile instruction spread over the rest, then
+ * `ready` or `error` (with a reason naming the failing step, as the real builder reports it).
+ */
+import { planBuild, type PlannedStep } from "../dockerfile";
+import type { BuildLogEntry, BuildRecord, LogLevel } from "./template-records";
+
+/** Stops a build that has not finished; it ends in `error` with the given reason. */
+export type CancelBuild = (reason: string) => void;
+
+/** Share of the build delay spent `waiting` before `building`. */
+const WAITING_SHARE = 0.2;
+
+/**
+ * Starts the timer chain of `build` (which must be `waiting`). `delayMs` is the whole duration of a
+ * successful build; `onDone` runs once, when the build reaches `ready` or `error`.
+ */
+export function runBuild(build: BuildRecord, delayMs: number, onDone: (build: BuildRecord) => void): CancelBuild {
+  const actions = buildActions(build);
+  const tick = (delayMs * (1 - WAITING_SHARE)) / actions.length;
+  let timer: NodeJS.Timeout | undefined;
+  let index = 0;
+  let finished = false;
+  const finish = () => {
+    finished = true;
+    timer = undefined;
+    onDone(build);
+  };
+  const next = () => {
+    const done = actions[index++]!();
+    if (done || index >= actions.length) return finish();
+    timer = setTimeout(next, tick).unref();
+  };
+  timer = setTimeout(next, delayMs * WAITING_SHARE).unref();
+  return (reason) => {
+    if (finished) return;
+    clearTimeout(timer);
+    log(build, "error", reason);
+    fail(build, { message: reason });
+    finish();
+  };
+}
+
+/** Each action advances the build by one step and returns true when the build is over. */
+function buildActions(build: BuildRecord): (() => boolean)[] {
+  const plan = planBuild(build.dockerfile);
+  const start = () => {
+    build.status = "building";
+    log(build, "info", `Building template ${build.templateID}, build ${build.buildID}`);
+    if (plan.ok) return false;
+    const entry = log(build, "error", plan.message, plan.step);
+    fail(build, { message: plan.message, step: plan.step, logEntries: [entry] });
+    return true;
+  };
+  if (!plan.ok) return [start];
+  return [start, ...plan.steps.map((step) => () => runStep(build, step)), () => finalize(build), () => succeed(build)];
+}
+
+function runStep(build: BuildRecord, step: PlannedStep): boolean {
+  log(build, "info", step.message, step.step);
+  if (!step.failure) return false;
+  const entries = [step.failure.output, step.failure.message].filter((m) => m !== "").map((m) => log(build, "error", m, step.step));
+  fail(build, { message: step.failure.message, step: step.step, logEntries: entries });
+  return true;
+}
+
+function finalize(build: BuildRecord): boolean {
+  log(build, "info", "Finalizing template", "finalize");
+  if (build.startCmd) log(build, "info", `Running start command: ${build.startCmd}`, "finalize");
+  if (build.readyCmd) log(build, "info", `Waiting for ready command: ${build.readyCmd}`, "finalize");
+  return false;
+}
+
+function succeed(build: BuildRecord): boolean {
+  const seconds = ((Date.now() - build.createdAt.getTime()) / 1000).toFixed(1);
+  log(build, "info", `Build finished in ${seconds}s`);
+  build.status = "ready";
+  build.finishedAt = new Date();
+  build.updatedAt = build.finishedAt;
+  return true;
+}
+
+function fail(build: BuildRecord, reason: NonNullable<BuildRecord["reason"]>): void {
+  build.status = "error";
+  build.reason = reason;
+  build.finishedAt = new Date();
+  build.updatedAt = build.finishedAt;
+}
+
+function log(build: BuildRecord, level: LogLevel, message: string, step?: string): BuildLogEntry {
+  const entry: BuildLogEntry = { timestamp: new Date().toISOString(), message, level };
+  if (step !== undefined) entry.step = step;
+  build.logEntries.push(entry);
+  build.updatedAt = new Date();
+  return entry;
+}

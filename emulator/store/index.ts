@@ -1,0 +1,50 @@
+/** The emulator's state: one store per resource, sharing one data dir. */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { SandboxStore } from "./sandboxes";
+import { TemplateStore } from "./templates";
+import { VolumeStore } from "./volumes";
+
+/** The stores every route works on. */
+export interface Stores {
+  sandboxes: SandboxStore;
+  templates: TemplateStore;
+  volumes: VolumeStore;
+  /** The one team's ID (a UUID per start). */
+  teamID: string;
+  /** The one user's ID (a UUID per start): `createdBy` of the templates it builds. */
+  userID: string;
+}
+
+/** Options of `createStores`. */
+export interface StoreOptions {
+  /** Root of sandbox and volume files; must exist. */
+  dataDir: string;
+  /** Duration of a successful template build, in milliseconds. */
+  buildDelayMs: number;
+  teamID: string;
+  userID: string;
+  /** Base URL of the platform API, the audience of volume tokens (known once the server listens). */
+  apiUrl: () => string;
+}
+
+/** Creates the stores and the `sandboxes/` and `volumes/` dirs under `dataDir`. */
+export function createStores(opts: StoreOptions): Stores {
+  const sandboxesDir = join(opts.dataDir, "sandboxes");
+  const volumesDir = join(opts.dataDir, "volumes");
+  mkdirSync(sandboxesDir, { recursive: true });
+  mkdirSync(volumesDir, { recursive: true });
+  return {
+    sandboxes: new SandboxStore(sandboxesDir),
+    templates: new TemplateStore(opts.buildDelayMs),
+    volumes: new VolumeStore(volumesDir, opts.teamID, opts.apiUrl),
+    teamID: opts.teamID,
+    userID: opts.userID,
+  };
+}
+
+/** Stops every timer of every store. */
+export function closeStores(stores: Stores): void {
+  stores.sandboxes.close();
+  stores.templates.close();
+}

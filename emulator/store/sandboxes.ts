@@ -1,0 +1,163 @@
+/**
+ * Sandboxes, in memory, with their lifetimes: a running sandbox expires at `endAt` (killed, or
+ * paused when created with autoPause), pause keeps its files, connect resumes it, kill removes it.
+ * This store is also the emulator's `SandboxDirectory`: the in-sandbox API asks it which sandboxes
+ * run and hears when one stops.
+ */
+import { ApiError } from "../http";
+import { newSandboxID, randomHex } from "../ids";
+import type { SandboxDirectory, SandboxRuntime } from "../types";
+import { createSandboxRoot, HOME_PATH, removeSandboxRoot } from "./sandbox-fs";
+import { sandboxNotFound, type NewSandboxInput, type SandboxLogEntry, type SandboxRecord } from "./sandbox-records";
+
+/** The sandboxes and their expiry timers (one per running sandbox). */
+export class SandboxStore implements SandboxDirectory {
+  private readonly sandboxes = new Map<string, SandboxRecord>();
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly listeners: ((sandboxID: string) => void)[] = [];
+
+  /** `sandboxesDir`: where sandbox roots are made (`<dataDir>/sandboxes`). */
+  constructor(private readonly sandboxesDir: string) {}
+
+  create(input: NewSandboxInput): SandboxRecord {
+    const { timeoutMs, ...rest } = input;
+    const sandboxID = newSandboxID();
+    const now = new Date();
+    const record: SandboxRecord = {
+      ...rest,
+      sandboxID,
+      clientID: randomHex(4),
+      envdAccessToken: input.secure ? randomHex(32) : null,
+      trafficAccessToken: input.network?.allowPublicTraffic === false ? randomHex(32) : null,
+      state: "running",
+      startedAt: now,
+      endAt: new Date(now.getTime() + timeoutMs),
+      rootDir: createSandboxRoot(this.sandboxesDir, sandboxID, input.volumeMounts),
+      logs: [],
+    };
+    this.sandboxes.set(sandboxID, record);
+    addLog(record, "Sandbox created", { templateID: record.templateID });
+    addLog(record, `envd ${record.envdVersion} started`);
+    this.schedule(record);
+    return record;
+  }
+
+  /** The sandbox, running or paused; a 404 with the real message otherwise. */
+  get(sandboxID: string): SandboxRecord {
+    const record = this.sandboxes.get(sandboxID);
+    if (!record) throw new ApiError(404, sandboxNotFound(sandboxID));
+    return record;
+  }
+
+  all(): SandboxRecord[] {
+    return [...this.sandboxes.values()];
+  }
+
+  /** Kills a running sandbox or deletes a paused one, with its files. */
+  kill(sandboxID: string): void {
+    const record = this.get(sandboxID);
+    this.unschedule(sandboxID);
+    this.sandboxes.delete(sandboxID);
+    removeSandboxRoot(record.rootDir);
+    if (record.state === "running") this.emitStopped(sandboxID);
+  }
+
+  /** Pauses a running sandbox: 409 when it is already paused. */
+  pause(sandboxID: string): void {
+    const record = this.get(sandboxID);
+    if (record.state === "paused") {
+      throw new ApiError(409, `Error pausing sandbox - sandbox '${sandboxID}' is already paused`);
+    }
+    this.unschedule(sandboxID);
+    record.state = "paused";
+    record.endAt = new Date();
+    addLog(record, "Sandbox paused");
+    this.emitStopped(sandboxID);
+  }
+
+  /**
+   * Connect: a running sandbox only ever gets a later `endAt`; a paused one resumes with
+   * `endAt = now + timeoutMs`. Returns whether it was resumed.
+   */
+  connect(sandboxID: string, timeoutMs: number): { record: SandboxRecord; resumed: boolean } {
+    const record = this.get(sandboxID);
+    const until = Date.now() + timeoutMs;
+    if (record.state === "running") {
+      if (until > record.endAt.getTime()) this.setEnd(record, until);
+      return { record, resumed: false };
+    }
+    record.state = "running";
+    record.startedAt = new Date();
+    addLog(record, "Sandbox resumed");
+    this.setEnd(record, until);
+    return { record, resumed: true };
+  }
+
+  /** Sets a running sandbox's time to live from now; 0 or less expires it at once. */
+  setTimeout(sandboxID: string, timeoutMs: number): void {
+    const record = this.get(sandboxID);
+    if (record.state !== "running") throw new ApiError(404, sandboxNotFound(sandboxID));
+    if (timeoutMs <= 0) return this.expire(record);
+    this.setEnd(record, Date.now() + timeoutMs);
+  }
+
+  running(sandboxID: string): SandboxRuntime | undefined {
+    const record = this.sandboxes.get(sandboxID);
+    if (!record || record.state !== "running") return undefined;
+    return {
+      sandboxID,
+      secure: record.secure,
+      envdAccessToken: record.envdAccessToken,
+      rootDir: record.rootDir,
+      homePath: HOME_PATH,
+      volumeMounts: record.volumeMounts.map((m) => ({ ...m })),
+      envVars: { ...record.envVars },
+    };
+  }
+
+  onStopped(listener: (sandboxID: string) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** Stops every expiry timer; records and files stay (the data dir owner removes them). */
+  close(): void {
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+  }
+
+  private setEnd(record: SandboxRecord, until: number): void {
+    record.endAt = new Date(until);
+    this.schedule(record);
+  }
+
+  private schedule(record: SandboxRecord): void {
+    this.unschedule(record.sandboxID);
+    const delay = Math.max(0, record.endAt.getTime() - Date.now());
+    this.timers.set(record.sandboxID, setTimeout(() => this.expire(record), delay).unref());
+  }
+
+  private unschedule(sandboxID: string): void {
+    clearTimeout(this.timers.get(sandboxID));
+    this.timers.delete(sandboxID);
+  }
+
+  private expire(record: SandboxRecord): void {
+    if (record.autoPause) this.pause(record.sandboxID);
+    else this.kill(record.sandboxID);
+  }
+
+  private emitStopped(sandboxID: string): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(sandboxID);
+      } catch {
+        // A listener's failure must not stop the lifecycle of the store (or crash a timer callback).
+      }
+    }
+  }
+}
+
+function addLog(record: SandboxRecord, message: string, fields: Record<string, string> = {}): void {
+  const entry: SandboxLogEntry = { timestamp: new Date().toISOString(), message, level: "info", fields: { sandboxID: record.sandboxID, ...fields } };
+  record.logs.push(entry);
+}

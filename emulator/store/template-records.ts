@@ -1,0 +1,64 @@
+/** The emulator's stored shapes of templates and their builds (not the wire shapes; see routes/). */
+
+/** Build states as the API reports them. */
+export type BuildStatus = "waiting" | "building" | "ready" | "error";
+
+/** Levels of build and sandbox log entries, lowest first. */
+export type LogLevel = "debug" | "info" | "warn" | "error";
+
+/** BuildLogEntry of the API: `step` is `base`, a 1-based instruction index, or `finalize`. */
+export interface BuildLogEntry {
+  /** ISO 8601. */
+  timestamp: string;
+  message: string;
+  level: LogLevel;
+  step?: string;
+}
+
+/** One build of a template; resources are recorded per build. */
+export interface BuildRecord {
+  buildID: string;
+  templateID: string;
+  status: BuildStatus;
+  createdAt: Date;
+  updatedAt: Date;
+  finishedAt: Date | null;
+  cpuCount: number;
+  /** MiB. */
+  memoryMB: number;
+  /** MiB. */
+  diskSizeMB: number;
+  envdVersion: string;
+  startCmd: string | null;
+  readyCmd: string | null;
+  dockerfile: string;
+  logEntries: BuildLogEntry[];
+  reason?: { message: string; step?: string; logEntries?: BuildLogEntry[] };
+}
+
+/** A template and its builds. */
+export interface TemplateRecord {
+  templateID: string;
+  /** Bare aliases (no namespace). */
+  aliases: string[];
+  public: boolean;
+  /** Owned by another team (the built-in `base`): visible, but not ours to change. */
+  builtIn: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+  lastSpawnedAt: Date | null;
+  spawnCount: number;
+  buildCount: number;
+  /** Oldest first. */
+  builds: BuildRecord[];
+}
+
+/** Version of the in-sandbox server the emulator reports (volume mounts need ≥ 0.5.14). */
+export const ENVD_VERSION = "0.6.4";
+
+/** Resources of a build when the request names none (infra: constants/templates.go). */
+export const DEFAULT_CPU_COUNT = 2;
+/** MiB. */
+export const DEFAULT_MEMORY_MB = 1024;
+/** Free disk a build gets, in MiB (a team limit in the real service). */
+export const DEFAULT_DISK_MB = 5120;

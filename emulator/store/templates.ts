@@ -1,0 +1,163 @@
+/**
+ * Templates and their builds, in memory. A build request registers a new build (cancelling one in
+ * flight), the build runs on a timer, and the template's "current" build is its last ready one.
+ * Aliases follow the real service: one bare alias per template, unique across templates, names
+ * reported as `<team-slug>/<alias>`.
+ */
+import { ApiError } from "../http";
+import { newTemplateID, newUUID } from "../ids";
+import { checkResources } from "../validate";
+import { runBuild, type CancelBuild } from "./build-runner";
+import {
+  DEFAULT_CPU_COUNT, DEFAULT_DISK_MB, DEFAULT_MEMORY_MB, ENVD_VERSION,
+  type BuildRecord, type TemplateRecord,
+} from "./template-records";
+
+/** A v1 build request (POST /templates, POST /templates/{id}). */
+export interface BuildRequest {
+  dockerfile: string;
+  alias?: string | undefined;
+  startCmd?: string | undefined;
+  readyCmd?: string | undefined;
+  cpuCount?: number | undefined;
+  memoryMB?: number | undefined;
+}
+
+/** ID of the built-in public template `base` (the real service's, so references in docs work). */
+export const BASE_TEMPLATE_ID = "rki5dems9wqfm4r03t7g";
+/** Team slug of the emulator's one team: template names read `emulator/<alias>`. */
+export const TEAM_SLUG = "emulator";
+const ALIAS_RE = /^[a-z0-9_-]+$/;
+
+/** The templates, their builds and the builds' timers. */
+export class TemplateStore {
+  private readonly templates = new Map<string, TemplateRecord>();
+  private readonly cancels = new Map<string, CancelBuild>();
+
+  /** `buildDelayMs`: how long a successful build takes, in milliseconds. */
+  constructor(private readonly buildDelayMs: number) {
+    this.seedBase();
+  }
+
+  /** Every template, the built-in one included, oldest first. */
+  all(): TemplateRecord[] {
+    return [...this.templates.values()];
+  }
+
+  byID(templateID: string): TemplateRecord | undefined {
+    return this.templates.get(templateID);
+  }
+
+  /** Finds a template by ID or alias, with an optional `emulator/` namespace and `:tag`. */
+  resolve(ref: string): { template: TemplateRecord; tag: string } | undefined {
+    const name = ref.trim().toLowerCase();
+    const colon = name.lastIndexOf(":");
+    const tag = colon >= 0 ? name.slice(colon + 1) : "default";
+    let id = colon >= 0 ? name.slice(0, colon) : name;
+    if (id.startsWith(`${TEAM_SLUG}/`)) id = id.slice(TEAM_SLUG.length + 1);
+    const template = this.templates.get(id) ?? this.all().find((t) => t.aliases.includes(id));
+    return template ? { template, tag } : undefined;
+  }
+
+  /** Registers a build of an existing template, or of a new one when `existing` is undefined. */
+  register(existing: TemplateRecord | undefined, req: BuildRequest): { template: TemplateRecord; build: BuildRecord } {
+    checkResources(req.cpuCount, req.memoryMB);
+    const alias = req.alias === undefined ? undefined : parseAlias(req.alias);
+    const templateID = existing?.templateID ?? newTemplateID();
+    if (alias !== undefined) this.checkAliasFree(alias, templateID);
+    const template = existing ?? this.addTemplate(templateID);
+    if (alias !== undefined) template.aliases = [alias];
+    this.cancelInFlight(template, "The build was canceled because it was superseded by a newer one.");
+    const build = newBuild(templateID, req);
+    template.builds.push(build);
+    template.buildCount += 1;
+    template.updatedAt = new Date();
+    const cancel = runBuild(build, this.buildDelayMs, () => {
+      this.cancels.delete(build.buildID);
+      template.updatedAt = new Date();
+    });
+    this.cancels.set(build.buildID, cancel);
+    return { template, build };
+  }
+
+  /** Removes a template, cancelling its builds; its aliases become free. */
+  delete(template: TemplateRecord): void {
+    this.cancelInFlight(template, "The build was canceled because the template was deleted.");
+    this.templates.delete(template.templateID);
+  }
+
+  /** Counts a sandbox started from the template. */
+  recordSpawn(template: TemplateRecord): void {
+    template.spawnCount += 1;
+    template.lastSpawnedAt = new Date();
+  }
+
+  /** Stops every build timer. */
+  close(): void {
+    for (const template of this.templates.values()) this.cancelInFlight(template, "The emulator stopped.");
+  }
+
+  private cancelInFlight(template: TemplateRecord, reason: string): void {
+    for (const build of template.builds) this.cancels.get(build.buildID)?.(reason);
+  }
+
+  private checkAliasFree(alias: string, templateID: string): void {
+    if (alias !== templateID && this.templates.has(alias)) throw new ApiError(409, `Alias '${alias}' is already used`);
+    const owner = this.all().find((t) => t.aliases.includes(alias));
+    if (owner && owner.templateID !== templateID) throw new ApiError(403, `Alias '${alias}' already used`);
+  }
+
+  private addTemplate(templateID: string): TemplateRecord {
+    const now = new Date();
+    const template: TemplateRecord = {
+      templateID, aliases: [], public: false, builtIn: false, createdAt: now, updatedAt: now,
+      lastSpawnedAt: null, spawnCount: 0, buildCount: 0, builds: [],
+    };
+    this.templates.set(templateID, template);
+    return template;
+  }
+
+  private seedBase(): void {
+    const base = this.addTemplate(BASE_TEMPLATE_ID);
+    Object.assign(base, { aliases: ["base"], public: true, builtIn: true, buildCount: 1 });
+    const build = newBuild(BASE_TEMPLATE_ID, { dockerfile: "FROM e2bdev/base", memoryMB: 512 });
+    Object.assign(build, { status: "ready", finishedAt: build.createdAt });
+    base.builds.push(build);
+  }
+}
+
+/** The template's last ready build: the one sandboxes start from. */
+export function readyBuild(template: TemplateRecord): BuildRecord | undefined {
+  return template.builds.findLast((b) => b.status === "ready");
+}
+
+/** `names[]` of the API: `emulator/<alias>` for our templates, the bare alias for the built-in one. */
+export function templateNames(template: TemplateRecord): string[] {
+  return template.aliases.map((a) => (template.builtIn ? a : `${TEAM_SLUG}/${a}`));
+}
+
+/** Trims, lower-cases and checks a requested alias; a `namespace/` prefix must be our team's. */
+export function parseAlias(raw: string): string {
+  let alias = raw.trim().toLowerCase();
+  const slash = alias.indexOf("/");
+  if (slash >= 0) {
+    const namespace = alias.slice(0, slash);
+    if (namespace !== TEAM_SLUG) throw new ApiError(400, `Invalid alias: namespace '${namespace}' must match your team '${TEAM_SLUG}'`);
+    alias = alias.slice(slash + 1);
+  }
+  alias = alias.replace(/:default$/, "");
+  if (!ALIAS_RE.test(alias)) {
+    throw new ApiError(400, `Invalid alias: '${raw}' must contain only lowercase letters, numbers, dashes and underscores`);
+  }
+  return alias;
+}
+
+function newBuild(templateID: string, req: BuildRequest): BuildRecord {
+  const now = new Date();
+  return {
+    buildID: newUUID(), templateID, status: "waiting", createdAt: now, updatedAt: now, finishedAt: null,
+    cpuCount: req.cpuCount ?? DEFAULT_CPU_COUNT, memoryMB: req.memoryMB ?? DEFAULT_MEMORY_MB,
+    diskSizeMB: DEFAULT_DISK_MB, envdVersion: ENVD_VERSION, startCmd: req.startCmd ?? null,
+    readyCmd: req.readyCmd ?? null, dockerfile: req.dockerfile, logEntries: [],
+  };
+}

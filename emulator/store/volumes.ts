@@ -1,0 +1,86 @@
+/**
+ * Team volumes: a name, a UUID and a host directory `<dataDir>/volumes/<volumeID>/` that sandboxes
+ * mount through symlinks, so content outlives any one sandbox. Each read mints a fresh token, a
+ * JWT shaped like the real one (HS256 with a per-start secret; nothing verifies it here).
+ */
+import { createHmac, randomBytes } from "node:crypto";
+import { mkdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { ApiError } from "../http";
+import { isUUID, newUUID } from "../ids";
+
+/** A volume. */
+export interface VolumeRecord {
+  volumeID: string;
+  name: string;
+  createdAt: Date;
+  /** Host directory holding the volume's content. */
+  hostDir: string;
+}
+
+/** Lifetime of a minted volume token, in seconds. */
+const TOKEN_TTL_S = 3600;
+
+/** The volumes, their host dirs and their token signer. */
+export class VolumeStore {
+  private readonly volumes = new Map<string, VolumeRecord>();
+  private readonly secret = randomBytes(32);
+  private readonly kid = newUUID();
+
+  /** `rootDir`: the directory volumes live under (`<dataDir>/volumes`). */
+  constructor(
+    private readonly rootDir: string,
+    private readonly teamID: string,
+    private readonly audience: () => string,
+  ) {}
+
+  all(): VolumeRecord[] {
+    return [...this.volumes.values()];
+  }
+
+  byName(name: string): VolumeRecord | undefined {
+    return this.all().find((v) => v.name === name);
+  }
+
+  /** Creates a volume; a taken name is a 400, as in the real service. */
+  create(name: string): VolumeRecord {
+    if (this.byName(name)) throw new ApiError(400, `Volume with name '${name}' already exists`);
+    const volumeID = newUUID();
+    const hostDir = join(this.rootDir, volumeID);
+    mkdirSync(hostDir, { recursive: true });
+    const volume = { volumeID, name, createdAt: new Date(), hostDir };
+    this.volumes.set(volumeID, volume);
+    return volume;
+  }
+
+  /** The volume with this ID: 400 "Invalid volume ID" for a non-UUID, 404 "Volume not found". */
+  get(volumeID: string): VolumeRecord {
+    if (!isUUID(volumeID)) throw new ApiError(400, "Invalid volume ID");
+    const volume = this.volumes.get(volumeID.toLowerCase());
+    if (!volume) throw new ApiError(404, "Volume not found");
+    return volume;
+  }
+
+  /** Deletes the record and its content. Sandboxes that mount it keep a dangling link, as no check exists. */
+  delete(volumeID: string): void {
+    const volume = this.get(volumeID);
+    this.volumes.delete(volume.volumeID);
+    rmSync(volume.hostDir, { recursive: true, force: true });
+  }
+
+  /** A new token for the volume (every GET mints one). */
+  mintToken(volume: VolumeRecord): string {
+    const now = Math.floor(Date.now() / 1000);
+    const header = { alg: "HS256", typ: "JWT", kid: this.kid };
+    const claims = {
+      aud: this.audience(), sub: this.teamID, teamid: this.teamID, volid: volume.volumeID, voltype: "local",
+      iat: now, nbf: now, exp: now + TOKEN_TTL_S, jti: newUUID(),
+    };
+    const unsigned = `${b64url(JSON.stringify(header))}.${b64url(JSON.stringify(claims))}`;
+    return `${unsigned}.${createHmac("sha256", this.secret).update(unsigned).digest("base64url")}`;
+  }
+}
+
+function b64url(text: string): string {
+  return Buffer.from(text).toString("base64url");
+}

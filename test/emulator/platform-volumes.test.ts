@@ -1,0 +1,129 @@
+import { existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, test } from "vitest";
+import { SandboxStore } from "../../emulator/store/sandboxes";
+import { useEmulator, waitFor } from "./platform-helpers";
+
+const env = useEmulator();
+
+const NAME_RULE = 'request body has an error: Error at "/name": string doesn\'t match the regular expression "^[a-zA-Z0-9_-]+$"';
+
+function claims(token: string): Record<string, unknown> {
+  const [, payload] = token.split(".");
+  return JSON.parse(Buffer.from(payload!, "base64url").toString("utf8"));
+}
+
+describe("volume CRUD", () => {
+  test("POST /volumes → 201 with a UUID, the name and a JWT; a host dir is made", async () => {
+    const res = await env.c.post("/volumes", { name: "data_1-A" });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({ volumeID: expect.stringMatching(/^[0-9a-f-]{36}$/), name: "data_1-A", token: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/) });
+    expect(claims(res.body.token)).toMatchObject({ aud: env.emu.apiUrl, volid: res.body.volumeID, exp: expect.any(Number) });
+    expect(existsSync(join(env.emu.dataDir, "volumes", res.body.volumeID))).toBe(true);
+  });
+
+  test.each([
+    ["a space", { name: "bad name" }, NAME_RULE],
+    ["a dot", { name: "a.b" }, NAME_RULE],
+    ["no name", {}, 'request body has an error: Error at "/name": property "name" is missing'],
+  ])("a name with %s → 400", async (_label, body, message) => {
+    const res = await env.c.post("/volumes", body);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ code: 400, message });
+  });
+
+  test("a duplicate name → 400 (not 409)", async () => {
+    await env.c.post("/volumes", { name: "twice" });
+    const res = await env.c.post("/volumes", { name: "twice" });
+    expect(res.body).toEqual({ code: 400, message: "Volume with name 'twice' already exists" });
+  });
+
+  test("list, get (a fresh token each time), delete", async () => {
+    const { volumeID } = (await env.c.post("/volumes", { name: "listed" })).body;
+    expect((await env.c.get("/volumes")).body).toContainEqual({ volumeID, name: "listed" });
+    const one = await env.c.get(`/volumes/${volumeID}`);
+    const two = await env.c.get(`/volumes/${volumeID}`);
+    expect(one.body).toMatchObject({ volumeID, name: "listed" });
+    expect(one.body.token).not.toBe(two.body.token);
+    expect((await env.c.del(`/volumes/${volumeID}`)).status).toBe(204);
+    expect(existsSync(join(env.emu.dataDir, "volumes", volumeID))).toBe(false);
+    expect((await env.c.get(`/volumes/${volumeID}`)).body).toEqual({ code: 404, message: "Volume not found" });
+    expect((await env.c.del(`/volumes/${volumeID}`)).status).toBe(404);
+    expect((await env.c.get("/volumes/not-a-uuid")).body).toEqual({ code: 400, message: "Invalid volume ID" });
+    expect((await env.c.del("/volumes/not-a-uuid")).status).toBe(400);
+  });
+});
+
+describe("volume mounts", () => {
+  test("a mount is a symlink into the volume; content outlives the sandbox", async () => {
+    const volume = (await env.c.post("/volumes", { name: "shared" })).body;
+    const first = await env.c.post("/sandboxes", { templateID: "base", volumeMounts: [{ name: "shared", path: "/data" }] });
+    expect(first.status).toBe(201);
+    const detail = await env.c.get(`/sandboxes/${first.body.sandboxID}`);
+    expect(detail.body.volumeMounts).toEqual([{ name: "shared", path: "/data" }]);
+    const root = env.emu.state.sandboxes().find((s) => s.sandboxID === first.body.sandboxID)!.rootDir;
+    const hostDir = join(env.emu.dataDir, "volumes", volume.volumeID);
+    expect(lstatSync(join(root, "data")).isSymbolicLink()).toBe(true);
+    expect(readlinkSync(join(root, "data"))).toBe(hostDir);
+    writeFileSync(join(root, "data", "kept.txt"), "hello");
+    await env.c.del(`/sandboxes/${first.body.sandboxID}`);
+    expect(readFileSync(join(hostDir, "kept.txt"), "utf8")).toBe("hello");
+    const second = await env.c.post("/sandboxes", { templateID: "base", volumeMounts: [{ name: "shared", path: "/home/user/work" }] });
+    const root2 = env.emu.state.sandboxes().find((s) => s.sandboxID === second.body.sandboxID)!.rootDir;
+    expect(readFileSync(join(root2, "home/user/work/kept.txt"), "utf8")).toBe("hello");
+  });
+
+  test("unknown volume → 400 naming the mount", async () => {
+    const res = await env.c.post("/sandboxes", { templateID: "base", volumeMounts: [{ name: "ghost", path: "/data" }] });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe("invalid mounts:\n\t- volume mount #0: volume 'ghost' not found");
+  });
+
+  test("every bad path is reported at once", async () => {
+    await env.c.post("/volumes", { name: "paths" });
+    const mounts = ["/ok", "relative", "/a/../b", "/ok", "", "/trail/"].map((path) => ({ name: "paths", path }));
+    const res = await env.c.post("/sandboxes", { templateID: "base", volumeMounts: mounts });
+    expect(res.body.message).toBe(
+      [
+        "invalid mounts:",
+        "\t- volume mount #1: path must be absolute",
+        "\t- volume mount #2: path must not contain any '.' or '..' components",
+        "\t- volume mount #3: path '/ok' is already used",
+        "\t- volume mount #4: path cannot be empty",
+        "\t- volume mount #5: path must not contain any '.' or '..' components",
+      ].join("\n"),
+    );
+  });
+});
+
+describe("SandboxDirectory (the store the in-sandbox API reads)", () => {
+  const dir = mkdtempSync(join(tmpdir(), "sandbox-dir-test-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const input = (timeoutMs: number, autoPause = false) => ({
+    templateID: "t", envdVersion: "0.6.4", secure: true, cpuCount: 2, memoryMB: 512, diskSizeMB: 512,
+    metadata: {}, envVars: { A: "1" }, allowInternetAccess: null, autoPause, autoResume: false,
+    volumeMounts: [], timeoutMs,
+  });
+
+  test("running() describes running sandboxes only; onStopped hears kill, pause and expiry", async () => {
+    const store = new SandboxStore(dir);
+    const stopped: string[] = [];
+    store.onStopped((id) => stopped.push(id));
+    const a = store.create(input(60_000));
+    expect(store.running(a.sandboxID)).toEqual({
+      sandboxID: a.sandboxID, secure: true, envdAccessToken: a.envdAccessToken, rootDir: join(dir, a.sandboxID),
+      homePath: "/home/user", volumeMounts: [], envVars: { A: "1" },
+    });
+    store.pause(a.sandboxID);
+    expect(store.running(a.sandboxID)).toBeUndefined();
+    const b = store.create(input(60_000));
+    store.kill(b.sandboxID);
+    const expiring = store.create(input(1, true));
+    await waitFor("expiry", () => (stopped.length === 3 ? true : undefined));
+    expect(stopped).toEqual([a.sandboxID, b.sandboxID, expiring.sandboxID]);
+    expect(store.get(expiring.sandboxID).state).toBe("paused");
+    expect(store.running("inope")).toBeUndefined();
+    store.close();
+  });
+});
