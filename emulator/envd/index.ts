@@ -1,29 +1,78 @@
 /**
- * The in-sandbox ("envd") API of the emulator. STUB until the in-sandbox issue lands: every
- * in-sandbox request answers 501, so the platform server can already route to it.
+ * The in-sandbox API ("envd") of the emulator: the `process.Process` and `filesystem.Filesystem`
+ * Connect services (Connect, gRPC-web and gRPC protocols; JSON and binary codecs, via
+ * `connectNodeAdapter`), envd's `/files` transfer and `/health`, behind the proxy and token checks
+ * of gate.ts.
+ *
+ * THE EMULATOR ISOLATES NOTHING. Commands run as ordinary host processes, as the emulator's OS
+ * user, and can read and write anything that user can. Only their cwd, HOME and the paths of file
+ * calls are mapped into the sandbox's data dir (`rootDir`). Run untrusted code in a real sandbox.
+ *
+ * Each sandbox has its own process registry; when the directory reports a sandbox stopped, or the
+ * emulator closes, the connections open to it are cut and its processes are killed.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { Code, ConnectError, createContextValues, type Interceptor } from "@connectrpc/connect";
+import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { Filesystem } from "../../sdk/gen/filesystem/filesystem_pb";
+import { Process } from "../../sdk/gen/process/process_pb";
 import type { SandboxDirectory } from "../types";
+import { serveFiles } from "./files";
+import { filesystemService } from "./filesystem/service";
+import { notFound, refuse, targetOf } from "./gate";
+import { processService } from "./process/service";
+import { SandboxStates } from "./sandboxes";
+import { scopeKey, userFromAuthorization, type RequestScope } from "./scope";
 
 export interface EnvdOptions {
   directory: SandboxDirectory;
+  /** How long Connect still replays the end of a process that ended, in ms. Default 30 000 (envd's). */
+  exitRetentionMs?: number;
 }
 
 export interface EnvdHandler {
-  /** True when the request is for the in-sandbox API (routing header, host label or RPC path). */
+  /** True when the request is for the in-sandbox API (routing header or `{port}-{id}.` host label). */
   matches(req: IncomingMessage): boolean;
   handle(req: IncomingMessage, res: ServerResponse): void;
-  /** Ends every process; called when the emulator stops. */
+  /** Kills every process of every sandbox and waits until they ended; called when the emulator stops. */
   close(): Promise<void>;
 }
 
-export function createEnvdHandler(_options: EnvdOptions): EnvdHandler {
-  return {
-    matches: (req) => req.headers["e2b-sandbox-id"] !== undefined || /^\d+-[a-z0-9]+\./.test(req.headers.host ?? ""),
-    handle: (_req, res) => {
-      res.writeHead(501, { "content-type": "application/json" });
-      res.end(JSON.stringify({ code: 501, message: "the emulator's in-sandbox API is not built yet" }));
+/** Refuses calls whose `Authorization: Basic` names an unknown user, as envd's authn middleware. */
+const userCheck: Interceptor = (next) => (req) => {
+  const invalid = req.contextValues.get(scopeKey)?.invalidUser;
+  if (invalid !== undefined) throw new ConnectError(`invalid username: '${invalid}'`, Code.Unauthenticated);
+  return next(req);
+};
+
+/** Creates the in-sandbox API handler over a directory of running sandboxes. */
+export function createEnvdHandler(options: EnvdOptions): EnvdHandler {
+  const sandboxes = new SandboxStates(options.exitRetentionMs);
+  const scopes = new WeakMap<IncomingMessage, RequestScope>();
+  options.directory.onStopped((sandboxID) => void sandboxes.stop(sandboxID));
+  const adapter = connectNodeAdapter({
+    routes: (router) => {
+      router.service(Process, processService());
+      router.service(Filesystem, filesystemService());
     },
-    close: async () => {},
+    interceptors: [userCheck],
+    contextValues: (req) => createContextValues().set(scopeKey, scopes.get(req as IncomingMessage)),
+    fallback: notFound,
+  });
+  return {
+    matches: (req) => targetOf(req) !== undefined,
+    handle(req, res) {
+      const target = targetOf(req);
+      if (!target) return notFound(req, res);
+      const runtime = options.directory.running(target.sandboxID);
+      if (refuse(req, res, target, runtime) || !runtime) return;
+      const state = sandboxes.of(target.sandboxID);
+      state.track(res);
+      const scope = { runtime, registry: state.registry, ...userFromAuthorization(req.headers.authorization) };
+      if ((req.url ?? "").split("?")[0] === "/files") return void serveFiles(req, res, scope);
+      scopes.set(req, scope);
+      adapter(req, res);
+    },
+    close: () => sandboxes.stopAll(),
   };
 }

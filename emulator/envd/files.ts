@@ -1,0 +1,115 @@
+/**
+ * envd's HTTP file transfer, `GET /files` (download) and `POST /files` (upload, multipart or raw
+ * `application/octet-stream`, optionally gzip-encoded), which the official SDK's `files.read` and
+ * `files.write` use. Paths follow the Connect services' rules (home-relative, sandbox paths in
+ * answers); errors are envd's `{code, message}` JSON. Signed URLs are not supported: on a secured
+ * sandbox these calls need the access token like every other call.
+ */
+import { createReadStream, createWriteStream } from "node:fs";
+import { mkdir, stat } from "node:fs/promises";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import path from "node:path";
+import { Readable, type Writable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { createGunzip } from "node:zlib";
+import { ConnectError } from "@connectrpc/connect";
+import { sendError } from "./gate";
+import { hostPathOf, resolveSandboxPath } from "./paths";
+import { homeOf, KNOWN_USERS, type RequestScope } from "./scope";
+
+/** An answer of the file API that is not a success. */
+class FilesError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The scope with the `username` query parameter applied (unknown user: 401, as envd). */
+function withUser(scope: RequestScope, query: URLSearchParams): RequestScope {
+  const name = query.get("username");
+  if (name === null || name === "") return scope;
+  const user = KNOWN_USERS.find((u) => u === name);
+  if (!user) throw new FilesError(401, `error looking up user '${name}': user: unknown user ${name}`);
+  return { ...scope, user };
+}
+
+function resolve(scope: RequestScope, requested: string): { sandbox: string; host: string } {
+  try {
+    const sandbox = resolveSandboxPath(requested, homeOf(scope));
+    return { sandbox, host: hostPathOf(scope.runtime, sandbox) };
+  } catch (err) {
+    const reason = err instanceof ConnectError ? err.rawMessage : String(err);
+    throw new FilesError(400, `error expanding and resolving path '${requested}': ${reason}`);
+  }
+}
+
+async function download(res: ServerResponse, scope: RequestScope, query: URLSearchParams): Promise<void> {
+  const at = resolve(scope, query.get("path") ?? "");
+  const st = await stat(at.host).catch(() => undefined);
+  if (!st) throw new FilesError(404, `path '${at.sandbox}' does not exist`);
+  if (st.isDirectory()) throw new FilesError(400, `path '${at.sandbox}' is a directory`);
+  res.writeHead(200, {
+    "content-type": "application/octet-stream",
+    "content-length": st.size,
+    "content-disposition": `inline; filename="${path.basename(at.sandbox).replaceAll('"', "")}"`,
+    "last-modified": st.mtime.toUTCString(),
+  });
+  await pipeline(createReadStream(at.host), res);
+}
+
+/** Writes one upload to a sandbox path, creating parent directories; returns envd's entry. */
+async function store(scope: RequestScope, requested: string, body: Readable) {
+  const at = resolve(scope, requested);
+  const existing = await stat(at.host).catch(() => undefined);
+  if (existing?.isDirectory()) throw new FilesError(400, `path '${at.sandbox}' is a directory`);
+  await mkdir(path.dirname(at.host), { recursive: true });
+  await pipeline(body, createWriteStream(at.host) as Writable);
+  return { name: path.basename(at.sandbox), type: "file", path: at.sandbox };
+}
+
+async function upload(req: IncomingMessage, scope: RequestScope, query: URLSearchParams) {
+  const type = (req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase();
+  const gzip = (req.headers["content-encoding"] ?? "").toLowerCase() === "gzip";
+  const raw: Readable = gzip ? req.pipe(createGunzip()) : req;
+  if (type === "application/octet-stream") {
+    const target = query.get("path");
+    if (!target) throw new FilesError(400, "path query parameter is required for raw body upload");
+    return [await store(scope, target, raw)];
+  }
+  if (!type?.startsWith("multipart/")) {
+    throw new FilesError(400, `unsupported content type: ${type}, expected multipart/form-data or application/octet-stream`);
+  }
+  // The platform's own multipart parser (fetch's Request.formData); uploads are held in memory.
+  const form = await new Request("http://envd/files", {
+    method: "POST",
+    headers: { "content-type": String(req.headers["content-type"]) },
+    body: Readable.toWeb(raw) as ReadableStream,
+    duplex: "half",
+  } as RequestInit).formData();
+  const entries = [];
+  for (const part of form.getAll("file")) {
+    if (typeof part === "string") continue;
+    const target = query.get("path") ?? part.name;
+    entries.push(await store(scope, target, Readable.fromWeb(part.stream() as never)));
+  }
+  return entries;
+}
+
+/** Serves `GET`/`POST /files`; other methods get 405. */
+export async function serveFiles(req: IncomingMessage, res: ServerResponse, scope: RequestScope): Promise<void> {
+  const query = new URL(req.url ?? "/", "http://envd").searchParams;
+  try {
+    const user = withUser(scope, query);
+    if (req.method === "GET") return await download(res, user, query);
+    if (req.method !== "POST") throw new FilesError(405, `method ${req.method} not allowed`);
+    const entries = await upload(req, user, query);
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(entries));
+  } catch (err) {
+    if (res.headersSent) return void res.destroy();
+    if (err instanceof FilesError) return sendError(res, err.status, err.message);
+    sendError(res, 500, `error handling file request: ${(err as Error).message}`);
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * EntryInfo of a path, with envd's fields: `path` is the SANDBOX path (never the host's), `mode`
+ * the permission bits, `permissions` Go's `os.FileMode` text (`-rw-r--r--`, `drwxr-xr-x`,
+ * `Lrwxrwxrwx`). As in envd, a symlink reports the type and mode of what it points to, with
+ * `symlinkTarget` the resolved sandbox path. A volume mount point (a link in the emulator's data
+ * dir, a mount in a real sandbox) reports as the directory it is, with no link target.
+ *
+ * Owner and group: files the emulator's OS user owns are reported as `user` (the sandbox's default
+ * user), uid/gid 0 as `root`, anything else as the number, as envd does when a name is unknown.
+ */
+import { lstat, realpath, stat } from "node:fs/promises";
+import type { BigIntStats } from "node:fs";
+import { Code, ConnectError } from "@connectrpc/connect";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { FileType, type EntryInfoSchema } from "../../../sdk/gen/filesystem/filesystem_pb";
+import type { SandboxRuntime } from "../../types";
+import { mountAt, sandboxPathOfHost } from "../paths";
+
+export type EntryInit = MessageInitShape<typeof EntryInfoSchema>;
+
+/** Go's FileMode type letters, in Go's order, with the st_mode bits that set them. */
+const TYPE_LETTERS: readonly [string, (mode: number) => boolean][] = [
+  ["d", (m) => (m & 0o170000) === 0o040000],
+  ["L", (m) => (m & 0o170000) === 0o120000],
+  ["D", (m) => (m & 0o170000) === 0o020000 || (m & 0o170000) === 0o060000],
+  ["p", (m) => (m & 0o170000) === 0o010000],
+  ["S", (m) => (m & 0o170000) === 0o140000],
+  ["u", (m) => (m & 0o4000) !== 0],
+  ["g", (m) => (m & 0o2000) !== 0],
+  ["c", (m) => (m & 0o170000) === 0o020000],
+  ["t", (m) => (m & 0o1000) !== 0],
+];
+
+/** Go's `os.FileMode.String()` for an st_mode. */
+export function permissionsText(mode: number): string {
+  const letters = TYPE_LETTERS.filter(([, test]) => test(mode)).map(([l]) => l).join("");
+  let rwx = "";
+  for (let bit = 8; bit >= 0; bit--) rwx += mode & (1 << bit) ? "rwx"[(8 - bit) % 3] : "-";
+  return (letters || "-") + rwx;
+}
+
+function typeOf(st: BigIntStats): FileType {
+  if (st.isFile()) return FileType.FILE;
+  if (st.isDirectory()) return FileType.DIRECTORY;
+  if (st.isSymbolicLink()) return FileType.SYMLINK;
+  return FileType.UNSPECIFIED;
+}
+
+function nameOf(id: bigint, own: number | undefined): string {
+  if (own !== undefined && id === BigInt(own)) return "user";
+  return id === 0n ? "root" : id.toString();
+}
+
+function fromStats(name: string, sandboxPath: string, st: BigIntStats): EntryInit {
+  return {
+    name,
+    type: typeOf(st),
+    path: sandboxPath,
+    size: st.size,
+    mode: Number(st.mode & 0o777n),
+    permissions: permissionsText(Number(st.mode)),
+    owner: nameOf(st.uid, process.getuid?.()),
+    group: nameOf(st.gid, process.getgid?.()),
+    modifiedTime: { seconds: st.mtimeNs / 1_000_000_000n, nanos: Number(st.mtimeNs % 1_000_000_000n) },
+  };
+}
+
+/**
+ * The entry at a host path, reported under `sandboxPath`. not_found when nothing is there, worded
+ * as envd words it (`file not found: lstat …`) but naming the sandbox path, not the host's.
+ */
+export async function entryInfo(runtime: SandboxRuntime, hostPath: string, sandboxPath: string): Promise<EntryInit> {
+  const name = sandboxPath === "/" ? "/" : sandboxPath.slice(sandboxPath.lastIndexOf("/") + 1);
+  const link = await lstat(hostPath, { bigint: true }).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === "ENOENT" || err.code === "ENOTDIR") {
+      throw new ConnectError(`file not found: lstat ${sandboxPath}: no such file or directory`, Code.NotFound);
+    }
+    throw new ConnectError(`error getting file info: ${err.code ?? err.message}`, Code.Internal);
+  });
+  if (!link.isSymbolicLink()) return fromStats(name, sandboxPath, link);
+  const target = await stat(hostPath, { bigint: true }).catch(() => undefined);
+  if (target && mountAt(runtime, sandboxPath)) return fromStats(name, sandboxPath, target);
+  const resolved = await realpath(hostPath).catch(() => undefined);
+  const targetPath = resolved === undefined ? sandboxPath : ((await sandboxPathOfHost(runtime, resolved)) ?? resolved);
+  return {
+    ...fromStats(name, sandboxPath, link),
+    type: target ? typeOf(target) : FileType.UNSPECIFIED,
+    mode: target ? Number(target.mode & 0o777n) : 0,
+    symlinkTarget: targetPath,
+  };
+}

@@ -1,0 +1,84 @@
+/**
+ * What stands in front of envd in the real service: the sandbox proxy and envd's own token check.
+ * A request is for a sandbox when it carries `E2b-Sandbox-Id` (port from `E2b-Sandbox-Port`,
+ * default 49983) or its Host's first label is `{port}-{sandboxID}`. The answers are the proxy's
+ * and envd's, bodies included: 502 JSON for a sandbox that is not running, 502 for a port other
+ * than envd's, 401 plain JSON (not a Connect error) for a missing or wrong access token.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { SandboxRuntime } from "../types";
+
+/** envd's port inside every sandbox. */
+export const ENVD_PORT = 49983;
+
+export interface SandboxTarget {
+  sandboxID: string;
+  port: number;
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** The sandbox and port a request is addressed to, or undefined when it is not for a sandbox. */
+export function targetOf(req: IncomingMessage): SandboxTarget | undefined {
+  const byHeader = header(req, "e2b-sandbox-id");
+  if (byHeader !== undefined) {
+    const port = Number(header(req, "e2b-sandbox-port") ?? ENVD_PORT);
+    return { sandboxID: byHeader, port: Number.isInteger(port) ? port : ENVD_PORT };
+  }
+  const label = /^(\d+)-([a-z0-9]+)\./i.exec(header(req, "host") ?? "");
+  if (!label?.[1] || !label[2]) return undefined;
+  return { sandboxID: label[2], port: Number(label[1]) };
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(text) });
+  res.end(text);
+}
+
+/** Sends envd's own JSON error `{code, message}` (Go's json.Encoder ends it with a newline). */
+export function sendError(res: ServerResponse, status: number, message: string): void {
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "x-content-type-options": "nosniff" });
+  res.end(`${JSON.stringify({ code: status, message })}\n`);
+}
+
+/**
+ * Answers the request if the proxy or envd's middleware would; returns true when it did.
+ * `runtime` is the directory's answer for the target (undefined: not running).
+ */
+export function refuse(req: IncomingMessage, res: ServerResponse, target: SandboxTarget, runtime: SandboxRuntime | undefined): boolean {
+  if (!runtime) {
+    sendJson(res, 502, { sandboxId: target.sandboxID, message: "The sandbox was not found", code: 502 });
+    return true;
+  }
+  if (target.port !== ENVD_PORT) {
+    const message = "The sandbox is running but port is not open";
+    sendJson(res, 502, { sandboxId: target.sandboxID, message, port: target.port, code: 502 });
+    return true;
+  }
+  const path = (req.url ?? "/").split("?")[0];
+  if (req.method === "GET" && path === "/health") {
+    res.writeHead(204).end();
+    return true;
+  }
+  if (runtime.secure && header(req, "x-access-token") !== runtime.envdAccessToken) {
+    sendError(res, 401, "unauthorized access, please provide a valid access token or method signing if supported");
+    return true;
+  }
+  return false;
+}
+
+/** The part of an HTTP/1 or HTTP/2 response notFound writes to. */
+interface PlainResponse {
+  writeHead(status: number, headers: Record<string, string>): unknown;
+  end(text: string): unknown;
+}
+
+/** envd's answer for a path it does not serve (chi's plain-text 404). */
+export function notFound(_req: unknown, res: PlainResponse): void {
+  res.writeHead(404, { "content-type": "text/plain; charset=utf-8" });
+  res.end("404 page not found\n");
+}

@@ -1,0 +1,131 @@
+/**
+ * A command run as a host process with pipes (the non-PTY case). THE EMULATOR ISOLATES NOTHING:
+ * the command runs as the emulator's own OS user, with full access to the host; only its cwd,
+ * HOME and environment point into the sandbox's data dir.
+ *
+ * The command is started through `/bin/sh -c 'exec "$@"'`, as envd wraps its commands in a shell:
+ * a missing binary then ends with the shell's exit 127 and message instead of failing the call.
+ * It runs in its own process group (detached) so a kill also reaches what it started; otherwise a
+ * killed `bash -c` would leave its children running on the host.
+ */
+import { spawn } from "node:child_process";
+import type { Readable, Writable } from "node:stream";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { endInfo, type EndInfo } from "./exit";
+
+export type OutputKind = "stdout" | "stderr" | "pty";
+
+/** What to run; paths are host paths. */
+export interface SpawnSpec {
+  cmd: string;
+  args: string[];
+  /** Host directory. */
+  cwd: string;
+  env: Record<string, string>;
+  /** Keep stdin open as a pipe (else it reads /dev/null). Ignored for a PTY. */
+  stdin: boolean;
+  pty?: { cols: number; rows: number };
+}
+
+/** Where a child's output and end go. */
+export interface ChildSink {
+  output(kind: OutputKind, data: Uint8Array): void;
+  exit(end: EndInfo): void;
+}
+
+/** Control of a running child, the same for pipes and PTYs. Errors carry envd's wording. */
+export interface ChildControl {
+  readonly pid: number;
+  readonly isPty: boolean;
+  pause(): void;
+  resume(): void;
+  writeStdin(data: Uint8Array): Promise<void>;
+  closeStdin(): void;
+  writePty(data: Uint8Array): void;
+  resize(cols: number, rows: number): void;
+  /** Signals the process group; after SIGKILL/SIGTERM the end no longer waits for the pipes. */
+  signal(signal: "SIGKILL" | "SIGTERM"): void;
+}
+
+/** The shell wrapper's argv for a command. */
+export function wrapperArgs(spec: SpawnSpec): string[] {
+  return ["-c", 'exec "$@"', "--", spec.cmd, ...spec.args];
+}
+
+/** Sends a signal to a process group, or to the process alone if it has no group of its own. */
+export function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // Already gone: nothing to signal.
+    }
+  }
+}
+
+/** Starts a piped child. Throws invalid_argument if it cannot be started. */
+export function spawnPiped(spec: SpawnSpec, sink: ChildSink): ChildControl {
+  const child = spawn("/bin/sh", wrapperArgs(spec), {
+    cwd: spec.cwd,
+    env: spec.env,
+    stdio: [spec.stdin ? "pipe" : "ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  const pid = child.pid;
+  if (pid === undefined) {
+    throw new ConnectError(`error starting process '${[spec.cmd, ...spec.args].join(" ")}'`, Code.InvalidArgument);
+  }
+  const outputs = [child.stdout, child.stderr] as [Readable, Readable];
+  outputs[0].on("data", (chunk: Buffer) => sink.output("stdout", chunk));
+  outputs[1].on("data", (chunk: Buffer) => sink.output("stderr", chunk));
+  let killed = false;
+  let exited = false;
+  const stopOutput = () => outputs.forEach((s) => s.destroy());
+  child.on("exit", () => {
+    exited = true;
+    // After a kill envd stops waiting for the pipes (a grandchild may still hold them open).
+    if (killed) stopOutput();
+  });
+  child.on("close", (code, signal) => sink.exit(endInfo(code, signal)));
+  return {
+    pid,
+    isPty: false,
+    pause: () => outputs.forEach((s) => s.pause()),
+    resume: () => outputs.forEach((s) => s.resume()),
+    ...stdinControl(pid, child.stdin ?? undefined),
+    writePty: () => {
+      throw new Error("tty not assigned to process — input should be written to the stdin, not the tty");
+    },
+    resize: () => {
+      throw new Error("tty not assigned to process");
+    },
+    signal: (signal) => {
+      killed = true;
+      // The group outlives its leader while members remain, so this still reaches them.
+      signalGroup(pid, signal);
+      if (exited) stopOutput();
+    },
+  };
+}
+
+/** Writing to and closing a child's stdin pipe (absent when the child reads /dev/null). */
+function stdinControl(pid: number, pipe: Writable | undefined): Pick<ChildControl, "writeStdin" | "closeStdin"> {
+  let stdin = pipe;
+  // A write to a child that exited fails with EPIPE; the write's callback reports it.
+  stdin?.on("error", () => undefined);
+  return {
+    writeStdin: (data) => {
+      const open = stdin;
+      if (!open || open.destroyed) return Promise.reject(new Error("stdin not enabled or closed"));
+      return new Promise<void>((resolve, reject) =>
+        open.write(data, (err) => (err ? reject(new Error(`error writing to stdin of process '${pid}': ${err.message}`)) : resolve())),
+      );
+    },
+    closeStdin: () => {
+      stdin?.end();
+      stdin = undefined;
+    },
+  };
+}

@@ -1,0 +1,59 @@
+/**
+ * What every in-sandbox call knows about where it runs: the sandbox (from the routing gate), its
+ * process registry and the selected user. Handed to the Connect handlers as a context value.
+ */
+import { mkdir } from "node:fs/promises";
+import { Code, ConnectError, createContextKey, type HandlerContext } from "@connectrpc/connect";
+import type { SandboxRuntime } from "../types";
+import { hostPathOf } from "./paths";
+import type { ProcessRegistry } from "./process/registry";
+
+/** Users a sandbox knows; `user` is the default, as in E2B's base template. */
+export const KNOWN_USERS = ["user", "root"] as const;
+export type Username = (typeof KNOWN_USERS)[number];
+
+export interface RequestScope {
+  runtime: SandboxRuntime;
+  registry: ProcessRegistry;
+  /** The user from `Authorization: Basic`, or `user` when absent. */
+  user: Username;
+  /** Set when the Basic header named an unknown user; the auth interceptor refuses the call. */
+  invalidUser?: string;
+}
+
+export const scopeKey = createContextKey<RequestScope | undefined>(undefined, { description: "envd request scope" });
+
+/** The scope of a call; every call that reaches a handler passed the routing gate, which sets it. */
+export function scopeOf(ctx: HandlerContext): RequestScope {
+  const scope = ctx.values.get(scopeKey);
+  if (!scope) throw new ConnectError("request did not pass the sandbox gate", Code.Internal);
+  return scope;
+}
+
+/**
+ * Reads the user from an `Authorization: Basic base64("<user>:")` header. Other schemes and a
+ * missing header select the default user, as envd does.
+ */
+export function userFromAuthorization(header: string | undefined): { user: Username; invalidUser?: string } {
+  const match = /^Basic\s+(\S+)$/i.exec(header ?? "");
+  if (!match?.[1]) return { user: "user" };
+  const decoded = Buffer.from(match[1], "base64").toString("utf8");
+  const name = decoded.includes(":") ? decoded.slice(0, decoded.indexOf(":")) : decoded;
+  const known = KNOWN_USERS.find((u) => u === name);
+  return known ? { user: known } : { user: "user", invalidUser: name };
+}
+
+/** Sandbox path of a user's home: the sandbox's home for `user`, `/root` for root. */
+export function homeOf(scope: RequestScope): string {
+  return scope.user === "root" ? "/root" : scope.runtime.homePath;
+}
+
+/**
+ * Makes sure the user's home exists on the host. The platform creates `home/user`; `/root` is made
+ * on first use so root's default cwd works.
+ */
+export async function ensureHome(scope: RequestScope): Promise<string> {
+  const home = homeOf(scope);
+  await mkdir(hostPathOf(scope.runtime, home), { recursive: true });
+  return home;
+}

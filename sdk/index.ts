@@ -1,0 +1,37 @@
+/**
+ * Public entry of `pulumi-sandbox/sdk`: the typed client of the sandbox service.
+ * Branch on `err.code` of a SandboxError (see errors.ts), never on `instanceof`.
+ */
+export * from "./errors";
+export * from "./config";
+export { HttpClient, labelOf, USER_AGENT, type AuthScheme, type CallOptions, type HttpMethod, type Operation, type RawResponse } from "./http";
+export * from "./retry";
+export * from "./wait";
+export * from "./schemas/common";
+export * from "./schemas/sandboxes";
+export * from "./schemas/templates";
+export * from "./schemas/volumes";
+export { parseWire } from "./schemas/parse";
+export { Sandboxes, encodeMetadata, type ListSandboxesQuery, type SandboxPage } from "./sandboxes";
+export { Templates, BuildFailedError, DEFAULT_BUILD_TIMEOUT_MS, type WaitForBuildOptions } from "./templates";
+export { Volumes } from "./volumes";
+export { PlatformClient } from "./client";
+
+// ---- in-sandbox API (rpc.ts, process.ts, filesystem.ts, tail.ts): export lines go below ----
+export { SandboxRpc, toRpc, KEEPALIVE_PING_INTERVAL_S, type SandboxTarget, type RpcCallOptions } from "./rpc";
+export { toSandboxError, type RpcErrorContext } from "./rpc-errors";
+export { ENVD_PORT, sandboxAddress, basicUserAuth, type SandboxAddress } from "./sandbox-host";
+export {
+  ProcessClient,
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  type ProcessEvent,
+  type ProcessSelector,
+  type ProcessSignal,
+  type ProcessInfo,
+  type PtySize,
+  type StartOptions,
+} from "./process";
+export { CommandError, throwIfFailed, type RunOptions, type RunResult, type WaitOptions } from "./process-run";
+export { FilesystemClient, type EntryInfo, type EntryType, type ListDirOptions } from "./filesystem";
+export { TailBuffer, DEFAULT_TAIL_BYTES } from "./tail";
+// ---- end of in-sandbox API exports ----

@@ -1,0 +1,131 @@
+/**
+ * The one place that speaks Connect to a sandbox's in-sandbox API (envd). One transport per sandbox
+ * host; interceptors add the headers every call needs; every ConnectError leaves here as a
+ * SandboxError (see rpc-errors.ts). The JSON codec over HTTP/1.1 is what the official SDK speaks and
+ * what plain proxies and the emulator understand.
+ */
+import type { DescService } from "@bufbuild/protobuf";
+import { createClient, type CallOptions, type Client, type Interceptor, type Transport } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
+import { resolveOptions, type ClientOptions } from "./config";
+import type { SandboxError } from "./errors";
+// The platform client's product token, so both halves of the sdk identify alike.
+import { USER_AGENT } from "./http";
+import { toSandboxError } from "./rpc-errors";
+import { basicUserAuth, sandboxAddress, type SandboxAddress } from "./sandbox-host";
+
+/** Seconds of silence after which envd sends a keepalive event on a stream (header `Keepalive-Ping-Interval`). */
+export const KEEPALIVE_PING_INTERVAL_S = 50;
+
+/** Which sandbox to talk to, and how. */
+export interface SandboxTarget {
+  /** The sandbox ID from create/get. */
+  sandboxID: string;
+  /** The sandbox's `envdAccessToken` (secure sandboxes only); sent as `X-Access-Token`. Never logged. */
+  envdAccessToken?: string | null | undefined;
+  /**
+   * Domain and sandbox URL (env `E2B_DOMAIN`, `E2B_SANDBOX_URL`) and `requestTimeoutMs` (default 60000),
+   * the deadline of each unary call. No API key is needed here.
+   */
+  options?: ClientOptions | undefined;
+}
+
+/** Per-call settings shared by every in-sandbox method. */
+export interface RpcCallOptions {
+  /** OS user the call acts as (`Authorization: Basic`); the sandbox's default user when omitted. */
+  user?: string | undefined;
+  /** Deadline in milliseconds, sent as `Connect-Timeout-Ms`; 0 means none. Default: `requestTimeoutMs`. */
+  timeoutMs?: number | undefined;
+  /** Aborts the call; the error then has code `aborted`. */
+  signal?: AbortSignal | undefined;
+}
+
+/** A Connect connection to one sandbox. Share one between a ProcessClient and a FilesystemClient. */
+export class SandboxRpc {
+  readonly sandboxID: string;
+  readonly address: SandboxAddress;
+  /** Default deadline of unary calls, in milliseconds. */
+  readonly requestTimeoutMs: number;
+  readonly transport: Transport;
+  readonly #token: string | undefined;
+
+  constructor(target: SandboxTarget) {
+    const opts = resolveOptions(target.options ?? {});
+    this.sandboxID = target.sandboxID;
+    this.address = sandboxAddress(target.sandboxID, opts);
+    this.requestTimeoutMs = opts.requestTimeoutMs;
+    this.#token = target.envdAccessToken ?? undefined;
+    this.transport = createConnectTransport({
+      baseUrl: this.address.baseUrl,
+      httpVersion: "1.1",
+      useBinaryFormat: false,
+      interceptors: [headerInterceptor(this.address.headers, this.#token)],
+    });
+  }
+
+  /** A typed Connect client of `service` over this sandbox's transport. */
+  client<S extends DescService>(service: S): Client<S> {
+    return createClient(service, this.transport);
+  }
+
+  /** Connect call options for `opts`: user header, deadline (default `requestTimeoutMs`), abort signal. */
+  callOptions(opts: RpcCallOptions = {}): CallOptions {
+    return {
+      timeoutMs: opts.timeoutMs ?? this.requestTimeoutMs,
+      signal: opts.signal,
+      headers: opts.user ? { Authorization: basicUserAuth(opts.user) } : undefined,
+    };
+  }
+
+  /** Runs one unary call named `what` (for messages); any failure becomes a SandboxError. */
+  async unary<T>(what: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      throw this.error(err, what);
+    }
+  }
+
+  /** Passes a server stream through, turning any failure into a SandboxError. */
+  async *stream<T>(what: string, events: AsyncIterable<T>): AsyncGenerator<T, void, undefined> {
+    try {
+      yield* events;
+    } catch (err) {
+      throw this.error(err, what);
+    }
+  }
+
+  /** Maps `err` to a SandboxError naming this sandbox and `what`; the access token is scrubbed. */
+  error(err: unknown, what: string): SandboxError {
+    return toSandboxError(err, { sandboxID: this.sandboxID, baseUrl: this.address.baseUrl, what, secrets: [this.#token] });
+  }
+
+  /** Secrets a caller must scrub from anything it derives from this sandbox (command output, messages). */
+  get secrets(): (string | undefined)[] {
+    return [this.#token];
+  }
+}
+
+/**
+ * Builds a SandboxRpc unless one is given, so clients accept either. A shape check, not `instanceof`:
+ * a serialized provider may hold a SandboxRpc from a second copy of this module.
+ */
+export function toRpc(target: SandboxTarget | SandboxRpc): SandboxRpc {
+  return "transport" in target && typeof target.client === "function" ? target : new SandboxRpc(target);
+}
+
+/**
+ * Headers of every call: routing (shared-URL form), the access token, the User-Agent, and on server
+ * streams the keepalive interval. connect-es already sets `Connect-Protocol-Version: 1`.
+ */
+function headerInterceptor(routing: Record<string, string>, token: string | undefined): Interceptor {
+  return (next) => async (req) => {
+    for (const [name, value] of Object.entries(routing)) req.header.set(name, value);
+    req.header.set("User-Agent", USER_AGENT);
+    if (token) req.header.set("X-Access-Token", token);
+    if (req.method.methodKind === "server_streaming") {
+      req.header.set("Keepalive-Ping-Interval", String(KEEPALIVE_PING_INTERVAL_S));
+    }
+    return next(req);
+  };
+}
