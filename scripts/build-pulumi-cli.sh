@@ -1,25 +1,63 @@
 #!/usr/bin/env bash
-# Builds the Pulumi CLI of a given version from the tagged Go modules, for machines that cannot
-# download it (no internet but a Go module proxy). Output: $PULUMI_HOME/versions/<version>/bin/pulumi.
+# Builds the Pulumi CLI and its Node language host from the tagged Go modules, for machines that cannot
+# download them (no internet, only a Go module proxy). Called by scripts/ensure-pulumi.mjs; outside the
+# repository; nothing built here is ever committed.
+#   usage: build-pulumi-cli.sh <version, e.g. 3.259.0> <bin dir>
 #
-# Why a throwaway wrapper module: `go install pkg@version` refuses modules with replace directives,
-# and pulumi's pkg/go.mod has two (one points sdk/v3 at ../sdk). A wrapper that requires pkg/v3 and
-# sdk/v3 at the same tag gets a consistent pair; the replaces of a dependency are ignored.
-# Usage: build-pulumi-cli.sh <version without v> <bin dir>
+# Why a throwaway wrapper module: `go install pkg@version` refuses modules with replace directives, and
+# pulumi's pkg/go.mod has two (one points sdk/v3 at ../sdk). A wrapper that requires pkg/v3 and sdk/v3 at
+# the same tag gets a consistent pair; a dependency's replace directives are ignored.
+#
+# The Node language host has its own module (sdk/nodejs/cmd/pulumi-language-nodejs/v3) and no tag of its
+# own; it is asked for at the pkg tag's commit. Where the proxy will not serve that module, the host is
+# built from sdk/v3 v3.68.0, the last tag whose sdk module still contained it. Checked with engine 3.259:
+# it runs TypeScript programs with dynamic providers through preview, up, refresh and destroy.
 set -euo pipefail
 version="$1"; bindir="$2"
-work="${PULUMI_BUILD_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/pulumi-sandbox/go-build-$version}"
-mkdir -p "$work" "$bindir"
-cd "$work"
-export GOFLAGS=-mod=mod GOTOOLCHAIN="${GOTOOLCHAIN:-auto}"
-[ -f go.mod ] || go mod init pulumibuild.local >/dev/null 2>&1
-echo "pulumi-sandbox: building the Pulumi CLI v$version with $(go version) in $work (first time: 10-30 min)" >&2
-go get "github.com/pulumi/pulumi/pkg/v3@v$version" "github.com/pulumi/pulumi/sdk/v3@v$version" >&2
-# The clipboard fork upstream uses only avoids a Windows DLL load; harmless elsewhere, kept to match.
-go mod edit -replace github.com/atotto/clipboard=github.com/tgummerer/clipboard@v0.0.0-20241001131231-d02d263e614e
-go get "github.com/pulumi/pulumi/pkg/v3/cmd/pulumi@v$version" >&2
-# Same flags as the release build; the version stamp matters: the Automation API parses `pulumi version`.
-CGO_ENABLED=0 go build -trimpath -tags osusergo,grpcnotrace \
-  -ldflags "-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v$version" \
-  -o "$bindir/" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi >&2
+cache="${PULUMI_BUILD_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/pulumi-sandbox}"
+mkdir -p "$bindir"
+export GOFLAGS=-mod=mod GOTOOLCHAIN="${GOTOOLCHAIN:-auto}" CGO_ENABLED=0
+# Same flags as the release build. The version stamp matters: the Automation API parses `pulumi version`.
+stamp() { echo "-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v$1"; }
+log() { echo "pulumi-sandbox: $*" >&2; }
+
+wrapper() { # a fresh wrapper module in $1
+  mkdir -p "$1" && cd "$1"
+  [ -f go.mod ] || go mod init pulumibuild.local >/dev/null 2>&1
+}
+
+build_cli() {
+  wrapper "$cache/go-build-$version"
+  log "building the Pulumi CLI v$version with $(go version | cut -d' ' -f3) in $PWD"
+  go get "github.com/pulumi/pulumi/pkg/v3@v$version" "github.com/pulumi/pulumi/sdk/v3@v$version"
+  # Upstream's clipboard fork only avoids a Windows DLL load; harmless elsewhere, kept to match upstream.
+  go mod edit -replace github.com/atotto/clipboard=github.com/tgummerer/clipboard@v0.0.0-20241001131231-d02d263e614e
+  go get "github.com/pulumi/pulumi/pkg/v3/cmd/pulumi@v$version"
+  go build -trimpath -tags osusergo,grpcnotrace -ldflags "$(stamp "$version")" -o "$bindir/" \
+    github.com/pulumi/pulumi/pkg/v3/cmd/pulumi
+}
+
+build_host_at_tag() {
+  local commit
+  commit=$(go mod download -json "github.com/pulumi/pulumi/pkg/v3@v$version" | sed -n 's/.*"Hash": *"\([0-9a-f]*\)".*/\1/p' | head -1)
+  [ -n "$commit" ] || return 1
+  cd "$cache/go-build-$version"
+  go get "github.com/pulumi/pulumi/sdk/nodejs/cmd/pulumi-language-nodejs/v3@$commit" 2>/dev/null || return 1
+  go build -trimpath -ldflags "$(stamp "$version")" -o "$bindir/" \
+    github.com/pulumi/pulumi/sdk/nodejs/cmd/pulumi-language-nodejs/v3
+}
+
+build_host_embedded() {
+  local legacy=3.68.0
+  wrapper "$cache/go-build-langhost-$legacy"
+  log "the language host module is not served here; building it from sdk/v3 v$legacy (the last tag that embeds it)"
+  go get "github.com/pulumi/pulumi/sdk/v3@v$legacy"
+  go build -trimpath -ldflags "$(stamp "$legacy")" -o "$bindir/" \
+    github.com/pulumi/pulumi/sdk/v3/nodejs/cmd/pulumi-language-nodejs
+}
+
+[ -x "$bindir/pulumi" ] || (build_cli) >&2
+if [ ! -x "$bindir/pulumi-language-nodejs" ]; then
+  (build_host_at_tag) >&2 || (build_host_embedded) >&2
+fi
 "$bindir/pulumi" version

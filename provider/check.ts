@@ -1,0 +1,95 @@
+/**
+ * Generic `check`: validates inputs against the resource's spec before any API call, applies
+ * defaults, fills auto-names, and lets the engine's unknown values through at preview.
+ *
+ * Validation is per top-level field, so an unknown value (preview) skips only the field that holds
+ * it; every other field is still checked and defaulted. Each failure names the field path and the rule.
+ */
+import type { z } from "zod";
+import { containsUnknown, getPath, INTERNAL_INPUTS, sameValue, type ResourceSpec } from "./spec";
+
+export interface CheckFailure {
+  property: string;
+  reason: string;
+}
+
+export interface CheckOutcome {
+  inputs?: Record<string, unknown>;
+  failures?: CheckFailure[];
+}
+
+type Obj = Record<string, unknown>;
+
+export function checkInputs(spec: ResourceSpec, olds: Obj, news: Obj): CheckOutcome {
+  const shape = spec.inputs.shape as Record<string, z.ZodType>;
+  const failures: CheckFailure[] = unknownFieldFailures(spec.kind, shape, news);
+  const out: Obj = {};
+  for (const [key, schema] of Object.entries(shape)) {
+    const value = news[key];
+    if (containsUnknown(value)) {
+      out[key] = value;
+      continue;
+    }
+    // reportInput: zod 4 leaves `issue.input` out otherwise, and describeIssue needs it to tell a wrong type from a missing value.
+    const parsed = schema.safeParse(value, { reportInput: true });
+    if (parsed.success) {
+      if (parsed.data !== undefined) out[key] = parsed.data;
+    } else {
+      failures.push(...parsed.error.issues.map((issue) => toFailure(key, issue)));
+    }
+  }
+  if (failures.length === 0 && spec.crossChecks) {
+    const known = Object.fromEntries(Object.entries(out).filter(([, v]) => !containsUnknown(v)));
+    failures.push(...spec.crossChecks(known).map(({ path, reason }) => ({ property: path, reason: `${path}: ${reason}` })));
+  }
+  if (failures.length > 0) return { failures };
+  return { inputs: withInternals(spec, olds, news, out) };
+}
+
+function unknownFieldFailures(kind: string, shape: Record<string, unknown>, news: Obj): CheckFailure[] {
+  const internal = new Set<string>(INTERNAL_INPUTS);
+  const valid = Object.keys(shape);
+  return Object.keys(news)
+    .filter((k) => !(k in shape) && !internal.has(k) && news[k] !== undefined)
+    .map((k) => ({ property: k, reason: `${k}: unknown property of ${kind}; valid properties are: ${valid.join(", ")}` }));
+}
+
+/** A zod issue as `path: rule`, with the path written the way users write it (`volumeMounts[1].path`). */
+function toFailure(field: string, issue: z.core.$ZodIssue): CheckFailure {
+  const path = formatPath([field, ...issue.path]);
+  return { property: path, reason: `${path}: ${describeIssue(issue)}` };
+}
+
+export function formatPath(parts: readonly PropertyKey[]): string {
+  return parts
+    .map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`))
+    .join("");
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  if (issue.code === "invalid_type" && issue.input === undefined) return "is required";
+  if (issue.code === "unrecognized_keys") return `unknown propert${issue.keys.length > 1 ? "ies" : "y"} ${issue.keys.map((k) => `"${k}"`).join(", ")}`;
+  return issue.message;
+}
+
+/**
+ * Adds the provider's own inputs. `__generation` counts replacements: it grows when a replace-input
+ * changes, so names derived from it (auto-names, the sandbox marker) never collide with the resource
+ * being replaced, and stay the same when an interrupted `up` is run again.
+ */
+function withInternals(spec: ResourceSpec, olds: Obj, news: Obj, out: Obj): Obj {
+  const resourceKey = typeof news.__resource === "string" ? news.__resource : "";
+  const oldAuto = new Set(Array.isArray(olds.__auto) ? (olds.__auto as string[]) : []);
+  const oldGen = typeof olds.__generation === "number" ? olds.__generation : undefined;
+  const replaced = oldGen !== undefined && spec.replaceOnChanges.some((path) => {
+    const top = path.split(".")[0] ?? path;
+    if (oldAuto.has(top) && out[top] === undefined) return false; // still auto-named: no user change
+    return !sameValue(getPath(olds, path), getPath(out, path));
+  });
+  const generation = oldGen === undefined ? 0 : replaced ? oldGen + 1 : oldGen;
+  const auto = spec.autoName?.(resourceKey, generation) ?? {};
+  const filled = Object.keys(auto).filter((k) => out[k] === undefined);
+  for (const k of filled) out[k] = auto[k];
+  return { ...out, __resource: resourceKey, __generation: generation, ...(filled.length ? { __auto: filled } : {}) };
+}
+

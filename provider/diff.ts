@@ -1,0 +1,36 @@
+/**
+ * Generic `diff`: compares the stored outputs (which echo the inputs they were made from) with the
+ * new checked inputs. A changed replace-input is a replacement; any other change is an in-place
+ * update; local-only inputs (client-side deadlines) and the provider's own inputs are never a change,
+ * so a second `pulumi up` with the same program reaches the service with nothing.
+ */
+import { containsUnknown, getPath, INTERNAL_INPUTS, sameValue, type ResourceSpec } from "./spec";
+
+export interface DiffOutcome {
+  changes: boolean;
+  replaces: string[];
+  deleteBeforeReplace: boolean;
+}
+
+type Obj = Record<string, unknown>;
+
+/** The input fields that differ, by top-level name; an unknown new value (preview) counts as changed. */
+export function changedFields(spec: ResourceSpec, olds: Obj, news: Obj): string[] {
+  const skip = new Set<string>([...INTERNAL_INPUTS, ...spec.localOnly]);
+  const computed = new Set(spec.computed ?? []);
+  return Object.keys(spec.inputs.shape).filter((key) => {
+    if (skip.has(key) || (computed.has(key) && news[key] === undefined)) return false;
+    return containsUnknown(news[key]) || !sameValue(olds[key], news[key]);
+  });
+}
+
+export function diffInputs(spec: ResourceSpec, olds: Obj, news: Obj): DiffOutcome {
+  const changed = new Set(changedFields(spec, olds, news));
+  const replaces = spec.replaceOnChanges.filter((path) => {
+    const top = path.split(".")[0] ?? path;
+    if (!changed.has(top)) return false;
+    const value = getPath(news, path);
+    return containsUnknown(value) || !sameValue(getPath(olds, path), value);
+  });
+  return { changes: changed.size > 0, replaces, deleteBeforeReplace: false };
+}

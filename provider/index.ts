@@ -1,0 +1,7 @@
+/**
+ * pulumi-sandbox: Pulumi resources for E2B-style sandboxes. The service's credentials come from stack
+ * config (`sandbox:apiKey`, `sandbox:accessToken`, `sandbox:domain`, `sandbox:apiUrl`,
+ * `sandbox:sandboxUrl`) or the env vars E2B_API_KEY, E2B_ACCESS_TOKEN, E2B_DOMAIN, E2B_API_URL,
+ * E2B_SANDBOX_URL.
+ */
+export { Sandbox, Template, Volume, type SandboxArgs, type TemplateArgs, type VolumeArgs } from "./classes";

@@ -1,0 +1,141 @@
+/** Template create/read/update/delete. The map of calls and the replace rule are in ../specs/template.ts. */
+import { isSandboxError } from "../../sdk/errors";
+import type { BuildLogEntry, TemplateBuild, TemplateBuildRequest, TemplateWithBuilds } from "../../sdk/schemas/templates";
+import { changedFields } from "../diff";
+import { REBUILD_INPUTS, templateSpec } from "../specs/template";
+import { credentials, platform } from "../runtime/context";
+import { ignoreNotFound, isNotFound, type Inputs, type Outputs, type ResourceHandlers } from "../runtime/handlers";
+import { resourceLogger, type Logger } from "../runtime/log";
+import { autoNamed, createOnce } from "../runtime/outcome";
+import { PartialCreateError } from "../runtime/partial";
+
+interface BuildRef {
+  templateID: string;
+  buildID: string;
+  /** Status of that build when it was found; undefined for a build just started. */
+  status?: string | undefined;
+}
+
+const logFor = (inputs: Inputs): Logger => resourceLogger("Template", String(inputs.__resource ?? ""), credentials);
+
+function buildBody(inputs: Inputs): TemplateBuildRequest {
+  const body: Record<string, unknown> = { dockerfile: inputs.dockerfile };
+  for (const k of ["alias", "teamID", "startCmd", "readyCmd", "cpuCount", "memoryMB"]) if (inputs[k] !== undefined) body[k] = inputs[k];
+  return body as TemplateBuildRequest;
+}
+
+const latest = (t: TemplateWithBuilds): TemplateBuild | undefined =>
+  [...t.builds].sort((a, b) => a.createdAt.localeCompare(b.createdAt)).at(-1);
+
+/** A template with this alias, and its latest build: what an interrupted run (or a lost answer) made. */
+async function findByAlias(alias: string): Promise<BuildRef | undefined> {
+  const listed = (await platform().templates.list()).find((t) => t.aliases.includes(alias));
+  if (!listed) return undefined;
+  const build = latest(await platform().templates.get(listed.templateID));
+  return build && { templateID: listed.templateID, buildID: build.buildID, status: build.status };
+}
+
+function describeEntry(e: BuildLogEntry): string {
+  return `${e.step ? `step ${e.step}: ` : ""}${e.level === "info" ? "" : `${e.level}: `}${e.message}`;
+}
+
+/**
+ * Waits for a build to be ready, showing its log lines as they come. A failed or timed-out build
+ * throws a PartialCreateError carrying the template, so the engine records it and the next `up`
+ * finishes the job (rebuilds a failed build, waits again for one still running).
+ */
+async function awaitBuild(ref: BuildRef, inputs: Inputs, provider: unknown): Promise<void> {
+  const log = logFor(inputs);
+  log(`waiting for build ${ref.buildID} of template ${ref.templateID}`);
+  try {
+    await platform().templates.waitForBuild(ref.templateID, ref.buildID, {
+      timeoutMs: Number(inputs.buildTimeoutSeconds) * 1000,
+      onLog: (e) => log(describeEntry(e)),
+    });
+    log(`build ${ref.buildID} is ready`);
+  } catch (err) {
+    if (!isSandboxError(err) || (err.code !== "build_failed" && err.code !== "timeout")) throw err;
+    const outs = await describe(ref.templateID, inputs, err.code === "build_failed" ? err.message : undefined);
+    throw new PartialCreateError(err.message, ref.templateID, outs, provider);
+  }
+}
+
+/** Outputs: the inputs as given, then what the service reports. */
+async function describe(templateID: string, inputs: Inputs, lastBuildError?: string): Promise<Outputs> {
+  const t = await platform().templates.get(templateID);
+  const newest = latest(t);
+  const ready = [...t.builds].filter((b) => b.status === "ready").sort((a, b) => a.createdAt.localeCompare(b.createdAt)).at(-1);
+  return {
+    ...inputs,
+    templateID,
+    buildID: ready?.buildID ?? "",
+    latestBuildID: newest?.buildID ?? "",
+    buildStatus: newest?.status ?? "waiting",
+    public: t.public,
+    aliases: t.aliases,
+    names: t.names,
+    envdVersion: ready?.envdVersion ?? "",
+    cpuCount: ready?.cpuCount ?? inputs.cpuCount,
+    memoryMB: ready?.memoryMB ?? inputs.memoryMB,
+    diskSizeMB: ready?.diskSizeMB ?? 0,
+    createdAt: t.createdAt,
+    updatedAt: t.updatedAt,
+    buildCount: t.builds.length,
+    spawnCount: t.spawnCount,
+    ...(lastBuildError ? { lastBuildError } : {}),
+  };
+}
+
+/** Builds that are running are waited for, failed ones are rebuilt, ready ones are kept. */
+async function settle(ref: BuildRef, inputs: Inputs, provider: unknown): Promise<void> {
+  if (ref.status === "ready") return;
+  const build = ref.status === "error" ? await platform().templates.rebuild(ref.templateID, buildBody(inputs)) : ref;
+  await awaitBuild({ templateID: ref.templateID, buildID: build.buildID }, inputs, provider);
+}
+
+export const templateHandlers: ResourceHandlers = {
+  async create(inputs) {
+    const alias = String(inputs.alias);
+    const adopted = autoNamed(inputs, "alias") ? await findByAlias(alias) : undefined;
+    if (adopted) logFor(inputs)(`adopting template ${adopted.templateID} (alias ${alias}) made by an interrupted run`);
+    const ref: BuildRef = adopted ?? (await createOnce<BuildRef>(() => platform().templates.create(buildBody(inputs)), () => findByAlias(alias)));
+    await settle(ref, inputs, inputs.__provider);
+    if (inputs.public === true) await platform().templates.setPublic(ref.templateID, true);
+    return { id: ref.templateID, outs: await describe(ref.templateID, inputs) };
+  },
+
+  async read(id, olds) {
+    try {
+      const fresh = await describe(id, olds);
+      return { id, props: { ...fresh, ...(olds.lastBuildError ? { lastBuildError: olds.lastBuildError } : {}) } };
+    } catch (err) {
+      if (isNotFound(err)) return {};
+      throw err;
+    }
+  },
+
+  async update(id, olds, news) {
+    const changed = new Set(changedFields(templateSpec, olds, news));
+    const rebuild = REBUILD_INPUTS.some((k) => changed.has(k)) || olds.buildStatus === "error";
+    if (rebuild) {
+      logFor(news)(`rebuilding template ${id} (${[...changed].filter((k) => k !== "public").join(", ") || "the last build failed"})`);
+      const build = await platform().templates.rebuild(id, buildBody(news));
+      await awaitBuild({ templateID: id, buildID: build.buildID }, news, news.__provider);
+    } else if (olds.buildStatus !== "ready" && typeof olds.latestBuildID === "string" && olds.latestBuildID) {
+      await awaitBuild({ templateID: id, buildID: olds.latestBuildID }, news, news.__provider);
+    }
+    if (olds.public !== news.public) await platform().templates.setPublic(id, news.public === true);
+    return { outs: await describe(id, news) };
+  },
+
+  async delete(id) {
+    try {
+      await ignoreNotFound(() => platform().templates.delete(id));
+    } catch (err) {
+      if (isSandboxError(err) && /sandboxes using it/.test(err.message)) {
+        throw new Error(`${err.service?.message ?? err.message}. Delete those sandboxes (or let them expire), then run \`pulumi destroy\` again.`);
+      }
+      throw err;
+    }
+  },
+};

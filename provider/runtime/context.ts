@@ -1,0 +1,50 @@
+/**
+ * What every provider method needs: the service's credentials and endpoints, and a client.
+ * Config comes from `configure` (stack config `sandbox:*`), else the env vars the sdk reads. It lives
+ * only in the provider host process: nothing here is captured in the serialized provider.
+ */
+import { PlatformClient } from "../../sdk/client";
+import type { ClientOptions } from "../../sdk/config";
+
+/** Stack config keys (namespace `sandbox`), and the sdk option each one sets. */
+export const CONFIG_KEYS = {
+  apiKey: "sandbox:apiKey",
+  accessToken: "sandbox:accessToken",
+  domain: "sandbox:domain",
+  apiUrl: "sandbox:apiUrl",
+  sandboxUrl: "sandbox:sandboxUrl",
+} as const satisfies Partial<Record<keyof ClientOptions, string>>;
+
+export interface ConfigSource {
+  get(key: string): string | undefined;
+}
+
+let configured: ClientOptions = {};
+let client: { key: string; client: PlatformClient } | undefined;
+
+/** Called by the dynamic-provider host once, before the first method, with the whole stack config. */
+export function configure(config: ConfigSource): void {
+  const options: ClientOptions = {};
+  for (const [option, key] of Object.entries(CONFIG_KEYS) as [keyof typeof CONFIG_KEYS, string][]) {
+    const value = config.get(key);
+    if (value !== undefined && value !== "") options[option] = value;
+  }
+  configured = options;
+}
+
+export function clientOptions(): ClientOptions {
+  return { ...configured };
+}
+
+/** One client (one keep-alive pool) per set of options, for the life of the host process. */
+export function platform(): PlatformClient {
+  const key = JSON.stringify(configured);
+  if (!client || client.key !== key) client = { key, client: new PlatformClient(configured) };
+  return client.client;
+}
+
+/** Every credential in use, to redact from anything shown or stored. */
+export function credentials(): string[] {
+  const o = platform().options;
+  return [o.apiKey, o.accessToken].filter((v): v is string => !!v);
+}

@@ -1,0 +1,76 @@
+/**
+ * The provider's code as the dynamic-provider host runs it, loaded by package name
+ * (`pulumi-sandbox/runtime`) from the serialized handle (../handle.ts). Keeping the real code here,
+ * outside the serialized text, keeps the state small, and lets a newer installed version serve
+ * resources recorded by an older one.
+ */
+import { resolveOptions } from "../../sdk/config";
+import { checkInputs, type CheckOutcome } from "../check";
+import { diffInputs, type DiffOutcome } from "../diff";
+import type { ResourceKind, ResourceSpec } from "../spec";
+import { sandboxSpec } from "../specs/sandbox";
+import { templateSpec } from "../specs/template";
+import { volumeSpec } from "../specs/volume";
+import { sandboxHandlers } from "../resources/sandbox";
+import { templateHandlers } from "../resources/template";
+import { volumeHandlers } from "../resources/volume";
+import { clientOptions, configure as configureContext, type ConfigSource } from "./context";
+import type { Inputs, Outputs, ResourceHandlers } from "./handlers";
+
+const SPECS: Record<ResourceKind, ResourceSpec> = { Template: templateSpec, Volume: volumeSpec, Sandbox: sandboxSpec };
+const HANDLERS: Record<ResourceKind, ResourceHandlers> = { Template: templateHandlers, Volume: volumeHandlers, Sandbox: sandboxHandlers };
+
+export function configure(req: { config: ConfigSource }): void {
+  configureContext(req.config);
+}
+
+/** Validation before any API call; a missing credential is reported here too, at preview. */
+export async function check(kind: ResourceKind, olds: Inputs, news: Inputs): Promise<CheckOutcome> {
+  const outcome = checkInputs(SPECS[kind], olds ?? {}, news ?? {});
+  if (outcome.failures) return outcome;
+  const missing = missingCredentials(kind);
+  return missing.length ? { failures: missing } : outcome;
+}
+
+function missingCredentials(kind: ResourceKind): { property: string; reason: string }[] {
+  const o = resolveOptions(clientOptions());
+  const failures = [];
+  if (!o.apiKey) {
+    failures.push({ property: "sandbox:apiKey", reason: `${kind} needs an API key: run \`pulumi config set --secret sandbox:apiKey <key>\` or set E2B_API_KEY.` });
+  }
+  if (kind === "Template" && !o.accessToken) {
+    failures.push({
+      property: "sandbox:accessToken",
+      reason: "Template needs an access token (the build endpoints take only a Bearer token): run `pulumi config set --secret sandbox:accessToken <token>` or set E2B_ACCESS_TOKEN.",
+    });
+  }
+  return failures;
+}
+
+export async function diff(kind: ResourceKind, _id: string, olds: Outputs, news: Inputs): Promise<DiffOutcome> {
+  return diffInputs(SPECS[kind], olds, news);
+}
+
+/**
+ * What goes back to the host is plain JSON: the host packs results with `Struct.fromJavaScript`, which
+ * throws on `undefined` (and then never answers the engine). Absent is what `undefined` meant.
+ */
+function plain<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
+export async function create(kind: ResourceKind, inputs: Inputs) {
+  return plain(await HANDLERS[kind].create(inputs));
+}
+
+export async function read(kind: ResourceKind, id: string, props: Outputs) {
+  return plain(await HANDLERS[kind].read(id, props ?? {}));
+}
+
+export async function update(kind: ResourceKind, id: string, olds: Outputs, news: Inputs) {
+  return plain(await HANDLERS[kind].update(id, olds, news));
+}
+
+export function remove(kind: ResourceKind, id: string, props: Outputs) {
+  return HANDLERS[kind].delete(id, props ?? {});
+}

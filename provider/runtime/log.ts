@@ -1,0 +1,35 @@
+/**
+ * Progress lines. The engine passes a provider's stderr through to `pulumi up` as it comes, so long
+ * work (builds, provisioning) is visible while it runs. Every line names its resource, and every line
+ * is redacted of the values given, so no secret reaches the log.
+ */
+import { redact } from "../../sdk/errors";
+
+export interface Logger {
+  (line: string): void;
+}
+
+export function resourceLogger(kind: string, resourceKey: string, secrets: () => Iterable<string | undefined>): Logger {
+  const name = resourceKey.split("/").pop() || kind;
+  return (line) => {
+    for (const part of line.replace(/\r/g, "").split("\n")) {
+      if (part.trim() !== "") process.stderr.write(`[${kind} ${name}] ${redact(part, secrets())}\n`);
+    }
+  };
+}
+
+/** Turns a stream of text chunks into whole lines for a logger; `flush` emits a last partial line. */
+export function lineWriter(log: Logger): { write(text: string): void; flush(): void } {
+  let pending = "";
+  return {
+    write(text) {
+      const lines = (pending + text).split("\n");
+      pending = lines.pop() ?? "";
+      for (const line of lines) log(line);
+    },
+    flush() {
+      if (pending) log(pending);
+      pending = "";
+    },
+  };
+}

@@ -1,0 +1,42 @@
+/**
+ * Creates whose outcome is unknown. The sdk never repeats a create after a connection broke once the
+ * request was sent (the server may have made the resource). The provider then finds out by looking
+ * the resource up by its marker or name, and only creates again when the look-up finds nothing.
+ */
+import { isSandboxError } from "../../sdk/errors";
+
+/** True when the service may have made the resource: no definite 4xx answer came back. */
+export function outcomeUnknown(err: unknown): boolean {
+  if (!isSandboxError(err)) return false;
+  if (err.status !== undefined && err.status >= 400 && err.status < 500) return false;
+  return err.code === "unavailable" || err.code === "timeout" || err.code === "internal" || err.code === "unknown";
+}
+
+/**
+ * create, else (outcome unknown) find, else create again; at most `attempts` creates. A create the
+ * service provably refused (4xx) is thrown at once.
+ */
+export async function createOnce<T>(create: () => Promise<T>, find: () => Promise<T | undefined>, attempts = 3): Promise<T> {
+  let last: unknown;
+  for (let i = 0; i < attempts; i++) {
+    try {
+      return await create();
+    } catch (err) {
+      if (!outcomeUnknown(err)) throw err;
+      last = err;
+      const found = await find();
+      if (found !== undefined) return found;
+    }
+  }
+  throw last;
+}
+
+/** The service's answer to a create whose name is taken (400 for volumes, 400/409 for aliases). */
+export function isAlreadyExists(err: unknown): boolean {
+  return isSandboxError(err) && (err.code === "conflict" || (err.code === "invalid_argument" && /already (exists|taken|in use)/i.test(err.message)));
+}
+
+/** Whether `check` filled this input with an auto-name (see ../specs/naming.ts). */
+export function autoNamed(inputs: Record<string, unknown>, field: string): boolean {
+  return Array.isArray(inputs.__auto) && inputs.__auto.includes(field);
+}

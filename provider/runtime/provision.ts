@@ -1,0 +1,75 @@
+/**
+ * Runs a Sandbox's `provision` commands, in order, through the in-sandbox process service, streaming
+ * their output to the log as it comes. The first non-zero exit or timeout stops the sequence. What is
+ * kept for state is bounded (the last lines of each stream) and redacted of every secret in play.
+ */
+import { redact } from "../../sdk/errors";
+import { ProcessClient } from "../../sdk/process";
+import type { ProvisionInput } from "../specs/provision";
+import { clientOptions } from "./context";
+import { lineWriter, type Logger } from "./log";
+
+/** Bytes of each output stream kept in state per command: enough to diagnose, small for state. */
+export const STATE_TAIL_BYTES = 4096;
+
+export interface ProvisionResult {
+  command: string;
+  exitCode: number;
+  durationMs: number;
+  stdoutTail: string;
+  stderrTail: string;
+}
+
+export interface ProvisionOutcome {
+  ok: boolean;
+  results: ProvisionResult[];
+  /** Why it stopped: the command, its exit code or timeout, and the last lines of its output. */
+  failure?: string;
+}
+
+export interface SandboxTarget {
+  sandboxID: string;
+  envdAccessToken?: string | null | undefined;
+}
+
+export async function runProvision(target: SandboxTarget, provision: ProvisionInput, log: Logger, secrets: string[]): Promise<ProvisionOutcome> {
+  const client = new ProcessClient({ ...target, options: clientOptions() });
+  const results: ProvisionResult[] = [];
+  const total = provision.commands.length;
+  for (const [i, cmd] of provision.commands.entries()) {
+    const all = [...secrets, ...Object.values(cmd.envs ?? {})];
+    const scrub = (text: string) => redact(text, all);
+    const label = `provision ${i + 1}/${total}`;
+    log(`${label}: $ ${scrub(cmd.command)}`);
+    const out = lineWriter((line) => log(`${label} | ${scrub(line)}`));
+    const started = Date.now();
+    let result: ProvisionResult;
+    try {
+      const r = await client.run(cmd.command, {
+        envs: cmd.envs, cwd: cmd.cwd, user: cmd.user, timeoutMs: cmd.timeoutSeconds * 1000,
+        tailBytes: STATE_TAIL_BYTES, onStdout: out.write, onStderr: out.write,
+      });
+      result = { command: scrub(cmd.command), exitCode: r.exitCode, durationMs: r.durationMs, stdoutTail: scrub(r.stdoutTail), stderrTail: scrub(r.stderrTail) };
+    } catch (err) {
+      out.flush();
+      const e = err as { code?: string; message?: string; stdoutTail?: string; stderrTail?: string };
+      results.push({ command: scrub(cmd.command), exitCode: -1, durationMs: Date.now() - started, stdoutTail: scrub(e.stdoutTail ?? ""), stderrTail: scrub(e.stderrTail ?? "") });
+      const why = e.code === "timeout" ? `timed out after ${cmd.timeoutSeconds} s (provision.commands[${i}].timeoutSeconds)` : `failed: ${scrub(e.message ?? String(err))}`;
+      return { ok: false, results, failure: failureText(i, scrub(cmd.command), why, results.at(-1)) };
+    }
+    out.flush();
+    results.push(result);
+    log(`${label}: exit code ${result.exitCode} in ${(result.durationMs / 1000).toFixed(1)} s`);
+    if (result.exitCode !== 0) {
+      const why = result.exitCode === -1 ? "was killed by a signal" : `exited with code ${result.exitCode}`;
+      return { ok: false, results, failure: failureText(i, result.command, why, result) };
+    }
+  }
+  return { ok: true, results };
+}
+
+function failureText(index: number, command: string, why: string, result: ProvisionResult | undefined): string {
+  const lastLines = (text: string) => text.trimEnd().split("\n").slice(-10).join("\n");
+  const output = result ? [lastLines(result.stdoutTail), lastLines(result.stderrTail)].filter(Boolean).join("\n") : "";
+  return `provisioning command ${index + 1} \`${command}\` ${why}${output ? `; last output:\n${output}` : "."}`;
+}

@@ -1,0 +1,88 @@
+#!/usr/bin/env node
+// `npm start`: the main job. Starts the embedded emulator, deploys examples/quickstart on it with the
+// real Pulumi CLI (preview, then up), prints the outputs and the provisioning result, then keeps the
+// emulator running so the stack can be inspected, re-run and destroyed from another terminal
+// (`npm run local -- <pulumi args>`). Ctrl-C destroys the stack and stops. With `--once`, or when
+// not attached to a terminal (CI), it destroys the stack and exits after printing.
+// No account, no internet: credentials are the emulator's, kept in the stack's encrypted config.
+import { mkdirSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { ensurePulumi } from "./ensure-pulumi.mjs";
+import { LOCAL_STACK, localPaths } from "./local.mjs";
+import { initStack, pulumiEnv, runPulumi } from "./pulumi-run.mjs";
+
+const require = createRequire(import.meta.url);
+const { stateDir, example } = localPaths;
+const once = process.argv.includes("--once") || !process.stdout.isTTY;
+const say = (text) => process.stdout.write(`\n\x1b[1m${text}\x1b[0m\n`);
+
+async function pulumi(env, args, { show = true } = {}) {
+  const res = await runPulumi(args, { cwd: example, env, onOutput: show ? (t) => process.stdout.write(t) : undefined });
+  if (res.code !== 0) {
+    if (!show) process.stdout.write(res.output);
+    throw new Error(`pulumi ${args.join(" ")} failed (exit ${res.code})`);
+  }
+  return res;
+}
+
+async function main() {
+  say("1/4 Pulumi CLI");
+  const binDir = await ensurePulumi();
+  console.log(`using ${binDir}/pulumi`);
+
+  say("2/4 Starting the embedded emulator");
+  const { createEmulator } = require("../dist/emulator/index.js");
+  const emu = await createEmulator({ buildDelayMs: 2000, port: Number(process.env.EMULATOR_PORT ?? 0) });
+  console.log(`emulator at ${emu.apiUrl} (a new, empty service: the local stack starts fresh)`);
+  rmSync(stateDir, { recursive: true, force: true });
+  mkdirSync(stateDir, { recursive: true });
+  const env = pulumiEnv({ binDir, stateDir });
+  await initStack({ cwd: example, env, stack: LOCAL_STACK, service: emu });
+
+  let stop = async () => {
+    await emu.close();
+  };
+  try {
+    say("3/4 pulumi preview");
+    await pulumi(env, ["preview"]);
+    say("4/4 pulumi up");
+    await pulumi(env, ["up", "--yes", "--skip-preview"]);
+    printOutputs(JSON.parse((await pulumi(env, ["stack", "output", "--json"], { show: false })).stdout));
+    stop = async () => {
+      say("Destroying the stack and stopping the emulator");
+      await pulumi(env, ["destroy", "--yes", "--skip-preview"], { show: false }).catch((e) => console.error(e.message));
+      await emu.close();
+    };
+    if (once) return;
+    printHelp(emu.apiUrl);
+    await new Promise((resolve) => process.once("SIGINT", resolve));
+  } finally {
+    await stop();
+  }
+}
+
+function printOutputs(out) {
+  say("Deployed");
+  for (const [k, v] of Object.entries(out)) if (k !== "provisionResults") console.log(`  ${k.padEnd(16)} ${JSON.stringify(v)}`);
+  console.log("\nProvisioning (exit code, duration, last output):");
+  for (const r of out.provisionResults ?? []) {
+    console.log(`  $ ${r.command}\n    exit ${r.exitCode} in ${r.durationMs} ms${r.stdoutTail ? `\n    ${r.stdoutTail.trimEnd().split("\n").join("\n    ")}` : ""}`);
+  }
+}
+
+function printHelp(apiUrl) {
+  say(`The quickstart runs on the emulator at ${apiUrl} for as long as this command runs.`);
+  console.log(`In another terminal, from ${process.cwd()}:
+  npm run local -- stack output              inspect the outputs
+  npm run local -- stack export              the state (secrets stay encrypted)
+  npm run local -- up                        run it again: a second up changes nothing
+  npm run local -- config set public true    then \`npm run local -- up\`: the template turns public in place
+  npm run local -- destroy                   remove everything
+Press Ctrl-C here to destroy the stack and stop the emulator.`);
+}
+
+main().catch((err) => {
+  console.error(`\nnpm start failed: ${err.message}`);
+  process.exit(1);
+});

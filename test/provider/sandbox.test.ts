@@ -1,0 +1,207 @@
+/**
+ * Sandbox: the provider's methods called directly against the emulator, whose sandboxes run their
+ * provisioning commands as real processes. Sandboxes here are made from the built-in `base` template.
+ */
+import { describe, expect, test } from "vitest";
+import { UNKNOWN } from "../../provider/spec";
+import {
+  callsSince, checked, checkReasons, emulatorForFile, expectPlainJSON, lastSeq, loseAnswerTo, PROVIDER_TEXT, rejection, rest, runtime,
+} from "./harness";
+
+const emu = emulatorForFile();
+
+const running = () => emu().state.sandboxes().map((s) => s.sandboxID);
+const provision = (...commands: Record<string, unknown>[]) => ({ commands });
+
+describe("check", () => {
+  test("defaults of provisioning: 300 s per command, keep the sandbox on failure", async () => {
+    const inputs = await checked("Sandbox", { templateID: "base", provision: provision({ command: "true" }), __resource: "proj/dev/box" });
+    expect(inputs).toMatchObject({
+      templateID: "base", provision: { commands: [{ command: "true", timeoutSeconds: 300 }], onFailure: "keep" }, __generation: 0,
+    });
+  });
+
+  test("each failure names the field path and the rule; cross-field rules too", async () => {
+    expect(await checkReasons("Sandbox", {
+      templateID: "base", timeout: 0, provision: { commands: [{ command: "", timeoutSeconds: 1.5 }], onFailure: "retry" },
+    })).toEqual([
+      "timeout => timeout: must be greater than 0 (the service refuses 0)",
+      "provision.commands[0].command => provision.commands[0].command: must not be empty",
+      "provision.commands[0].timeoutSeconds => provision.commands[0].timeoutSeconds: must be a whole number of seconds",
+      "provision.onFailure => provision.onFailure: must be \"keep\" or \"delete\"",
+    ]);
+    expect(await checkReasons("Sandbox", { templateID: "base", network: { allowPublicTraffic: false } })).toEqual([
+      "network.allowPublicTraffic => network.allowPublicTraffic: false requires secure: true (the service refuses it otherwise)",
+    ]);
+  });
+
+  test("values not known until apply (preview) pass; the known ones are still checked", async () => {
+    const inputs = await checked("Sandbox", { templateID: UNKNOWN, metadata: { owner: UNKNOWN } });
+    expect(inputs).toMatchObject({ templateID: UNKNOWN, metadata: { owner: UNKNOWN } });
+    expect(await checkReasons("Sandbox", { templateID: UNKNOWN, timeout: -1 })).toEqual([
+      "timeout => timeout: must be greater than 0 (the service refuses 0)",
+    ]);
+  });
+});
+
+describe("lifecycle", () => {
+  let inputs: Record<string, unknown>;
+  let id: string;
+  let outs: Record<string, unknown>;
+
+  test("create makes a marked sandbox and runs its provisioning inside it", async () => {
+    inputs = await checked("Sandbox", {
+      templateID: "base", timeout: 120, metadata: { purpose: "test" },
+      provision: provision({ command: "echo hello from $HOSTNAME_IS_UNSET provisioning" }, { command: "echo second; echo warn >&2" }),
+      __resource: "proj/dev/box",
+    });
+    ({ id, outs } = await runtime.create("Sandbox", inputs));
+    expect(running()).toEqual([id]);
+    expect(emu().state.sandboxes()[0]!.metadata).toEqual({ purpose: "test", "pulumi-sandbox.resource": "proj/dev/box#0" });
+    expect(outs).toMatchObject({ sandboxID: id, state: "running", provisioned: true, metadata: { purpose: "test" }, __provider: PROVIDER_TEXT });
+    expect(outs.provisionResults).toMatchObject([
+      { command: "echo hello from $HOSTNAME_IS_UNSET provisioning", exitCode: 0, stdoutTail: "hello from provisioning\n", stderrTail: "" },
+      { command: "echo second; echo warn >&2", exitCode: 0, stdoutTail: "second\n", stderrTail: "warn\n" },
+    ]);
+    expectPlainJSON(outs);
+  });
+
+  test("diff: same inputs are no change; timeout and provision update in place; triggers and templateID replace", async () => {
+    const diff = (news: Record<string, unknown>) => runtime.diff("Sandbox", id, outs, news);
+    expect(await diff(inputs)).toEqual({ changes: false, replaces: [], deleteBeforeReplace: false });
+    expect(await diff({ ...inputs, timeout: 300 })).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
+    const commands = provision({ command: "echo third", timeoutSeconds: 300 });
+    expect(await diff({ ...inputs, provision: { ...commands, onFailure: "keep" } })).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
+    expect(await diff({ ...inputs, provision: { ...(inputs.provision as object), triggers: ["v2"] } })).toMatchObject({ changes: true, replaces: ["provision.triggers"] });
+    expect(await diff({ ...inputs, templateID: "other" })).toMatchObject({ changes: true, replaces: ["templateID"] });
+    // At preview a value not yet known may differ: it counts as a change, and as a replacement where it forces one.
+    expect(await diff({ ...inputs, templateID: UNKNOWN })).toMatchObject({ changes: true, replaces: ["templateID"] });
+  });
+
+  test("read finds it and reports no drift", async () => {
+    const res = await runtime.read("Sandbox", id, outs);
+    expect(res.id).toBe(id);
+    expect(res.props).toMatchObject({ sandboxID: id, templateID: "base", metadata: { purpose: "test" }, provisioned: true });
+    expect(await runtime.diff("Sandbox", id, res.props!, inputs)).toMatchObject({ changes: false });
+    expectPlainJSON(res.props);
+  });
+
+  test("update of timeout is one POST /sandboxes/{id}/timeout, and the new end shows", async () => {
+    const since = lastSeq(emu());
+    const res = await runtime.update("Sandbox", id, outs, { ...inputs, timeout: 600 });
+    expect(callsSince(emu(), since, { writesOnly: true })).toEqual([`POST /sandboxes/${id}/timeout`]);
+    const endsIn = Date.parse(String(res.outs.endAt)) - Date.now();
+    expect(endsIn).toBeGreaterThan(590_000);
+    expect(endsIn).toBeLessThanOrEqual(600_000);
+    expect(res.outs).toMatchObject({ timeout: 600, provisioned: true });
+    expectPlainJSON(res.outs);
+    outs = res.outs;
+    inputs = { ...inputs, timeout: 600 };
+  });
+
+  test("update of provision re-runs it in the same sandbox", async () => {
+    const news = await checked("Sandbox", { ...inputs, provision: provision({ command: "echo re-provisioned" }) }, inputs);
+    const res = await runtime.update("Sandbox", id, outs, news);
+    expect(running()).toEqual([id]);
+    expect(res.outs).toMatchObject({ sandboxID: id, provisioned: true, provisionResults: [{ command: "echo re-provisioned", exitCode: 0, stdoutTail: "re-provisioned\n" }] });
+    outs = res.outs;
+  });
+
+  test("delete kills it; deleting it again succeeds (404 is done); read then reports it gone", async () => {
+    await runtime.remove("Sandbox", id, outs);
+    expect(running()).toEqual([]);
+    const since = lastSeq(emu());
+    await runtime.remove("Sandbox", id, outs);
+    expect(emu().calls(since).map((c) => [c.method, c.status])).toEqual([["DELETE", 404]]);
+    expect(await runtime.read("Sandbox", id, outs)).toEqual({});
+  });
+});
+
+describe("failing provisioning", () => {
+  const failing = { command: "echo step one done; echo cannot reach mirror >&2; exit 7" };
+
+  test("a non-zero exit: partial creation with the command, the exit code and the last output; provisioned false", async () => {
+    const inputs = await checked("Sandbox", { templateID: "base", provision: provision({ command: "echo fine" }, failing), __resource: "proj/dev/fails" });
+    const err = await rejection(runtime.create("Sandbox", inputs));
+    expect(running()).toEqual([err.id]);
+    expect(err.message).toBe(
+      `Sandbox ${err.id}: provisioning command 2 \`${failing.command}\` exited with code 7; last output:\n` +
+        "step one done\ncannot reach mirror\nThe sandbox is kept; the next `pulumi up` runs the provisioning again.",
+    );
+    expect(err.properties).toMatchObject({
+      sandboxID: err.id, provisioned: false, __provider: PROVIDER_TEXT,
+      provisionResults: [{ exitCode: 0, stdoutTail: "fine\n" }, { command: failing.command, exitCode: 7, stdoutTail: "step one done\n", stderrTail: "cannot reach mirror\n" }],
+    });
+    expectPlainJSON(err.properties, "properties");
+
+    // The next `up` updates the recorded sandbox; a fixed command finishes the job in the same sandbox.
+    const fixed = await checked("Sandbox", { templateID: "base", provision: provision({ command: "echo fine" }, { command: "echo fixed" }), __resource: "proj/dev/fails" }, inputs);
+    const res = await runtime.update("Sandbox", err.id!, err.properties!, fixed);
+    expect(res.outs).toMatchObject({ sandboxID: err.id, provisioned: true, provisionResults: [{ exitCode: 0 }, { exitCode: 0, stdoutTail: "fixed\n" }] });
+    await runtime.remove("Sandbox", err.id!, res.outs);
+  });
+
+  test("unchanged inputs after a failed provisioning still re-run it on update", async () => {
+    const inputs = await checked("Sandbox", { templateID: "base", provision: provision(failing), __resource: "proj/dev/fails-again" });
+    const err = await rejection(runtime.create("Sandbox", inputs));
+    expect(await runtime.diff("Sandbox", err.id!, err.properties!, inputs)).toMatchObject({ changes: false });
+    const again = await rejection(runtime.update("Sandbox", err.id!, err.properties!, inputs));
+    expect(again.message).toBe(
+      `Sandbox ${err.id}: provisioning command 1 \`${failing.command}\` exited with code 7; last output:\n` +
+        "step one done\ncannot reach mirror\nThe next `pulumi up` runs the provisioning again.",
+    );
+    expect(again).toMatchObject({ id: err.id, properties: { provisioned: false, __provider: PROVIDER_TEXT } });
+    await runtime.remove("Sandbox", err.id!, err.properties!);
+  });
+
+  test("with onFailure \"delete\" the sandbox is killed and the error says so", async () => {
+    const inputs = await checked("Sandbox", { templateID: "base", provision: { ...provision(failing), onFailure: "delete" }, __resource: "proj/dev/doomed" });
+    const before = lastSeq(emu());
+    const err = await rejection(runtime.create("Sandbox", inputs));
+    const [made] = emu().calls(before).filter((c) => c.method === "DELETE");
+    const id = made!.path.split("/").pop();
+    expect(err.message).toBe(
+      `Sandbox ${id}: provisioning command 1 \`${failing.command}\` exited with code 7; last output:\n` +
+        "step one done\ncannot reach mirror\nThe sandbox was deleted (provision.onFailure: \"delete\").",
+    );
+    expect(err.id).toBeUndefined(); // nothing for the engine to record
+    expect(running()).toEqual([]);
+  });
+
+  test("a command past its deadline is killed and reported as a timeout", async () => {
+    const inputs = await checked("Sandbox", { templateID: "base", provision: provision({ command: "sleep 30", timeoutSeconds: 1 }), __resource: "proj/dev/slow" });
+    const started = Date.now();
+    const err = await rejection(runtime.create("Sandbox", inputs));
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(err.message).toBe(
+      `Sandbox ${err.id}: provisioning command 1 \`sleep 30\` timed out after 1 s (provision.commands[0].timeoutSeconds).\n` +
+        "The sandbox is kept; the next `pulumi up` runs the provisioning again.",
+    );
+    expect(err.properties).toMatchObject({ provisioned: false, provisionResults: [{ command: "sleep 30", exitCode: -1 }] });
+    await runtime.remove("Sandbox", err.id!, err.properties!);
+  });
+});
+
+describe("creates whose outcome is unknown make one sandbox", () => {
+  test("a lost answer to POST /sandboxes: the provider finds the sandbox by its marker", async () => {
+    const inputs = await checked("Sandbox", { templateID: "base", __resource: "proj/dev/lost-answer" });
+    const since = lastSeq(emu());
+    const release = loseAnswerTo(emu(), "POST /sandboxes", "GET /v2/sandboxes");
+    const { id, outs } = await runtime.create("Sandbox", inputs).finally(release);
+    expect(running()).toEqual([id]);
+    expect(emu().calls(since).filter((c) => c.method === "POST")).toMatchObject([{ path: "/sandboxes", fault: "dropAfter" }]);
+    expect(outs).toMatchObject({ sandboxID: id, provisioned: true });
+    await runtime.remove("Sandbox", id, outs);
+  });
+
+  test("a sandbox an interrupted run made (same marker) is adopted", async () => {
+    const inputs = await checked("Sandbox", { templateID: "base", __resource: "proj/dev/interrupted" });
+    const made = await rest(emu(), "POST", "/sandboxes", { templateID: "base", metadata: { "pulumi-sandbox.resource": "proj/dev/interrupted#0" } });
+    const { sandboxID } = (await made.json()) as { sandboxID: string };
+    const since = lastSeq(emu());
+    const { id, outs } = await runtime.create("Sandbox", inputs);
+    expect(id).toBe(sandboxID);
+    expect(callsSince(emu(), since, { writesOnly: true })).toEqual([]);
+    await runtime.remove("Sandbox", id, outs);
+  });
+});

@@ -1,0 +1,67 @@
+import { describe, expect, test } from "vitest";
+import { checkInputs } from "../../provider/check";
+import { UNKNOWN } from "../../provider/spec";
+import { sandboxSpec } from "../../provider/specs/sandbox";
+import { templateSpec } from "../../provider/specs/template";
+import { volumeSpec } from "../../provider/specs/volume";
+
+const key = "proj/dev/my-box";
+const reasons = (o: ReturnType<typeof checkInputs>) => (o.failures ?? []).map((f) => f.reason);
+
+describe("check", () => {
+  test("applies defaults and the provider's own inputs", () => {
+    const out = checkInputs(templateSpec, {}, { dockerfile: "FROM ubuntu:22.04\n", __resource: key });
+    expect(out.failures).toBeUndefined();
+    expect(out.inputs).toMatchObject({ public: false, buildTimeoutSeconds: 1200, __resource: key, __generation: 0, __auto: ["alias"] });
+    expect(out.inputs?.alias).toMatch(/^my-box-[0-9a-f]{8}$/);
+  });
+
+  test("an auto-name is stable across runs and changes with a replacement", () => {
+    const first = checkInputs(volumeSpec, {}, { __resource: key }).inputs!;
+    const again = checkInputs(volumeSpec, {}, { __resource: key }).inputs!;
+    expect(again.name).toBe(first.name);
+    const kept = checkInputs(volumeSpec, first, { __resource: key }).inputs!;
+    expect(kept).toMatchObject({ name: first.name, __generation: 0 });
+    const renamed = checkInputs(volumeSpec, first, { name: "data", __resource: key }).inputs!;
+    expect(renamed).toMatchObject({ name: "data", __generation: 1 });
+  });
+
+  test("each failure names the field path and the rule", () => {
+    const out = checkInputs(sandboxSpec, {}, {
+      templateID: "base",
+      timeout: 0,
+      volumeMounts: [{ name: "v", path: "/data" }, { name: "bad name", path: "data" }],
+    });
+    expect(reasons(out)).toEqual([
+      "timeout: must be greater than 0 (the service refuses 0)",
+      "volumeMounts[1].name: must be a volume name (pattern ^[a-zA-Z0-9_-]+$)",
+      "volumeMounts[1].path: must be an absolute path (start with /)",
+    ]);
+    expect(out.failures?.map((f) => f.property)).toEqual(["timeout", "volumeMounts[1].name", "volumeMounts[1].path"]);
+  });
+
+  test("a missing required field and an unknown field", () => {
+    const out = checkInputs(sandboxSpec, {}, { templateId: "base" });
+    expect(reasons(out)).toContain("templateID: is required");
+    expect(reasons(out).find((r) => r.startsWith("templateId"))).toMatch(/^templateId: unknown property of Sandbox; valid properties are: templateID, timeout/);
+  });
+
+  test("a cross-field rule runs on known values", () => {
+    const out = checkInputs(sandboxSpec, {}, { templateID: "base", network: { allowPublicTraffic: false } });
+    expect(reasons(out)).toEqual(["network.allowPublicTraffic: false requires secure: true (the service refuses it otherwise)"]);
+  });
+
+  test("unknown values at preview skip only their own field", () => {
+    const out = checkInputs(sandboxSpec, {}, { templateID: UNKNOWN, timeout: 30, metadata: { team: UNKNOWN } });
+    expect(out.failures).toBeUndefined();
+    expect(out.inputs).toMatchObject({ templateID: UNKNOWN, timeout: 30, metadata: { team: UNKNOWN } });
+    const bad = checkInputs(sandboxSpec, {}, { templateID: UNKNOWN, timeout: -5 });
+    expect(reasons(bad)).toEqual(["timeout: must be greater than 0 (the service refuses 0)"]);
+  });
+
+  test("a Dockerfile without FROM is refused before any build", () => {
+    expect(reasons(checkInputs(templateSpec, {}, { dockerfile: "RUN echo hi" }))).toEqual([
+      "dockerfile: must contain a FROM instruction (the base image)",
+    ]);
+  });
+});

@@ -1,0 +1,50 @@
+import { describe, expect, test } from "vitest";
+import { diffInputs } from "../../provider/diff";
+import { UNKNOWN } from "../../provider/spec";
+import { sandboxSpec } from "../../provider/specs/sandbox";
+import { templateSpec } from "../../provider/specs/template";
+
+const tpl = { dockerfile: "FROM ubuntu\n", public: false, buildTimeoutSeconds: 1200, alias: "a-1", __generation: 0 };
+
+describe("diff", () => {
+  test("no change: nothing reaches the service", () => {
+    const outputs = { ...tpl, templateID: "t1", buildID: "b1", cpuCount: 2, memoryMB: 1024, __provider: "old text" };
+    expect(diffInputs(templateSpec, outputs, { ...tpl, __provider: "new text" })).toEqual({ changes: false, replaces: [], deleteBeforeReplace: false });
+  });
+
+  test("public alone is an in-place update", () => {
+    expect(diffInputs(templateSpec, tpl, { ...tpl, public: true })).toMatchObject({ changes: true, replaces: [] });
+  });
+
+  test("a local-only input (build deadline) is no change", () => {
+    expect(diffInputs(templateSpec, tpl, { ...tpl, buildTimeoutSeconds: 60 }).changes).toBe(false);
+  });
+
+  test("a service default kept in the output is no change when the program leaves it out", () => {
+    expect(diffInputs(templateSpec, { ...tpl, cpuCount: 2 }, tpl).changes).toBe(false);
+    expect(diffInputs(templateSpec, { ...tpl, cpuCount: 2 }, { ...tpl, cpuCount: 4 }).changes).toBe(true);
+  });
+
+  test("teamID replaces a template", () => {
+    expect(diffInputs(templateSpec, tpl, { ...tpl, teamID: "team-b" }).replaces).toEqual(["teamID"]);
+  });
+
+  test("sandbox: timeout and provision update in place; triggers and templateID replace", () => {
+    const sb = { templateID: "base", timeout: 60, provision: { commands: [{ command: "true", timeoutSeconds: 300 }], onFailure: "keep", triggers: { v: 1 } } };
+    expect(diffInputs(sandboxSpec, sb, { ...sb, timeout: 120 })).toMatchObject({ changes: true, replaces: [] });
+    const rerun = { ...sb, provision: { ...sb.provision, commands: [{ command: "echo 2", timeoutSeconds: 300 }] } };
+    expect(diffInputs(sandboxSpec, sb, rerun)).toMatchObject({ changes: true, replaces: [] });
+    expect(diffInputs(sandboxSpec, sb, { ...sb, provision: { ...sb.provision, triggers: { v: 2 } } }).replaces).toEqual(["provision.triggers"]);
+    expect(diffInputs(sandboxSpec, sb, { ...sb, templateID: "other" }).replaces).toEqual(["templateID"]);
+  });
+
+  test("an unknown value at preview counts as a change, and a replacement where it forces one", () => {
+    const sb = { templateID: "base" };
+    expect(diffInputs(sandboxSpec, sb, { templateID: UNKNOWN })).toMatchObject({ changes: true, replaces: ["templateID"] });
+  });
+
+  test("key order and absent-vs-undefined do not count", () => {
+    const a = { templateID: "base", metadata: { a: "1", b: "2" } };
+    expect(diffInputs(sandboxSpec, a, { metadata: { b: "2", a: "1" }, templateID: "base", envVars: undefined }).changes).toBe(false);
+  });
+});
