@@ -1,0 +1,186 @@
+/**
+ * The Pulumi package schema (schema.json), built from the resource specs: the same zod schemas that
+ * drive `check` and `diff` give the properties, their docs and defaults; the spec's lists give the
+ * secret and replace flags. `npm run gen` writes it (scripts/gen-schema.mjs); never edit it by hand.
+ */
+import { z } from "zod";
+import { DEFAULT_DOMAIN } from "../../sdk/config";
+// Type only: the runtime module loads the HTTP client, which the schema has no use for.
+import type { CONFIG_KEYS } from "../runtime/context";
+import { INTERNAL_INPUTS, type ResourceSpec } from "../spec";
+import { sandboxSpec } from "../specs/sandbox";
+import { templateSpec } from "../specs/template";
+import { volumeSpec } from "../specs/volume";
+import { ObjectTypes, type JsonSchema, type ObjectTypeSpec, type PropertySpec } from "./convert";
+
+export { renderReference, spliceReference, dynamicType } from "./reference";
+
+export const PACKAGE = "sandbox";
+export const SPECS: readonly ResourceSpec[] = [templateSpec, volumeSpec, sandboxSpec];
+
+export interface ResourceSchema {
+  description: string;
+  /** Outputs: every input echoed back, plus the spec's outputs. */
+  properties: Record<string, PropertySpec>;
+  /** Outputs always present. */
+  required: string[];
+  inputProperties: Record<string, PropertySpec>;
+  requiredInputs: string[];
+}
+
+export interface PackageSchema {
+  name: string;
+  displayName: string;
+  description: string;
+  version: string;
+  license?: string;
+  keywords: string[];
+  config: { variables: Record<string, PropertySpec> };
+  types: Record<string, ObjectTypeSpec>;
+  resources: Record<string, ResourceSchema>;
+}
+
+/** What the schema takes from package.json. */
+export interface PackageInfo {
+  version: string;
+  description: string;
+  license?: string;
+}
+
+/**
+ * Docs of each stack config key, by key: the type makes tsc fail when CONFIG_KEYS gains or loses a key.
+ * Each env var is the fallback sdk/config.ts reads (test/unit/schema.test.ts checks that against it).
+ */
+const CONFIG_DOCS: Record<(typeof CONFIG_KEYS)[keyof typeof CONFIG_KEYS], Omit<PropertySpec, "type">> = {
+  "sandbox:apiKey": {
+    description: "API key of the service (`e2b_…`), sent as `X-API-Key`. Every resource needs it.",
+    defaultInfo: { environment: ["E2B_API_KEY"] },
+    secret: true,
+  },
+  "sandbox:accessToken": {
+    description: "Access token (`sk_e2b_…`), sent as `Authorization: Bearer`. Templates need it: the build endpoints take only this token.",
+    defaultInfo: { environment: ["E2B_ACCESS_TOKEN"] },
+    secret: true,
+  },
+  "sandbox:domain": {
+    description: "Domain of the service; the default API and sandbox URLs derive from it.",
+    default: DEFAULT_DOMAIN,
+    defaultInfo: { environment: ["E2B_DOMAIN"] },
+  },
+  "sandbox:apiUrl": {
+    description: "Base URL of the platform API. Default `https://api.{domain}`.",
+    defaultInfo: { environment: ["E2B_API_URL"] },
+  },
+  "sandbox:sandboxUrl": {
+    description:
+      "Base URL of the in-sandbox API. When set, every sandbox is reached at this one URL with routing headers " +
+      "(as the emulator serves them); otherwise at `https://{port}-{sandboxID}.{domain}`.",
+    defaultInfo: { environment: ["E2B_SANDBOX_URL"] },
+  },
+};
+
+export function buildSchema(pkg: PackageInfo): PackageSchema {
+  const types = new ObjectTypes(PACKAGE);
+  const resources: Record<string, ResourceSchema> = {};
+  for (const spec of [...SPECS].sort((a, b) => byName(a.kind, b.kind))) {
+    resources[`${PACKAGE}:index:${spec.kind}`] = resource(spec, types);
+  }
+  return {
+    name: PACKAGE,
+    displayName: "E2B Sandbox",
+    description: pkg.description,
+    version: pkg.version,
+    ...(pkg.license ? { license: pkg.license } : {}),
+    keywords: ["pulumi", "e2b", "sandbox", "category/cloud"],
+    config: { variables: configVariables() },
+    types: Object.fromEntries([...types.types].sort(([a], [b]) => byName(a, b))),
+    resources,
+  };
+}
+
+function configVariables(): Record<string, PropertySpec> {
+  const variables: Record<string, PropertySpec> = {};
+  for (const key of Object.keys(CONFIG_DOCS).sort() as (keyof typeof CONFIG_DOCS)[]) {
+    const [namespace, name] = key.split(":");
+    if (namespace !== PACKAGE || !name) throw new Error(`config key ${key} is not in the package's namespace "${PACKAGE}:"`);
+    const { description, default: fallback, defaultInfo, secret } = CONFIG_DOCS[key];
+    variables[name] = { type: "string", description, ...(fallback !== undefined ? { default: fallback } : {}), defaultInfo, ...(secret ? { secret } : {}) };
+  }
+  return variables;
+}
+
+function resource(spec: ResourceSpec, types: ObjectTypes): ResourceSchema {
+  const inputs = z.toJSONSchema(spec.inputs, { io: "input" }) as JsonSchema;
+  const outputs = z.toJSONSchema(spec.outputs, { io: "output" }) as JsonSchema;
+  const replace = new Set(spec.replaceOnChanges.filter((path) => !path.includes(".")));
+  const flags = (name: string, secret: boolean) => ({ secret, replace: replace.has(name) });
+
+  const inputProperties = convert(inputs, types, (name) => flags(name, spec.secretInputs.includes(name)));
+  const secretOut = new Set([...spec.secretInputs, ...spec.secretOutputs]);
+  const outputOnly = convert(outputs, types, (name) => flags(name, secretOut.has(name)));
+  const echoed = Object.fromEntries(Object.entries(inputProperties).map(([name, p]) => [name, withoutDefault(p)]));
+  for (const path of spec.replaceOnChanges) if (path.includes(".")) markNested(path, inputProperties, types.types);
+
+  // Always-present outputs: what zod requires of the outputs, plus every input `check` guarantees
+  // (required, defaulted or auto-named), since each input is echoed back as an output.
+  const withDefault = Object.keys(inputProperties).filter((name) => inputProperties[name]!.default !== undefined);
+  const autoNamed = Object.keys(spec.autoName?.("project/stack/name", 0) ?? {});
+  return {
+    description: spec.description,
+    properties: sorted({ ...echoed, ...outputOnly }),
+    required: unique([...(outputs.required ?? []), ...(inputs.required ?? []), ...withDefault, ...autoNamed]),
+    inputProperties,
+    requiredInputs: unique(inputs.required ?? []),
+  };
+}
+
+/** The properties of an object schema, flagged, in name order; the provider's own inputs left out. */
+function convert(js: JsonSchema, types: ObjectTypes, flagsOf: (name: string) => { secret: boolean; replace: boolean }) {
+  const internal = new Set<string>(INTERNAL_INPUTS);
+  const out: Record<string, PropertySpec> = {};
+  for (const name of Object.keys(js.properties ?? {}).sort()) {
+    if (internal.has(name)) continue;
+    const { secret, replace } = flagsOf(name);
+    out[name] = {
+      ...types.property(js.properties![name]!, name),
+      ...(secret ? { secret: true } : {}),
+      ...(replace ? { replaceOnChanges: true, willReplaceOnChanges: true } : {}),
+    };
+  }
+  return out;
+}
+
+/**
+ * A dotted replace path (`provision.triggers`) marks the nested property on its object type, which is
+ * where Pulumi's codegen looks for nested replaceOnChanges. A path that names nothing is a spec error.
+ */
+function markNested(path: string, top: Record<string, PropertySpec>, types: Map<string, ObjectTypeSpec>): void {
+  const [first, ...rest] = path.split(".");
+  let property = top[first!];
+  for (const part of rest) {
+    const ref = property?.$ref ?? property?.items?.$ref;
+    const type = ref?.startsWith("#/types/") ? types.get(ref.slice("#/types/".length)) : undefined;
+    property = type?.properties[part];
+  }
+  if (!property) throw new Error(`replaceOnChanges path "${path}" names no property of the inputs`);
+  property.replaceOnChanges = true;
+  property.willReplaceOnChanges = true;
+}
+
+/** Outputs carry the value the resource has; a default is about inputs only. */
+function withoutDefault({ default: _unused, ...rest }: PropertySpec): PropertySpec {
+  return rest;
+}
+
+function sorted<T>(record: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => byName(a, b)));
+}
+
+function unique(names: string[]): string[] {
+  return [...new Set(names)].sort();
+}
+
+/** Code-unit order, not the locale's: the file must come out byte-identical on every machine. */
+function byName(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,48 @@
+// The schema step of `npm run gen` (called by scripts/gen.mjs): provider specs -> schema.json and the
+// generated reference section of README.md. The specs are TypeScript, so this compiles the schema
+// builder (provider/schema/build.ts and what it imports, nothing else) into a private temp folder and
+// loads it from there. Not into dist/: other tests load dist/ while the drift test runs, and a
+// half-written dist/ would break them; and a type error elsewhere in the project must not stop gen.
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+
+/** Writes `<outDir>/schema.json` and `<outDir>/README.md` (`<root>/README.md` with its reference regenerated). */
+export function generate(root, outDir) {
+  const builder = compileBuilder(root);
+  try {
+    const { buildSchema, renderReference, spliceReference } = createRequire(import.meta.url)(join(builder, "provider", "schema", "build.js"));
+    const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+    const schema = buildSchema({ version: pkg.version, description: pkg.description, license: pkg.license });
+    const readme = spliceReference(readFileSync(join(root, "README.md"), "utf8"), renderReference(schema));
+    writeFileSync(join(outDir, "schema.json"), `${JSON.stringify(schema, null, 2)}\n`);
+    writeFileSync(join(outDir, "README.md"), readme);
+  } finally {
+    rmSync(builder, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Compiles the builder with the project's compiler options. The folder sits under node_modules/ so the
+ * compiled code resolves zod and friends from the project; one folder per run, so runs never collide.
+ */
+function compileBuilder(root) {
+  const cache = join(root, "node_modules", ".cache");
+  mkdirSync(cache, { recursive: true });
+  const dir = mkdtempSync(join(cache, "gen-schema-"));
+  const tsconfig = join(dir, "tsconfig.json");
+  writeFileSync(tsconfig, JSON.stringify({
+    extends: join(root, "tsconfig.build.json"),
+    compilerOptions: { rootDir: root, outDir: dir, noEmit: false, declaration: false, sourceMap: false },
+    include: [],
+    files: [join(root, "provider", "schema", "build.ts")],
+  }));
+  try {
+    execFileSync(join(root, "node_modules", ".bin", "tsc"), ["-p", tsconfig], { cwd: root, encoding: "utf8", stdio: "pipe" });
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(`gen-schema: compiling provider/schema/build.ts failed:\n${err.stdout ?? ""}${err.stderr ?? err.message}`);
+  }
+  return dir;
+}

@@ -1,0 +1,250 @@
+// schema.json is the package's published contract: it must be a valid Pulumi package schema, say what
+// the specs say (every input, secret, replacement, default), and the README reference must be its
+// rendering. Expectations are derived from the specs where they can be, so a new field is checked too.
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import * as pulumi from "@pulumi/pulumi";
+import Ajv2020 from "ajv/dist/2020";
+import { describe, expect, test } from "vitest";
+import type { z } from "zod";
+import { Sandbox, Template, Volume } from "../../provider/classes";
+import { buildSchema, dynamicType, renderReference, spliceReference, SPECS, type PackageSchema } from "../../provider/schema/build";
+import { ObjectTypes, type PropertySpec } from "../../provider/schema/convert";
+import { BEGIN, END } from "../../provider/schema/reference";
+import { INTERNAL_INPUTS, type ResourceSpec } from "../../provider/spec";
+import { resolveOptions } from "../../sdk/config";
+
+const root = join(__dirname, "..", "..");
+// CI puts shared/ beside the checkout (/work/main -> /work/shared).
+const METASCHEMA = join(root, "..", "shared", "data", "pulumi-package-metaschema.json");
+const schema = JSON.parse(readFileSync(join(root, "schema.json"), "utf8")) as PackageSchema;
+const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string; description: string; license: string };
+
+const tokenOf = (spec: ResourceSpec) => `sandbox:index:${spec.kind}`;
+const resourceOf = (spec: ResourceSpec) => schema.resources[tokenOf(spec)]!;
+const userInputs = (spec: ResourceSpec) => Object.keys(spec.inputs.shape).filter((k) => !(INTERNAL_INPUTS as readonly string[]).includes(k));
+const fieldOf = (spec: ResourceSpec, name: string) => (spec.inputs.shape as Record<string, z.ZodType>)[name]!;
+
+function metaschemaValidator() {
+  if (!existsSync(METASCHEMA)) {
+    throw new Error(`Pulumi's package metaschema is missing: expected ${METASCHEMA} (shared/data/ beside the checkout, as in CI)`);
+  }
+  const meta = JSON.parse(readFileSync(METASCHEMA, "utf8")) as object;
+  // Compiled here, so a reference to a schema outside this file would need ajv.addSchema first.
+  const external = [...refsIn(meta)].filter((ref) => !ref.startsWith("#"));
+  if (external.length) throw new Error(`the metaschema references other documents (${external.join(", ")}): load them with ajv.addSchema`);
+  // The metaschema uses union types (`"type": ["boolean", "number", "string"]`), which strict mode
+  // refuses unless allowed, and two formats that ajv leaves to plugins: defined here.
+  const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
+  ajv.addFormat("regex", (s: string) => canCompile(s));
+  ajv.addFormat("uri-reference", (s: string) => !/\s/.test(s) && URL.canParse(s, "https://base.invalid/"));
+  const validate = ajv.compile(meta);
+  return (doc: unknown) => (validate(doc) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`));
+}
+
+function canCompile(pattern: string): boolean {
+  try {
+    new RegExp(pattern, "u");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function* refsIn(node: unknown): Generator<string> {
+  if (Array.isArray(node)) for (const item of node) yield* refsIn(item);
+  else if (node && typeof node === "object") {
+    for (const [key, value] of Object.entries(node)) {
+      if (key === "$ref" && typeof value === "string") yield value;
+      else yield* refsIn(value);
+    }
+  }
+}
+
+/** Every (place, name) marked with `flag` in the schema, to compare with what the specs say. */
+function marked(flag: "secret" | "replaceOnChanges"): string[] {
+  const out: string[] = [];
+  const scan = (place: string, props: Record<string, PropertySpec>) => {
+    for (const [name, p] of Object.entries(props)) if (p[flag]) out.push(`${place}.${name}`);
+  };
+  for (const [token, r] of Object.entries(schema.resources)) {
+    scan(`${token} input`, r.inputProperties);
+    scan(`${token} output`, r.properties);
+  }
+  for (const [token, t] of Object.entries(schema.types)) scan(token, t.properties);
+  return out.sort();
+}
+
+describe("schema.json against Pulumi's package metaschema", () => {
+  // Built on first use, so a missing metaschema fails these tests (with its path), not the whole file.
+  let validator: ((doc: unknown) => string[]) | undefined;
+  const validate = (doc: unknown) => (validator ??= metaschemaValidator())(doc);
+
+  test("is a valid package schema", () => {
+    expect(validate(schema)).toEqual([]);
+  });
+
+  test("a broken copy is rejected, and the errors name the bad paths", () => {
+    const broken = structuredClone(schema) as unknown as { resources: Record<string, { inputProperties: Record<string, Record<string, unknown>> }> };
+    broken.resources["sandbox:index:Volume"]!.inputProperties.name!.type = "text";
+    broken.resources["sandbox:index:Sandbox"]!.inputProperties.envVars!.secret = "yes";
+    broken.resources.Sandbox = broken.resources["sandbox:index:Sandbox"]!;
+    const errors = validate(broken);
+    expect(errors).toContain("/resources/sandbox:index:Volume/inputProperties/name/type must be equal to one of the allowed values");
+    expect(errors).toContain("/resources/sandbox:index:Sandbox/inputProperties/envVars/secret must be boolean");
+    expect(errors).toContain("/resources property name must be valid");
+  });
+
+  test("is what the specs generate today (else run `npm run gen`)", () => {
+    expect(buildSchema({ version: pkg.version, description: pkg.description, license: pkg.license })).toEqual(schema);
+  });
+});
+
+describe("resources", () => {
+  test("are the three resources, under package tokens", () => {
+    expect(Object.keys(schema.resources)).toEqual(["sandbox:index:Sandbox", "sandbox:index:Template", "sandbox:index:Volume"]);
+    expect(schema).toMatchObject({ name: "sandbox", version: pkg.version });
+  });
+
+  test.each(SPECS.map((s) => [s.kind, s] as const))("%s: every input and output of the spec, with its description", (_kind, spec) => {
+    const r = resourceOf(spec);
+    expect(Object.keys(r.inputProperties).sort()).toEqual(userInputs(spec).sort());
+    for (const name of userInputs(spec)) {
+      expect(r.properties, `${name} echoed as an output`).toHaveProperty([name]);
+      expect(r.inputProperties[name]!.description).toContain(fieldOf(spec, name).description);
+    }
+    for (const name of Object.keys(spec.outputs.shape)) expect(r.properties, `output ${name}`).toHaveProperty([name]);
+    for (const internal of INTERNAL_INPUTS) expect(Object.keys(r.properties)).not.toContain(internal);
+  });
+
+  test.each(SPECS.map((s) => [s.kind, s] as const))("%s: required inputs are those zod cannot leave out, and defaults are zod's", (_kind, spec) => {
+    const r = resourceOf(spec);
+    expect(r.requiredInputs).toEqual(userInputs(spec).filter((name) => !fieldOf(spec, name).safeParse(undefined).success).sort());
+    for (const name of userInputs(spec)) expect(r.inputProperties[name]!.default, name).toEqual(fieldOf(spec, name).safeParse(undefined).data);
+  });
+
+  test("required inputs and defaults, as users meet them", () => {
+    expect(schema.resources["sandbox:index:Template"]!.requiredInputs).toEqual(["dockerfile"]);
+    expect(schema.resources["sandbox:index:Sandbox"]!.requiredInputs).toEqual(["templateID"]);
+    expect(schema.resources["sandbox:index:Volume"]!.requiredInputs).toEqual([]);
+    expect(schema.resources["sandbox:index:Template"]!.inputProperties).toMatchObject({ public: { default: false }, buildTimeoutSeconds: { default: 1200 } });
+    expect(schema.types["sandbox:index:ProvisionCommand"]!.properties.timeoutSeconds).toMatchObject({ type: "integer", default: 300 });
+    expect(schema.types["sandbox:index:Provision"]!.properties.onFailure!.description).toContain("One of `keep`, `delete`.");
+    // Always-present outputs include defaulted and auto-named inputs, which check fills in.
+    expect(schema.resources["sandbox:index:Template"]!.required).toEqual(expect.arrayContaining(["alias", "public", "templateID", "buildID"]));
+    expect(schema.resources["sandbox:index:Template"]!.required).not.toContain("lastBuildError");
+  });
+
+  test("secret inputs and outputs are marked secret, and nothing else is", () => {
+    const expected = SPECS.flatMap((spec) => [
+      ...spec.secretInputs.map((n) => `${tokenOf(spec)} input.${n}`),
+      ...[...new Set([...spec.secretInputs, ...spec.secretOutputs])].map((n) => `${tokenOf(spec)} output.${n}`),
+    ]);
+    expect(marked("secret")).toEqual(expected.sort());
+    for (const name of ["envdAccessToken", "trafficAccessToken", "envVars"]) expect(schema.resources["sandbox:index:Sandbox"]!.properties[name]!.secret, name).toBe(true);
+    expect(schema.resources["sandbox:index:Sandbox"]!.inputProperties.envVars!.secret).toBe(true);
+    expect(schema.resources["sandbox:index:Volume"]!.properties.token!.secret).toBe(true);
+    expect(schema.config.variables.apiKey!.secret).toBe(true);
+    expect(schema.config.variables.accessToken!.secret).toBe(true);
+    expect(schema.config.variables.domain!.secret).toBeUndefined();
+  });
+
+  test("replaceOnChanges marks exactly the spec's replace paths, nested ones on their type", () => {
+    const expected = SPECS.flatMap((spec) =>
+      spec.replaceOnChanges.flatMap((path) => {
+        if (!path.includes(".")) return [`${tokenOf(spec)} input.${path}`, `${tokenOf(spec)} output.${path}`];
+        const [top, leaf] = path.split(".");
+        return [`sandbox:index:${top!.charAt(0).toUpperCase()}${top!.slice(1)}.${leaf}`];
+      }),
+    );
+    expect(marked("replaceOnChanges")).toEqual([...new Set(expected)].sort());
+    expect(schema.resources["sandbox:index:Volume"]!.inputProperties.name).toMatchObject({ replaceOnChanges: true, willReplaceOnChanges: true });
+    expect(schema.resources["sandbox:index:Template"]!.inputProperties.teamID!.replaceOnChanges).toBe(true);
+    expect(schema.resources["sandbox:index:Template"]!.inputProperties.public!.replaceOnChanges).toBeUndefined();
+    expect(schema.resources["sandbox:index:Sandbox"]!.inputProperties.templateID!.replaceOnChanges).toBe(true);
+    expect(schema.resources["sandbox:index:Sandbox"]!.inputProperties.timeout!.replaceOnChanges).toBeUndefined();
+    expect(schema.resources["sandbox:index:Sandbox"]!.inputProperties.provision!.replaceOnChanges).toBeUndefined();
+    expect(schema.types["sandbox:index:Provision"]!.properties.triggers!.replaceOnChanges).toBe(true);
+  });
+});
+
+describe("types", () => {
+  test("are the object types of the specs, and every reference resolves", () => {
+    const names = ["AutoResume", "Network", "Provision", "ProvisionCommand", "ProvisionResult", "VolumeMount"];
+    expect(Object.keys(schema.types)).toEqual(names.map((n) => `sandbox:index:${n}`));
+    const local = [...refsIn(schema)].filter((ref) => ref.startsWith("#"));
+    expect(local.length).toBeGreaterThan(0);
+    for (const ref of local) expect(schema.types, ref).toHaveProperty([ref.replace("#/types/", "")]);
+    expect([...refsIn(schema)].filter((ref) => !ref.startsWith("#"))).toEqual(expect.arrayContaining(["pulumi.json#/Any"]));
+  });
+
+  test("free-form values are Any, string maps are maps, objects are references", () => {
+    const sandbox = schema.resources["sandbox:index:Sandbox"]!.inputProperties;
+    expect(schema.types["sandbox:index:Provision"]!.properties.triggers!.$ref).toBe("pulumi.json#/Any");
+    expect(sandbox.mcp!.$ref).toBe("pulumi.json#/Any");
+    expect(sandbox.metadata).toMatchObject({ type: "object", additionalProperties: { type: "string" } });
+    expect(sandbox.volumeMounts).toMatchObject({ type: "array", items: { $ref: "#/types/sandbox:index:VolumeMount" } });
+    expect(sandbox.network!.$ref).toBe("#/types/sandbox:index:Network");
+  });
+});
+
+describe("conversion", () => {
+  test("refuses what Pulumi's type system cannot say, naming the field", () => {
+    expect(() => new ObjectTypes("sandbox").property({ anyOf: [{ type: "string" }, { type: "number" }] }, "size", "Disk")).toThrow(
+      'Disk.size: no Pulumi type for the JSON Schema {"anyOf":[{"type":"string"},{"type":"number"}]}',
+    );
+  });
+
+  test("two different shapes never share a type token", () => {
+    const types = new ObjectTypes("sandbox");
+    types.property({ type: "object", properties: { a: { type: "string" } } }, "network");
+    expect(() => types.property({ type: "object", properties: { b: { type: "string" } } }, "network")).toThrow(
+      "two different object types would both be named sandbox:index:Network",
+    );
+  });
+});
+
+describe("config variables", () => {
+  test("each env var is the one the sdk reads, and the default is the sdk's", () => {
+    expect(Object.keys(schema.config.variables)).toEqual(["accessToken", "apiKey", "apiUrl", "domain", "sandboxUrl"]);
+    for (const [name, variable] of Object.entries(schema.config.variables)) {
+      expect(variable.description, name).toBeTruthy();
+      const [env] = variable.defaultInfo!.environment;
+      const resolved = resolveOptions({}, { [env!]: "https://from-env.test" }) as unknown as Record<string, unknown>;
+      expect(resolved[name], `${name} from ${env}`).toBe("https://from-env.test");
+    }
+    expect(schema.config.variables.domain!.default).toBe(resolveOptions({}, {}).domain);
+  });
+});
+
+describe("README reference", () => {
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+
+  test("is the rendering of schema.json, between the markers", () => {
+    const section = readme.slice(readme.indexOf(BEGIN), readme.indexOf(END) + END.length);
+    expect(section).toBe(renderReference(schema));
+    expect(section).toContain("| `name` | string |  |  | yes |  | Name of the volume");
+    expect(section).toContain("| `sandbox:apiKey` | `E2B_API_KEY` |  | yes |");
+    expect(section).toContain("| `sandbox:index:Template` | `pulumi-nodejs:dynamic/sandbox:Template` | `Template` |");
+  });
+
+  test("splicing replaces only the marked section, or appends one", () => {
+    const section = `${BEGIN}\nnew\n${END}`;
+    expect(spliceReference(`intro\n${BEGIN}\nold\n${END}\noutro\n`, section)).toBe(`intro\n${section}\noutro\n`);
+    expect(spliceReference("intro\n\n", section)).toBe(`intro\n\n${section}\n`);
+    expect(() => spliceReference(`intro\n${BEGIN}\nold\n`, section)).toThrow(/must hold <!-- BEGIN GENERATED REFERENCE --> once, then <!-- END GENERATED REFERENCE --> once/);
+  });
+
+  test("the documented resource types are what the classes register", async () => {
+    const types: string[] = [];
+    await pulumi.runtime.setMocks(
+      { newResource: (args) => (types.push(args.type), { id: `${args.name}-id`, state: args.inputs }), call: () => ({}) },
+      "project",
+      "stack",
+      true,
+    );
+    const made = [new Template("t", { dockerfile: "FROM base" }), new Volume("v"), new Sandbox("s", { templateID: "t" })];
+    await Promise.all(made.map((r) => new Promise((resolve) => r.urn.apply(resolve))));
+    expect(types.sort()).toEqual(Object.keys(schema.resources).map(dynamicType));
+  });
+});
