@@ -42,6 +42,8 @@ export const DEFAULT_BUILD_TIMEOUT_MS = 20 * 60_000;
 const DEFAULT_BUILD_INTERVAL_MS = 500;
 /** How many of the last log lines a build failure message quotes. */
 const FAILURE_LOG_LINES = 10;
+/** Build log entries kept for the result; every entry still reaches `onLog`. */
+const KEPT_LOG_ENTRIES = 100;
 
 /**
  * Code `build_failed`: the build ended in status `error`. `build` is the final status, with every
@@ -113,20 +115,21 @@ export class Templates {
    * entries received) and handed to `onLog` in order; once the status is `ready` or `error`, polling
    * goes on until a page comes back empty, so no line is lost.
    *
-   * @returns the final status, whose `logEntries` holds every entry received while waiting.
+   * @returns the final status, whose `logEntries` holds the last 100 entries received while waiting
+   *   (all of them reached `onLog`; memory stays bounded however long the build log is).
    * @throws BuildFailedError (code `build_failed`) on `error`, quoting the reason, its step and the
    *   last log lines; SandboxError `timeout` after `timeoutMs`; `aborted` on the signal.
    */
   async waitForBuild(id: string, buildID: string, opts: WaitForBuildOptions = {}): Promise<TemplateBuildInfo> {
-    const entries: BuildLogEntry[] = [];
+    let received = 0;
+    const recent: BuildLogEntry[] = [];
     const lines: string[] = [];
     const poll = async (signal: AbortSignal) => {
-      const info = await this.buildStatus(id, buildID, { logsOffset: entries.length }, { signal });
-      for (const entry of info.logEntries) {
-        entries.push(entry);
-        opts.onLog?.(entry);
-      }
-      lines.push(...info.logs);
+      const info = await this.buildStatus(id, buildID, { logsOffset: received }, { signal });
+      received += info.logEntries.length;
+      for (const entry of info.logEntries) opts.onLog?.(entry);
+      keepLast(recent, info.logEntries, KEPT_LOG_ENTRIES);
+      keepLast(lines, info.logs, KEPT_LOG_ENTRIES);
       return { info, fresh: info.logEntries.length };
     };
     const timeoutMs = opts.timeoutMs ?? DEFAULT_BUILD_TIMEOUT_MS;
@@ -136,10 +139,10 @@ export class Templates {
       intervalMs: interval,
       maxIntervalMs: interval,
       what: `template ${id} build ${buildID} to finish`,
-      describe: (v) => `status ${v.info.status}, ${entries.length} log entries`,
+      describe: (v) => `status ${v.info.status}, ${received} log entries`,
       ...(opts.signal ? { signal: opts.signal } : {}),
     });
-    const build: TemplateBuildInfo = { ...last.info, logEntries: entries, logs: lines };
+    const build: TemplateBuildInfo = { ...last.info, logEntries: recent, logs: lines };
     if (build.status === "error") throw new BuildFailedError(this.failureMessage(build), build);
     return build;
   }
@@ -154,6 +157,12 @@ export class Templates {
       (tail.length > 0 ? `\nLast log lines:\n${tail.join("\n")}` : "");
     return redact(text, [this.http.options.apiKey, this.http.options.accessToken]);
   }
+}
+
+/** Appends `items` to `into`, keeping only its last `max` elements. */
+function keepLast<T>(into: T[], items: readonly T[], max: number): void {
+  into.push(...items);
+  if (into.length > max) into.splice(0, into.length - max);
 }
 
 function isFinal(status: TemplateBuildInfo["status"]): boolean {

@@ -62,6 +62,17 @@ describe("waitForBuild", () => {
     expect(info.logEntries.map((e) => e.message)).toEqual(seen);
   });
 
+  test("a long build log reaches onLog whole, while the result keeps only its last 100 entries", async () => {
+    const many = Array.from({ length: 250 }, (_, i) => ({ ...entry(0), message: `line ${i}` }));
+    const { client } = await buildServer({ status: () => "ready", available: () => many });
+    let seen = 0;
+    const info = await client.templates.waitForBuild("t1", "b1", { intervalMs: 1, onLog: () => seen++ });
+    expect(seen).toBe(250);
+    expect(info.logEntries).toHaveLength(100);
+    expect(info.logEntries[0]?.message).toBe("line 150");
+    expect(info.logEntries.at(-1)?.message).toBe("line 249");
+  });
+
   test("`uploaded` counts as ready", async () => {
     const { client } = await buildServer({ status: () => "uploaded", available: () => [] });
     expect((await client.templates.waitForBuild("t1", "b1", { intervalMs: 5 })).status).toBe("ready");
