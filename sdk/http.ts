@@ -4,8 +4,6 @@
  * auth header, the per-request deadline, the retry loop (policy in retry.ts) and the mapping of
  * every failure to one SandboxError whose message never holds a credential.
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { Agent, request } from "undici";
 import type { z } from "zod";
 import { requireAccessToken, requireApiKey, type ResolvedOptions } from "./config";
@@ -13,6 +11,7 @@ import { codeForStatus, isSandboxError, redact, RETRYABLE_STATUSES, SandboxError
 import { classifyTransportError, parseRetryAfter, retryDecision, type AttemptOutcome } from "./retry";
 import { ErrorBody } from "./schemas/common";
 import { parseWire } from "./schemas/parse";
+import { USER_AGENT } from "./user-agent";
 import { abortedError, formatDuration, sleep } from "./wait";
 
 /** Per-call options accepted by every sdk method. */
@@ -232,20 +231,4 @@ function safeJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-/** `pulumi-sandbox/<version>`: our own product token (never the e2b SDK's, see service-facts §1.1). */
-export const USER_AGENT = `pulumi-sandbox/${packageVersion()}`;
-
-/** The version in this package's package.json, found from the source tree or from dist/. */
-function packageVersion(): string {
-  for (const up of ["..", "../.."]) {
-    try {
-      const pkg = JSON.parse(readFileSync(join(__dirname, up, "package.json"), "utf8")) as { name?: string; version?: string };
-      if (pkg.name === "pulumi-sandbox" && pkg.version) return pkg.version;
-    } catch {
-      // not at this level; try the next
-    }
-  }
-  return "0.0.0";
 }

@@ -4,7 +4,8 @@
  */
 export * from "./errors";
 export * from "./config";
-export { HttpClient, labelOf, USER_AGENT, type AuthScheme, type CallOptions, type HttpMethod, type Operation, type RawResponse } from "./http";
+export { USER_AGENT } from "./user-agent";
+export { HttpClient, labelOf, type AuthScheme, type CallOptions, type HttpMethod, type Operation, type RawResponse } from "./http";
 export * from "./retry";
 export * from "./wait";
 export * from "./schemas/common";

@@ -10,7 +10,7 @@ import { createConnectTransport } from "@connectrpc/connect-node";
 import { resolveOptions, type ClientOptions } from "./config";
 import type { SandboxError } from "./errors";
 // The platform client's product token, so both halves of the sdk identify alike.
-import { USER_AGENT } from "./http";
+import { USER_AGENT } from "./user-agent";
 import { toSandboxError } from "./rpc-errors";
 import { basicUserAuth, sandboxAddress, type SandboxAddress } from "./sandbox-host";
 
