@@ -159,9 +159,9 @@ describe("memory", () => {
     expect(res).toMatchObject({ exitCode: 0, stdoutBytes: size, stdoutTail: "y".repeat(65536) });
     expect(growth.samples).toBeGreaterThanOrEqual(9);
     expect(growth.heapUsed).toBeLessThan(size / 10);
-    // In flight between child, peer, sockets and client: a few MB, the same for 50 MB or 200 MB.
-    // A client that kept the chunks would hold at least the 50 MB itself.
-    expect(growth.arrayBuffers).toBeLessThan(size * 0.3);
+    // In flight between child, peer, sockets and client: a few MB, more on a loaded machine (16 MB
+    // was seen in CI), the same for 50 MB or 200 MB. A client that kept the chunks holds >= 50 MB.
+    expect(growth.arrayBuffers).toBeLessThan(size / 2);
   });
 });
 

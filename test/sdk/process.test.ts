@@ -185,7 +185,8 @@ describe("memory", () => {
     expect(growth.heapUsed).toBeLessThan(size / 10);
     // The emulator shares this process, so this also guards its side: a stream must not keep the
     // chunks it already sent reachable (it once did, through a Promise.race per chunk).
-    expect(growth.arrayBuffers).toBeLessThan(size / 5);
+    // In flight: a few MB, more on a loaded machine; the leak it guards against kept 59 MB.
+    expect(growth.arrayBuffers).toBeLessThan(size / 2);
     expect(process.memoryUsage().rss - rssBefore).toBeLessThan(size * 2);
   });
 });
