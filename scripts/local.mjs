@@ -10,7 +10,8 @@ import { pulumiEnv } from "./pulumi-run.mjs";
 const root = join(import.meta.dirname, "..");
 export const LOCAL_STACK = "local";
 export const localPaths = {
-  stateDir: join(root, ".sandbox-local", "state"),
+  // SANDBOX_LOCAL_STATE: another state dir (the test of npm start uses a temp one).
+  stateDir: process.env.SANDBOX_LOCAL_STATE || join(root, ".sandbox-local", "state"),
   example: join(root, "examples", "quickstart"),
 };
 
