@@ -4,14 +4,22 @@
  *
  * Validation is per top-level field, so an unknown value (preview) skips only the field that holds
  * it; every other field is still checked and defaulted. Each failure names the field path and the rule.
+ *
+ * The path goes in the reason, never in the failure's `property`: for a named property the engine
+ * prints the program's input value beside the reason, and that value may be a secret (a wrongly typed
+ * `envVars`, or anything a user wrapped in pulumi.secret) which would then reach the log in plaintext.
  */
 import type { z } from "zod";
 import { containsUnknown, getPath, INTERNAL_INPUTS, sameValue, type ResourceSpec } from "./spec";
 
 export interface CheckFailure {
+  /** Always "": see the header. */
   property: string;
+  /** `<path>: <rule>`. */
   reason: string;
 }
+
+const failure = (path: string, rule: string): CheckFailure => ({ property: "", reason: `${path}: ${rule}` });
 
 export interface CheckOutcome {
   inputs?: Record<string, unknown>;
@@ -40,7 +48,7 @@ export function checkInputs(spec: ResourceSpec, olds: Obj, news: Obj): CheckOutc
   }
   if (failures.length === 0 && spec.crossChecks) {
     const known = Object.fromEntries(Object.entries(out).filter(([, v]) => !containsUnknown(v)));
-    failures.push(...spec.crossChecks(known).map(({ path, reason }) => ({ property: path, reason: `${path}: ${reason}` })));
+    failures.push(...spec.crossChecks(known).map(({ path, reason }) => failure(path, reason)));
   }
   if (failures.length > 0) return { failures };
   return { inputs: withInternals(spec, olds, news, out) };
@@ -51,13 +59,13 @@ function unknownFieldFailures(kind: string, shape: Record<string, unknown>, news
   const valid = Object.keys(shape);
   return Object.keys(news)
     .filter((k) => !(k in shape) && !internal.has(k) && news[k] !== undefined)
-    .map((k) => ({ property: k, reason: `${k}: unknown property of ${kind}; valid properties are: ${valid.join(", ")}` }));
+    .map((k) => failure(k, `unknown property of ${kind}; valid properties are: ${valid.join(", ")}`));
 }
 
 /** A zod issue as `path: rule`, with the path written the way users write it (`volumeMounts[1].path`). */
 function toFailure(field: string, issue: z.core.$ZodIssue): CheckFailure {
   const path = formatPath([field, ...issue.path]);
-  return { property: path, reason: `${path}: ${describeIssue(issue)}` };
+  return failure(path, describeIssue(issue));
 }
 
 export function formatPath(parts: readonly PropertyKey[]): string {
@@ -67,6 +75,8 @@ export function formatPath(parts: readonly PropertyKey[]): string {
 }
 
 function describeIssue(issue: z.core.$ZodIssue): string {
+  // A map key that breaks its rule: zod files the key's own issues under a generic "invalid key".
+  if (issue.code === "invalid_key") return issue.issues.map((i) => i.message).join("; ");
   if (issue.code === "invalid_type" && issue.input === undefined) return "is required";
   if (issue.code === "unrecognized_keys") return `unknown propert${issue.keys.length > 1 ? "ies" : "y"} ${issue.keys.map((k) => `"${k}"`).join(", ")}`;
   return issue.message;

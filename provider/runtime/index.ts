@@ -36,12 +36,12 @@ function missingCredentials(kind: ResourceKind): { property: string; reason: str
   const o = resolveOptions(clientOptions());
   const failures = [];
   if (!o.apiKey) {
-    failures.push({ property: "sandbox:apiKey", reason: `${kind} needs an API key: run \`pulumi config set --secret sandbox:apiKey <key>\` or set E2B_API_KEY.` });
+    failures.push({ property: "", reason: `sandbox:apiKey: ${kind} needs an API key: run \`pulumi config set --secret sandbox:apiKey <key>\` or set E2B_API_KEY.` });
   }
   if (kind === "Template" && !o.accessToken) {
     failures.push({
-      property: "sandbox:accessToken",
-      reason: "Template needs an access token (the build endpoints take only a Bearer token): run `pulumi config set --secret sandbox:accessToken <token>` or set E2B_ACCESS_TOKEN.",
+      property: "",
+      reason: "sandbox:accessToken: Template needs an access token (the build endpoints take only a Bearer token): run `pulumi config set --secret sandbox:accessToken <token>` or set E2B_ACCESS_TOKEN.",
     });
   }
   return failures;

@@ -20,9 +20,9 @@ afterAll(async () => {
   await emu?.close();
 });
 
-const API_KEY = "sandbox:apiKey => Template needs an API key: run `pulumi config set --secret sandbox:apiKey <key>` or set E2B_API_KEY.";
+const API_KEY = "sandbox:apiKey: Template needs an API key: run `pulumi config set --secret sandbox:apiKey <key>` or set E2B_API_KEY.";
 const ACCESS_TOKEN =
-  "sandbox:accessToken => Template needs an access token (the build endpoints take only a Bearer token): " +
+  "sandbox:accessToken: Template needs an access token (the build endpoints take only a Bearer token): " +
   "run `pulumi config set --secret sandbox:accessToken <token>` or set E2B_ACCESS_TOKEN.";
 
 test("no credential at all: a Template names both keys, a Volume and a Sandbox the API key; nothing is sent", async () => {
@@ -53,6 +53,6 @@ test("the env vars stand in for missing config", async () => {
 test("input errors come first: a bad input is reported even without credentials", async () => {
   configureFor(emu, ["sandbox:apiKey", "sandbox:accessToken"]);
   expect(await checkReasons("Volume", { name: "a b" })).toEqual([
-    "name => name: may contain only letters, digits, '_' and '-' (pattern ^[a-zA-Z0-9_-]+$)",
+    "name: may contain only letters, digits, '_' and '-' (pattern ^[a-zA-Z0-9_-]+$)",
   ]);
 });

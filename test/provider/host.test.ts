@@ -64,7 +64,7 @@ describe("Volume over gRPC", () => {
     expect(res.inputs.name).toMatch(/^data-[0-9a-f]{8}$/);
     inputs = res.inputs;
     const bad = await host.check(u, {}, { __provider: text.Volume, name: "a b" });
-    expect(bad.failures).toEqual([{ property: "name", reason: "name: may contain only letters, digits, '_' and '-' (pattern ^[a-zA-Z0-9_-]+$)" }]);
+    expect(bad.failures).toEqual([{ property: "", reason: "name: may contain only letters, digits, '_' and '-' (pattern ^[a-zA-Z0-9_-]+$)" }]);
   });
 
   test("Create makes the volume; the outputs carry __provider", async () => {
@@ -105,7 +105,7 @@ describe("Sandbox over gRPC", () => {
     expect(checked.failures).toEqual([]);
     inputs = checked.inputs;
     const preview = await host.check(u, {}, { ...news, templateID: UNKNOWN, timeout: 0 });
-    expect(preview.failures).toEqual([{ property: "timeout", reason: "timeout: must be greater than 0 (the service refuses 0)" }]);
+    expect(preview.failures).toEqual([{ property: "", reason: "timeout: must be greater than 0 (the service refuses 0)" }]);
     expect((await host.check(u, {}, { ...news, templateID: UNKNOWN })).inputs).toMatchObject({ templateID: UNKNOWN, __provider: text.Sandbox });
     expect(inputs).toMatchObject({ provision: { commands: [{ timeoutSeconds: 300 }], onFailure: "keep" }, __provider: text.Sandbox });
     ({ id, properties: outs } = await host.create(u, inputs));

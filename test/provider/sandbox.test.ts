@@ -25,13 +25,13 @@ describe("check", () => {
     expect(await checkReasons("Sandbox", {
       templateID: "base", timeout: 0, provision: { commands: [{ command: "", timeoutSeconds: 1.5 }], onFailure: "retry" },
     })).toEqual([
-      "timeout => timeout: must be greater than 0 (the service refuses 0)",
-      "provision.commands[0].command => provision.commands[0].command: must not be empty",
-      "provision.commands[0].timeoutSeconds => provision.commands[0].timeoutSeconds: must be a whole number of seconds",
-      "provision.onFailure => provision.onFailure: must be \"keep\" or \"delete\"",
+      "timeout: must be greater than 0 (the service refuses 0)",
+      "provision.commands[0].command: must not be empty",
+      "provision.commands[0].timeoutSeconds: must be a whole number of seconds",
+      "provision.onFailure: must be \"keep\" or \"delete\"",
     ]);
     expect(await checkReasons("Sandbox", { templateID: "base", network: { allowPublicTraffic: false } })).toEqual([
-      "network.allowPublicTraffic => network.allowPublicTraffic: false requires secure: true (the service refuses it otherwise)",
+      "network.allowPublicTraffic: false requires secure: true (the service refuses it otherwise)",
     ]);
   });
 
@@ -39,7 +39,7 @@ describe("check", () => {
     const inputs = await checked("Sandbox", { templateID: UNKNOWN, metadata: { owner: UNKNOWN } });
     expect(inputs).toMatchObject({ templateID: UNKNOWN, metadata: { owner: UNKNOWN } });
     expect(await checkReasons("Sandbox", { templateID: UNKNOWN, timeout: -1 })).toEqual([
-      "timeout => timeout: must be greater than 0 (the service refuses 0)",
+      "timeout: must be greater than 0 (the service refuses 0)",
     ]);
   });
 });

@@ -20,20 +20,20 @@ describe("check", () => {
 
   test("each failure names the field and the rule", async () => {
     expect(await checkReasons("Template", { dockerfile: "RUN make", cpuCount: 3, memoryMB: 100, alias: "Web App" })).toEqual([
-      "dockerfile => dockerfile: must contain a FROM instruction (the base image)",
-      "alias => alias: may contain only lowercase letters, digits, '_' and '-' (pattern ^[a-z0-9_-]+$)",
-      "cpuCount => cpuCount: must be 1 or an even number",
-      "memoryMB => memoryMB: must be at least 128 (MiB)",
+      "dockerfile: must contain a FROM instruction (the base image)",
+      "alias: may contain only lowercase letters, digits, '_' and '-' (pattern ^[a-z0-9_-]+$)",
+      "cpuCount: must be 1 or an even number",
+      "memoryMB: must be at least 128 (MiB)",
     ]);
-    expect(await checkReasons("Template", {})).toEqual(["dockerfile => dockerfile: is required"]);
+    expect(await checkReasons("Template", {})).toEqual(["dockerfile: is required"]);
     // A value of the wrong type is not a missing one.
-    expect(await checkReasons("Template", { dockerfile: "FROM a", public: "yes" })).toEqual(["public => public: must be true or false"]);
+    expect(await checkReasons("Template", { dockerfile: "FROM a", public: "yes" })).toEqual(["public: must be true or false"]);
   });
 
   test("values not known until apply (preview) pass; the known ones are still checked and defaulted", async () => {
     const inputs = await checked("Template", { dockerfile: UNKNOWN, alias: UNKNOWN, __resource: "proj/dev/t" });
     expect(inputs).toMatchObject({ dockerfile: UNKNOWN, alias: UNKNOWN, public: false });
-    expect(await checkReasons("Template", { dockerfile: UNKNOWN, cpuCount: 3 })).toEqual(["cpuCount => cpuCount: must be 1 or an even number"]);
+    expect(await checkReasons("Template", { dockerfile: UNKNOWN, cpuCount: 3 })).toEqual(["cpuCount: must be 1 or an even number"]);
   });
 });
 

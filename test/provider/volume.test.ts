@@ -18,10 +18,10 @@ describe("check", () => {
 
   test("a bad name fails naming the field and the rule", async () => {
     expect(await checkReasons("Volume", { name: "my data" })).toEqual([
-      "name => name: may contain only letters, digits, '_' and '-' (pattern ^[a-zA-Z0-9_-]+$)",
+      "name: may contain only letters, digits, '_' and '-' (pattern ^[a-zA-Z0-9_-]+$)",
     ]);
     expect(await checkReasons("Volume", { name: "x", size: 3 })).toEqual([
-      "size => size: unknown property of Volume; valid properties are: name",
+      "size: unknown property of Volume; valid properties are: name",
     ]);
   });
 
