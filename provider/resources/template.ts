@@ -47,16 +47,22 @@ function describeEntry(e: BuildLogEntry): string {
 async function awaitBuild(ref: BuildRef, inputs: Inputs, provider: unknown): Promise<void> {
   const log = logFor(inputs);
   log(`waiting for build ${ref.buildID} of template ${ref.templateID}`);
+  const timeoutMs = Number(inputs.buildTimeoutSeconds) * 1000;
+  const started = Date.now();
   try {
-    await platform().templates.waitForBuild(ref.templateID, ref.buildID, {
-      timeoutMs: Number(inputs.buildTimeoutSeconds) * 1000,
-      onLog: (e) => log(describeEntry(e)),
-    });
+    await platform().templates.waitForBuild(ref.templateID, ref.buildID, { timeoutMs, onLog: (e) => log(describeEntry(e)) });
     log(`build ${ref.buildID} is ready`);
   } catch (err) {
     if (!isSandboxError(err) || (err.code !== "build_failed" && err.code !== "timeout")) throw err;
     const outs = await describe(ref.templateID, inputs, err.code === "build_failed" ? err.message : undefined);
-    throw new PartialCreateError(err.message, ref.templateID, outs, provider);
+    // The sdk's timeout names the build and the time waited; the user also needs the setting that set
+    // that deadline, and to know the build goes on. (A request's own timeout ends sooner: not named so.)
+    const deadline = err.code === "timeout" && Date.now() - started >= timeoutMs;
+    const message = deadline
+      ? `${err.message} That is the deadline of buildTimeoutSeconds (${inputs.buildTimeoutSeconds}). The build goes on, and the ` +
+        "template is recorded: the next `pulumi up` waits for this same build. Raise buildTimeoutSeconds for longer builds."
+      : err.message;
+    throw new PartialCreateError(message, ref.templateID, outs, provider);
   }
 }
 
@@ -86,10 +92,25 @@ async function describe(templateID: string, inputs: Inputs, lastBuildError?: str
   };
 }
 
+/**
+ * Starts a new build of a template. The sdk does not repeat this POST when it got no answer (the
+ * service may have started the build), so an unknown outcome is settled the way a create's is, by
+ * looking: a build newer than the latest one before the call is the one the call started.
+ */
+async function startRebuild(templateID: string, inputs: Inputs): Promise<BuildRef> {
+  const newest = async () => latest(await platform().templates.get(templateID))?.buildID;
+  const before = await newest();
+  const started = async (): Promise<BuildRef | undefined> => {
+    const buildID = await newest();
+    return buildID !== undefined && buildID !== before ? { templateID, buildID } : undefined;
+  };
+  return createOnce(async () => ({ templateID, buildID: (await platform().templates.rebuild(templateID, buildBody(inputs))).buildID }), started);
+}
+
 /** Builds that are running are waited for, failed ones are rebuilt, ready ones are kept. */
 async function settle(ref: BuildRef, inputs: Inputs, provider: unknown): Promise<void> {
   if (ref.status === "ready") return;
-  const build = ref.status === "error" ? await platform().templates.rebuild(ref.templateID, buildBody(inputs)) : ref;
+  const build = ref.status === "error" ? await startRebuild(ref.templateID, inputs) : ref;
   await awaitBuild({ templateID: ref.templateID, buildID: build.buildID }, inputs, provider);
 }
 
@@ -119,8 +140,7 @@ export const templateHandlers: ResourceHandlers = {
     const rebuild = REBUILD_INPUTS.some((k) => changed.has(k)) || olds.buildStatus === "error";
     if (rebuild) {
       logFor(news)(`rebuilding template ${id} (${[...changed].filter((k) => k !== "public").join(", ") || "the last build failed"})`);
-      const build = await platform().templates.rebuild(id, buildBody(news));
-      await awaitBuild({ templateID: id, buildID: build.buildID }, news, news.__provider);
+      await awaitBuild(await startRebuild(id, news), news, news.__provider);
     } else if (olds.buildStatus !== "ready" && typeof olds.latestBuildID === "string" && olds.latestBuildID) {
       await awaitBuild({ templateID: id, buildID: olds.latestBuildID }, news, news.__provider);
     }

@@ -4,7 +4,7 @@
  * only in the provider host process: nothing here is captured in the serialized provider.
  */
 import { PlatformClient } from "../../sdk/client";
-import type { ClientOptions } from "../../sdk/config";
+import type { ClientOptions, RetryOptions } from "../../sdk/config";
 
 /** Stack config keys (namespace `sandbox`), and the sdk option each one sets. */
 export const CONFIG_KEYS = {
@@ -36,10 +36,19 @@ export function clientOptions(): ClientOptions {
   return { ...configured };
 }
 
+/**
+ * The provider repeats a failed idempotent call more often than the sdk's default (5 attempts): a
+ * deployment that gives up leaves work half done for the next `up`, and an `up` makes hundreds of
+ * calls, so 5 attempts lose a run to a quarter of calls failing (0.25^5 per call) every few runs.
+ * 10 attempts make that one in a million calls, and the capped, jittered backoff (at most ~45 s in all)
+ * stays well inside a deployment's patience.
+ */
+export const PROVIDER_RETRY: Required<RetryOptions> = { maxAttempts: 10, baseDelayMs: 200, maxDelayMs: 10_000 };
+
 /** One client (one keep-alive pool) per set of options, for the life of the host process. */
 export function platform(): PlatformClient {
   const key = JSON.stringify(configured);
-  if (!client || client.key !== key) client = { key, client: new PlatformClient(configured) };
+  if (!client || client.key !== key) client = { key, client: new PlatformClient({ retry: PROVIDER_RETRY, ...configured }) };
   return client.client;
 }
 
