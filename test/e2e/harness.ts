@@ -1,16 +1,18 @@
 /**
  * The e2e harness: the real Pulumi CLI (scripts/ensure-pulumi.mjs: it fails, never skips, when no CLI
  * can be had) running an example in place against an emulator started in this process, so tests can
- * read the emulator's inventory and call log. Every CLI output is kept for the secret scan.
+ * read the emulator's inventory and call log. Every CLI output is kept for the secret scan that
+ * `close()` runs (./secrets.ts): it fails the suite when a secret value is found in plaintext.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { createEmulator, type Emulator, type EmulatorOptions } from "../../emulator";
 // @ts-expect-error: plain ESM scripts, shared with npm start
 import { ensurePulumi } from "../../scripts/ensure-pulumi.mjs";
 // @ts-expect-error: plain ESM scripts, shared with npm start
 import { initStack, pulumiEnv, runPulumi } from "../../scripts/pulumi-run.mjs";
+import { assertScannable, describeLeaks, filesUnder, findLeaks, type Place, type SecretValue } from "./secrets";
 
 export const ROOT = join(__dirname, "..", "..");
 
@@ -31,19 +33,48 @@ export interface E2eStack {
   exported(): Promise<string>;
   /** Everything the CLI printed so far, for the secret scan. */
   transcript(): string;
+  /**
+   * Registers a value `close()` must not find in plaintext anywhere (besides the emulator's API key
+   * and access token, and the envdAccessToken of every secure sandbox seen, which are registered
+   * automatically). Returns the value, so a test can write `const token = s.secret("...")`.
+   */
+  secret(value: string, label?: string): string;
+  /** What `close()` will scan for, by label (never the values): lets a test see a token was picked up. */
+  secretLabels(): string[];
+  /**
+   * Scans the exported state, the backend's files, the stack's config file and every CLI output for
+   * the registered secrets; then removes the stack and stops the emulator. Throws, after cleaning
+   * up, naming each secret that leaked and where.
+   */
   close(): Promise<void>;
 }
 
-export async function startStack(example: string, stack: string, emulatorOptions: EmulatorOptions = {}): Promise<E2eStack> {
+/**
+ * `project`: an example's name (a folder of examples/) or an absolute path to a Pulumi project (test
+ * fixtures). The project must resolve `pulumi-sandbox` and `@pulumi/pulumi` from the repository's
+ * node_modules, so fixtures live inside the repository.
+ */
+export async function startStack(project: string, stack: string, emulatorOptions: EmulatorOptions = {}): Promise<E2eStack> {
   const binDir: string = await ensurePulumi();
   const emulator = await createEmulator({ buildDelayMs: 300, ...emulatorOptions });
   const stateDir = mkdtempSync(join(tmpdir(), "pulumi-sandbox-e2e-"));
-  const cwd = join(ROOT, "examples", example);
+  const cwd = isAbsolute(project) ? project : join(ROOT, "examples", project);
   const env = pulumiEnv({ binDir, stateDir, extra: { PULUMI_CONFIG_PASSPHRASE: "e2e-passphrase" } });
-  const printed: string[] = [];
+  const printed: Place[] = [];
+  const secrets = new Map<string, string>([[emulator.apiKey, "the emulator's apiKey"], [emulator.accessToken, "the emulator's accessToken"]]);
+  // Sandboxes come and go within a run: their tokens are collected after every command, while they exist.
+  const collectSandboxTokens = () => {
+    for (const sb of emulator.state.sandboxes()) {
+      const token = sb.envdAccessToken;
+      if (typeof token === "string" && !secrets.has(token)) secrets.set(token, `the envdAccessToken of sandbox ${sb.sandboxID}`);
+    }
+  };
+  let registered = 0;
+  const run = (args: string[]): Promise<CliResult> => runPulumi([...args, "--stack", stack], { cwd, env });
   const pulumi = async (...args: string[]): Promise<CliResult> => {
-    const res: CliResult = await runPulumi([...args, "--stack", stack], { cwd, env });
-    printed.push(res.output);
+    const res = await run(args);
+    printed.push({ where: `the output of \`pulumi ${args.join(" ")}\``, text: res.output });
+    collectSandboxTokens();
     return res;
   };
   const ok = async (...args: string[]) => {
@@ -59,13 +90,45 @@ export async function startStack(example: string, stack: string, emulatorOptions
     ok,
     outputs: async () => JSON.parse((await ok("stack", "output", "--json")).stdout),
     exported: async () => (await ok("stack", "export")).stdout,
-    transcript: () => printed.join("\n"),
+    transcript: () => printed.map((p) => p.text).join("\n"),
+    secret: (value, label) => {
+      assertScannable(value);
+      secrets.set(value, label ?? `the test's secret #${++registered}`);
+      return value;
+    },
+    secretLabels: () => [...secrets.values()],
     close: async () => {
-      await pulumi("stack", "rm", "--yes", "--force");
-      await emulator.close();
-      rmSync(stateDir, { recursive: true, force: true });
+      let leaks = "";
+      try {
+        collectSandboxTokens();
+        const exported = await run(["stack", "export"]);
+        if (exported.code !== 0) throw new Error(`close: pulumi stack export exited ${exported.code}:\n${exported.output}`);
+        const places: Place[] = [
+          ...printed,
+          { where: "the exported state (pulumi stack export)", text: exported.stdout },
+          ...filesUnder(stateDir, "the state backend's file"),
+          { where: `the stack's config file Pulumi.${stack}.yaml`, text: readConfigFile(cwd, stack) },
+        ];
+        // A place's name may quote a command line that carried a secret: the report must not repeat it.
+        const scrub = (where: string) => [...secrets.keys()].reduce((text, value) => text.split(value).join("[secret]"), where);
+        const found = findLeaks([...secrets].map(([value, label]): SecretValue => ({ value, label })), places.map((p) => ({ ...p, where: scrub(p.where) })));
+        if (found.length > 0) leaks = `stack ${stack}: ${describeLeaks(found)}`;
+      } finally {
+        await run(["stack", "rm", "--yes", "--force"]);
+        await emulator.close();
+        rmSync(stateDir, { recursive: true, force: true });
+      }
+      if (leaks) throw new Error(leaks);
     },
   };
+}
+
+function readConfigFile(cwd: string, stack: string): string {
+  try {
+    return readFileSync(join(cwd, `Pulumi.${stack}.yaml`), "utf8");
+  } catch {
+    return "";
+  }
 }
 
 /** Calls the emulator received since `seq`, as `METHOD /path` lines (query strings dropped). */

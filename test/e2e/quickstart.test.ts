@@ -11,6 +11,7 @@ const secretEnv = "e2e-secret-token-7c4d91b2";
 
 beforeAll(async () => {
   s = await startStack("quickstart", "e2e-quickstart");
+  s.secret(secretEnv, "quickstart's demoToken (the DEMO_TOKEN env var)");
   await s.ok("config", "set", "--secret", "demoToken", secretEnv);
 }, 300_000);
 

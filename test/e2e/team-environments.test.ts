@@ -6,6 +6,8 @@ let s: E2eStack;
 
 beforeAll(async () => {
   s = await startStack("team-environments", "e2e-team");
+  // The example's default sharedToken (no sharedToken config is set): the TEAM_TOKEN env var of every sandbox.
+  s.secret("team-shared-token-8a7e3f", "team-environments' default sharedToken");
   await s.ok("config", "set", "--path", "members[0]", "ada");
   await s.ok("config", "set", "--path", "members[1]", "grace");
 }, 300_000);
