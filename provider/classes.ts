@@ -31,11 +31,13 @@ function handle(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
 
 /**
  * The props Pulumi registers: the args (secret ones wrapped), the resource key the provider derives
- * auto-names and markers from, and every output as a placeholder so it appears on the object.
+ * auto-names and markers from, and every output and input as a placeholder: Pulumi puts on the object
+ * only the properties registered, so without them `Sandbox.get(...)` (which has no args) would not show
+ * the templateID or metadata the service reports. An `undefined` placeholder is not sent as an input.
  */
 function props(spec: ResourceSpec, name: string, args: object): pulumi.Inputs {
   const out: pulumi.Inputs = {};
-  for (const key of Object.keys(spec.outputs.shape)) out[key] = undefined;
+  for (const key of [...Object.keys(spec.outputs.shape), ...Object.keys(spec.inputs.shape)]) out[key] = undefined;
   for (const [key, value] of Object.entries(args)) {
     out[key] = value !== undefined && spec.secretInputs.includes(key) ? pulumi.secret(value) : value;
   }
