@@ -59,6 +59,10 @@ export class SandboxRpc {
       baseUrl: this.address.baseUrl,
       httpVersion: "1.1",
       useBinaryFormat: false,
+      // No gzip (connect-node asks for it by default): the sandbox would compress every output chunk
+      // and we would inflate it, a third more client CPU per MB streamed (bench/RESULTS.md, 2). The
+      // official SDK does not ask for it either.
+      acceptCompression: [],
       interceptors: [headerInterceptor(this.address.headers, this.#token)],
     });
   }
