@@ -1,0 +1,128 @@
+// `npm run bench [-- --quick] [-- --only=ops,stream,readiness,engine,load]`: every benchmark against the
+// emulator (started here, with a fixed added latency), printed as tables and written to bench/RESULTS.md.
+// Each table puts ours, the alternative and the bound side by side, measured in this one run.
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import os from "node:os";
+import { join } from "node:path";
+import { ensurePulumi } from "../scripts/ensure-pulumi.mjs";
+import { engineBench } from "./engine.mjs";
+import { installProject } from "./install.mjs";
+import { ROOT } from "./lib.mjs";
+import { loadBench, runtimeCodeBytes } from "./load.mjs";
+import { opsBench } from "./ops.mjs";
+import { readinessBench } from "./readiness.mjs";
+import { streamBench } from "./stream.mjs";
+
+const require = createRequire(import.meta.url);
+const { createEmulator } = require("pulumi-sandbox/emulator");
+
+const quick = process.argv.includes("--quick");
+const only = process.argv.find((a) => a.startsWith("--only="))?.slice(7).split(",");
+const want = (name) => !only || only.includes(name);
+const LATENCY_MS = 5;
+const BUILD_MS = 6000;
+const cfg = quick
+  ? { opsReps: 1, rounds: 10, streamReps: 1, builds: 3, engineReps: 1, loadReps: 5 }
+  : { opsReps: 6, rounds: 15, streamReps: 3, builds: 9, engineReps: 2, loadReps: 11 };
+
+const started = performance.now();
+const log = (line) => process.stderr.write(`${line}\n`);
+const sections = [];
+function section(title, what, body) {
+  const text = `## ${title}\n\n${what}\n\n${body}\n`;
+  sections.push(text);
+  console.log(`\n${text}`);
+}
+const serviceOf = (emu) => ({ apiUrl: emu.apiUrl, sandboxUrl: emu.sandboxUrl, apiKey: emu.apiKey, accessToken: emu.accessToken });
+
+const binDir = await ensurePulumi();
+const machine = {
+  date: new Date().toISOString().replace(/\.\d+Z$/, "Z"),
+  cpu: `${os.cpus()[0]?.model ?? "?"}, nproc ${os.availableParallelism()}`,
+  memory: `${(os.totalmem() / 2 ** 30).toFixed(1)} GiB`,
+  node: process.version,
+  pulumi: `CLI ${execFileSync(join(binDir, "pulumi"), ["version"], { encoding: "utf8" }).trim()}, @pulumi/pulumi ${require("@pulumi/pulumi/package.json").version}`,
+  e2b: require("e2b/package.json").version,
+  load: os.loadavg().map((x) => x.toFixed(1)).join(" "),
+};
+log(`pulumi-sandbox bench (${quick ? "quick" : "full"}): ${machine.cpu}, ${machine.memory}, Node ${machine.node}, load ${machine.load}`);
+
+if (want("ops") || want("stream")) {
+  const emu = await createEmulator({ faults: { latencyMs: LATENCY_MS } });
+  if (want("ops")) {
+    section(
+      "1. Per-operation cost: create a sandbox, run `echo hi`, kill it",
+      `Each client in its own process; 2 warm-up rounds per process not counted. The emulator adds ${LATENCY_MS} ms to every platform request (not to the in-sandbox API). \`run\` includes starting \`bash -l\`.`,
+      await opsBench({ emu, service: serviceOf(emu), reps: cfg.opsReps, rounds: cfg.rounds, log }),
+    );
+  }
+  if (want("stream")) {
+    section(
+      "2. Streaming: a command printing 20 MB and 200 MB to stdout",
+      "`head -c N /dev/zero | tr '\\0' a` run to its end; one fresh process per measurement, RSS in MB (10^6 bytes). " +
+        "The e2b SDK returns the whole output as a string; ours keeps a 64 KiB tail and streams the rest to callbacks. " +
+        "Bare Connect reads the same stream with no sdk, so it shows the emulator's own ceiling.",
+      await streamBench({ service: serviceOf(emu), reps: cfg.streamReps, sizes: [20e6, 200e6], log }),
+    );
+  }
+  await emu.close();
+}
+
+if (want("readiness")) {
+  const emu = await createEmulator({ buildDelayMs: BUILD_MS, faults: { latencyMs: LATENCY_MS } });
+  section(
+    "3. Template readiness: from the build turning ready to the wait returning",
+    `${cfg.builds} rounds; each round builds one template per policy side by side (build delay ${BUILD_MS / 1000} s) and starts each wait at a random phase of its polling period. ` +
+      "Ready time is the emulator's `finishedAt` of the build (same clock). The e2b column re-enacts its `Template.build` wait loop with its public `Template.getBuildStatus`.",
+    await readinessBench({ emu, service: serviceOf(emu), rounds: cfg.builds, buildMs: BUILD_MS, log }),
+  );
+  await emu.close();
+}
+
+let project;
+if (want("engine") || want("load")) {
+  project = { ...installProject(), repo: ROOT };
+  log(`  installed the bench project in ${(project.ms / 1000).toFixed(1)} s: ${project.how}`);
+}
+if (want("engine")) {
+  const code = await runtimeCodeBytes(project);
+  section(
+    "4. The provider in the Pulumi engine: 50 sandboxes",
+    `\`pulumi up --skip-preview\`, then \`pulumi preview --expect-no-changes\`, fresh stack and emulator per run, file backend. ` +
+      `pulumi-sandbox installed as users install it: ${project.how}, ${(project.ms / 1000).toFixed(1)} s. ` +
+      `The inline provider (bench/fixture/inline.js) is the smallest thing that works: bare fetch, create and delete only; Pulumi's serializer refuses ` +
+      `to capture a real client by value (ours fails on a deep \`require("pulumi-sandbox/dist/...")\` the exports map forbids, the e2b SDK on a free \`Deno\`). ` +
+      `What the stub loads by name instead: ${(code / 1024).toFixed(0)} KiB of pulumi-sandbox's own JavaScript, which by value would be stored twice in every resource.`,
+    await engineBench({ reps: cfg.engineReps, count: 50, latencyMs: LATENCY_MS, project, log }),
+  );
+}
+if (want("load")) {
+  section(
+    "5. Provider load: cold `require` in a fresh node process",
+    "Resolved from the installed project of bench 4 (`e2b` from this repository). Time of the `require` call alone, process start excluded.",
+    await loadBench({ reps: cfg.loadReps, project, log }),
+  );
+}
+if (project) rmSync(project.dir, { recursive: true, force: true });
+
+const wall = (performance.now() - started) / 1000;
+const command = `npm run bench${quick ? " -- --quick" : ""}${only ? ` -- --only=${only.join(",")}` : ""}`;
+const header = [
+  "# Benchmark results",
+  "",
+  `Generated by \`${command}\` (bench/main.mjs) on ${machine.date}, wall time ${wall.toFixed(0)} s.`,
+  "",
+  `- Machine: ${machine.cpu}, ${machine.memory} RAM; load average at start ${machine.load}, at end ${os.loadavg().map((x) => x.toFixed(1)).join(" ")}`,
+  `- Node ${machine.node}; Pulumi ${machine.pulumi}; e2b ${machine.e2b}`,
+  `- Emulator in the bench process, ${LATENCY_MS} ms added to every platform request; clients in child processes, run one at a time`,
+  "",
+].join("\n");
+const file = join(ROOT, "bench", "RESULTS.md");
+// Everything from this marker on is written by hand (the reading of the tables) and kept across runs.
+const NOTES = "<!-- notes: kept across runs -->";
+const previous = existsSync(file) ? readFileSync(file, "utf8") : "";
+const notes = previous.includes(NOTES) ? previous.slice(previous.indexOf(NOTES)) : `${NOTES}\n`;
+writeFileSync(file, `${header}\n${sections.join("\n")}\n${notes}`);
+log(`\nwrote bench/RESULTS.md; wall time ${wall.toFixed(0)} s`);

@@ -1,0 +1,36 @@
+// Bench 1: the cost of one sandbox's life (create, run `echo hi`, kill) through our sdk, the official
+// `e2b` SDK and bare requests (the bound). Each client runs in its own process; repetitions are
+// interleaved so a busy machine slows all three alike.
+import { fmt, median, ratio, runWorker, table } from "./lib.mjs";
+
+const CLIENTS = ["ours", "official", "bare"];
+
+export async function opsBench({ emu, service, reps, rounds, log }) {
+  const all = Object.fromEntries(CLIENTS.map((c) => [c, { rounds: [], requests: 0 }]));
+  for (let i = 0; i < reps; i++) {
+    for (const client of CLIENTS) {
+      const seq = emu.calls().at(-1)?.seq ?? 0;
+      const res = await runWorker("ops.mjs", { client, service, iterations: rounds, warmup: 2 });
+      all[client].rounds.push(...res.rounds);
+      all[client].requests += emu.calls(seq).length / (rounds + 2);
+    }
+    log(`  ops run ${i + 1}/${reps} done`);
+  }
+  const med = (client, f) => median(all[client].rounds.map(f));
+  const row = (label, f) => {
+    const [o, e, b] = CLIENTS.map((c) => med(c, f));
+    return [label, fmt(o, 2), fmt(e, 2), fmt(b, 2), ratio(o, e), ratio(o, b)];
+  };
+  const n = all.ours.rounds.length;
+  return table(
+    [`ms, median of ${n} rounds (${reps} processes × ${rounds})`, "ours", "e2b SDK", "bare HTTP (bound)", "ours / e2b", "ours / bare"],
+    [
+      row("create sandbox", (r) => r.create),
+      row("run `echo hi`", (r) => r.run),
+      row("kill sandbox", (r) => r.kill),
+      row("whole round", (r) => r.create + r.run + r.kill),
+      row("client CPU time per round", (r) => r.cpu),
+      ["requests per round", ...CLIENTS.map((c) => fmt(all[c].requests / reps, 1)), "", ""],
+    ],
+  );
+}
