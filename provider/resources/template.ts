@@ -24,8 +24,9 @@ function buildBody(inputs: Inputs): TemplateBuildRequest {
   return body as TemplateBuildRequest;
 }
 
-const latest = (t: TemplateWithBuilds): TemplateBuild | undefined =>
-  [...t.builds].sort((a, b) => a.createdAt.localeCompare(b.createdAt)).at(-1);
+/** The newest build of a template, or the newest with a given status. */
+const latest = (t: TemplateWithBuilds, status?: string): TemplateBuild | undefined =>
+  t.builds.filter((b) => status === undefined || b.status === status).sort((a, b) => a.createdAt.localeCompare(b.createdAt)).at(-1);
 
 /** A template with this alias, and its latest build: what an interrupted run (or a lost answer) made. */
 async function findByAlias(alias: string): Promise<BuildRef | undefined> {
@@ -70,7 +71,7 @@ async function awaitBuild(ref: BuildRef, inputs: Inputs, provider: unknown): Pro
 async function describe(templateID: string, inputs: Inputs, lastBuildError?: string): Promise<Outputs> {
   const t = await platform().templates.get(templateID);
   const newest = latest(t);
-  const ready = [...t.builds].filter((b) => b.status === "ready").sort((a, b) => a.createdAt.localeCompare(b.createdAt)).at(-1);
+  const ready = latest(t, "ready");
   return {
     ...inputs,
     templateID,
