@@ -7,6 +7,7 @@
  */
 import type { NewSandbox, SandboxDetail } from "../../sdk/schemas/sandboxes";
 import { changedFields } from "../diff";
+import { sameValue } from "../spec";
 import type { ProvisionInput } from "../specs/provision";
 import { MARKER_KEY, sandboxSpec } from "../specs/sandbox";
 import { credentials, platform } from "../runtime/context";
@@ -100,7 +101,7 @@ export const sandboxHandlers: ResourceHandlers = {
     const props: Outputs = { ...olds, ...fromDetail(detail), templateID: olds.templateID ?? detail.templateID };
     props.envdAccessToken = detail.envdAccessToken ?? olds.envdAccessToken ?? null;
     const metadata = userMetadata(detail);
-    if (JSON.stringify(metadata ?? {}) !== JSON.stringify(olds.metadata ?? {})) props.metadata = metadata;
+    if (!sameValue(metadata ?? {}, olds.metadata ?? {})) props.metadata = metadata;
     return { id, props };
   },
 
