@@ -83,12 +83,15 @@ function describeIssue(issue: z.core.$ZodIssue): string {
 }
 
 /**
- * Adds the provider's own inputs. `__generation` counts replacements: it grows when a replace-input
- * changes, so names derived from it (auto-names, the sandbox marker) never collide with the resource
- * being replaced, and stay the same when an interrupted `up` is run again.
+ * Adds the provider's own inputs. The key and every auto-name are minted once, at the first create,
+ * and then kept from the stored state: a stack, project or resource rename (`aliases`) changes the
+ * resource's URN but must not rename (so replace) what it made. `__generation` counts replacements:
+ * it grows when a replace-input changes, and only then is a new auto-name minted, so it never collides
+ * with the resource being replaced, and stays the same when an interrupted `up` is run again.
  */
 function withInternals(spec: ResourceSpec, olds: Obj, news: Obj, out: Obj): Obj {
-  const resourceKey = typeof news.__resource === "string" ? news.__resource : "";
+  const stored = typeof olds.__resource === "string" && olds.__resource !== "";
+  const resourceKey = stored ? (olds.__resource as string) : typeof news.__resource === "string" ? news.__resource : "";
   const oldAuto = new Set(Array.isArray(olds.__auto) ? (olds.__auto as string[]) : []);
   const oldGen = typeof olds.__generation === "number" ? olds.__generation : undefined;
   const replaced = oldGen !== undefined && spec.replaceOnChanges.some((path) => {
@@ -99,7 +102,7 @@ function withInternals(spec: ResourceSpec, olds: Obj, news: Obj, out: Obj): Obj 
   const generation = oldGen === undefined ? 0 : replaced ? oldGen + 1 : oldGen;
   const auto = spec.autoName?.(resourceKey, generation) ?? {};
   const filled = Object.keys(auto).filter((k) => out[k] === undefined);
-  for (const k of filled) out[k] = auto[k];
-  return { ...out, __resource: resourceKey, __generation: generation, ...(filled.length ? { __auto: filled } : {}) };
+  for (const k of filled) out[k] = !replaced && oldAuto.has(k) && olds[k] !== undefined ? olds[k] : auto[k];
+  const secrets = Array.isArray(news.__secrets) ? { __secrets: news.__secrets } : {};
+  return { ...out, __resource: resourceKey, __generation: generation, ...(filled.length ? { __auto: filled } : {}), ...secrets };
 }
-

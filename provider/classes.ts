@@ -6,6 +6,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
 import { providerFor } from "./handle";
+import { secretValuesOf } from "./secret-values";
 import type { ResourceKind, ResourceSpec } from "./spec";
 import { sandboxSpec, type SandboxInputs } from "./specs/sandbox";
 import { templateSpec, type TemplateInputs } from "./specs/template";
@@ -29,19 +30,35 @@ function handle(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
   return h;
 }
 
+/** Outputs that are the resource's ID: the class takes them from `id`, which preview knows for an update. */
+const ID_OUTPUTS: Record<ResourceKind, string[]> = { Template: ["templateID"], Volume: ["volumeID", "volumeId"], Sandbox: ["sandboxID"] };
+
 /**
- * The props Pulumi registers: the args (secret ones wrapped), the resource key the provider derives
- * auto-names and markers from, and every output and input as a placeholder: Pulumi puts on the object
- * only the properties registered, so without them `Sandbox.get(...)` (which has no args) would not show
- * the templateID or metadata the service reports. An `undefined` placeholder is not sent as an input.
+ * The key auto-names and markers derive from: the URN this resource will have, so it is unique in the
+ * stack (two components may each have a child named "data"). Built from the parent's URN only as a
+ * value: depending on the parent would make a component's child depend on its own component.
  */
-function props(spec: ResourceSpec, name: string, args: object): pulumi.Inputs {
+function resourceKey(kind: ResourceKind, name: string, opts: pulumi.CustomResourceOptions | undefined): pulumi.Output<string> {
+  const urn = pulumi.createUrn(name, `pulumi-nodejs:dynamic/sandbox:${kind}`, opts?.parent);
+  return pulumi.output(new Promise<string>((resolve) => urn.apply((u) => resolve(u))));
+}
+
+/**
+ * The props Pulumi registers: the args (secret ones wrapped), the resource key, the plaintext of the
+ * values the program marked secret (./secret-values.ts), and every output and input as a placeholder:
+ * Pulumi puts on the object only the properties registered, so without them `Sandbox.get(...)` (which
+ * has no args) would not show the templateID or metadata the service reports. An `undefined`
+ * placeholder is not sent as an input.
+ */
+function props(spec: ResourceSpec, name: string, args: object, opts: pulumi.CustomResourceOptions | undefined): pulumi.Inputs {
   const out: pulumi.Inputs = {};
   for (const key of [...Object.keys(spec.outputs.shape), ...Object.keys(spec.inputs.shape)]) out[key] = undefined;
+  for (const key of ID_OUTPUTS[spec.kind]) delete out[key];
   for (const [key, value] of Object.entries(args)) {
     out[key] = value !== undefined && spec.secretInputs.includes(key) ? pulumi.secret(value) : value;
   }
-  out.__resource = `${pulumi.getProject()}/${pulumi.getStack()}/${name}`;
+  out.__resource = resourceKey(spec.kind, name, opts);
+  out.__secrets = secretValuesOf(args);
   return out;
 }
 
@@ -51,13 +68,18 @@ function options(spec: ResourceSpec, opts: pulumi.CustomResourceOptions | undefi
 
 /** A persistent team volume. Replacing or deleting it loses its data: see `protect` and `retainOnDelete`. */
 export class Volume extends pulumi.dynamic.Resource {
+  /** The resource's ID: known at preview for an update. */
+  declare readonly volumeID: pulumi.Output<string>;
+  /** @deprecated Use `volumeID`; removed in 0.3. */
   declare readonly volumeId: pulumi.Output<string>;
   declare readonly name: pulumi.Output<string>;
   /** Secret. */
   declare readonly token: pulumi.Output<string>;
 
   constructor(name: string, args: VolumeArgs = {}, opts?: pulumi.CustomResourceOptions) {
-    super(handle("Volume"), name, props(volumeSpec, name, args), options(volumeSpec, opts), "sandbox", "Volume");
+    super(handle("Volume"), name, props(volumeSpec, name, args, opts), options(volumeSpec, opts), "sandbox", "Volume");
+    this.volumeID = this.id;
+    this.volumeId = this.id;
   }
 
   /** Reads an existing volume by ID into the program (read-only: Pulumi does not manage it). */
@@ -68,6 +90,7 @@ export class Volume extends pulumi.dynamic.Resource {
 
 /** A sandbox template built from a Dockerfile. */
 export class Template extends pulumi.dynamic.Resource {
+  /** The resource's ID: known at preview for an update, so sandboxes on it are not shown as replaced. */
   declare readonly templateID: pulumi.Output<string>;
   declare readonly buildID: pulumi.Output<string>;
   declare readonly latestBuildID: pulumi.Output<string>;
@@ -86,7 +109,8 @@ export class Template extends pulumi.dynamic.Resource {
   declare readonly spawnCount: pulumi.Output<number>;
 
   constructor(name: string, args: TemplateArgs, opts?: pulumi.CustomResourceOptions) {
-    super(handle("Template"), name, props(templateSpec, name, args), options(templateSpec, opts), "sandbox", "Template");
+    super(handle("Template"), name, props(templateSpec, name, args, opts), options(templateSpec, opts), "sandbox", "Template");
+    this.templateID = this.id;
   }
 
   /** Reads an existing template by ID into the program (read-only). */
@@ -97,6 +121,7 @@ export class Template extends pulumi.dynamic.Resource {
 
 /** A sandbox from a template, optionally provisioned by commands run inside it. */
 export class Sandbox extends pulumi.dynamic.Resource {
+  /** The resource's ID: known at preview for an update. */
   declare readonly sandboxID: pulumi.Output<string>;
   declare readonly templateID: pulumi.Output<string>;
   declare readonly alias: pulumi.Output<string | undefined>;
@@ -117,7 +142,8 @@ export class Sandbox extends pulumi.dynamic.Resource {
   >;
 
   constructor(name: string, args: SandboxArgs, opts?: pulumi.CustomResourceOptions) {
-    super(handle("Sandbox"), name, props(sandboxSpec, name, args), options(sandboxSpec, opts), "sandbox", "Sandbox");
+    super(handle("Sandbox"), name, props(sandboxSpec, name, args, opts), options(sandboxSpec, opts), "sandbox", "Sandbox");
+    this.sandboxID = this.id;
   }
 
   /** Reads an existing sandbox by ID into the program (read-only). */

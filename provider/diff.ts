@@ -1,10 +1,10 @@
 /**
  * Generic `diff`: compares the stored outputs (which echo the inputs they were made from) with the
  * new checked inputs. A changed replace-input is a replacement; any other change is an in-place
- * update; local-only inputs (client-side deadlines) and the provider's own inputs are never a change,
- * so a second `pulumi up` with the same program reaches the service with nothing.
+ * update; local-only inputs (client-side deadlines, logging) and the provider's own inputs are never
+ * a change, so a second `pulumi up` with the same program reaches the service with nothing.
  */
-import { containsUnknown, getPath, INTERNAL_INPUTS, sameValue, type ResourceSpec } from "./spec";
+import { containsUnknown, getPath, INTERNAL_INPUTS, sameValue, withoutPaths, type ResourceSpec } from "./spec";
 
 export interface DiffOutcome {
   changes: boolean;
@@ -14,13 +14,19 @@ export interface DiffOutcome {
 
 type Obj = Record<string, unknown>;
 
+/** `provision.logging` → `logging` under `provision`: the local-only paths inside one input. */
+function localWithin(spec: ResourceSpec, key: string): string[] {
+  return spec.localOnly.filter((p) => p.startsWith(`${key}.`)).map((p) => p.slice(key.length + 1));
+}
+
 /** The input fields that differ, by top-level name; an unknown new value (preview) counts as changed. */
 export function changedFields(spec: ResourceSpec, olds: Obj, news: Obj): string[] {
   const skip = new Set<string>([...INTERNAL_INPUTS, ...spec.localOnly]);
   const computed = new Set(spec.computed ?? []);
   return Object.keys(spec.inputs.shape).filter((key) => {
     if (skip.has(key) || (computed.has(key) && news[key] === undefined)) return false;
-    return containsUnknown(news[key]) || !sameValue(olds[key], news[key]);
+    const local = localWithin(spec, key);
+    return containsUnknown(news[key]) || !sameValue(withoutPaths(olds[key], local), withoutPaths(news[key], local));
   });
 }
 
@@ -32,5 +38,11 @@ export function diffInputs(spec: ResourceSpec, olds: Obj, news: Obj): DiffOutcom
     const value = getPath(news, path);
     return containsUnknown(value) || !sameValue(getPath(olds, path), value);
   });
-  return { changes: changed.size > 0, replaces, deleteBeforeReplace: false };
+  return { changes: changed.size > 0, replaces, deleteBeforeReplace: replaces.length > 0 && keepsChosenName(spec, olds, news) };
+}
+
+/** Whether a user-chosen unique name stays the same (an auto-name is minted anew for a replacement). */
+function keepsChosenName(spec: ResourceSpec, olds: Obj, news: Obj): boolean {
+  const auto = new Set(Array.isArray(news.__auto) ? (news.__auto as string[]) : []);
+  return (spec.uniqueNames ?? []).some((key) => news[key] !== undefined && !auto.has(key) && sameValue(olds[key], news[key]));
 }

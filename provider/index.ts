@@ -4,4 +4,6 @@
  * `sandbox:sandboxUrl`) or the env vars E2B_API_KEY, E2B_ACCESS_TOKEN, E2B_DOMAIN, E2B_API_URL,
  * E2B_SANDBOX_URL.
  */
+// First: on a Node.js too old for the dependencies, fail here with the fix, not deep inside them.
+import "../sdk/node-version";
 export { Sandbox, Template, Volume, type SandboxArgs, type TemplateArgs, type VolumeArgs } from "./classes";

@@ -1,15 +1,24 @@
 /**
  * One spec per resource drives everything: `check` (validation and defaults), `diff` (what changed,
  * what forces replacement), the resource class (outputs, secrets) and schema.json (docs, types).
+ *
+ * A spec declares which inputs the service can change in place and which change nothing remotely;
+ * every other input forces a replacement. Replacement is the default on purpose: an input that
+ * no handler applies would otherwise be a silent no-op "update".
  */
 import type { z } from "zod";
 
 export type ResourceKind = "Template" | "Volume" | "Sandbox";
 
-/** Inputs the provider adds for itself; never user-facing, never diffed, never in the schema. */
-export const INTERNAL_INPUTS = ["__provider", "__resource", "__generation", "__auto"] as const;
+/**
+ * Inputs the provider adds for itself; never user-facing, never diffed, never in the schema.
+ * `__resource`: the key auto-names and markers derive from (the URN at the first create, kept after);
+ * `__generation`: counts replacements; `__auto`: the inputs `check` filled with an auto-name;
+ * `__secrets`: the plaintext of every value the program marked secret, so logs can hide exactly those.
+ */
+export const INTERNAL_INPUTS = ["__provider", "__resource", "__generation", "__auto", "__secrets"] as const;
 
-export interface ResourceSpec<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
+export interface SpecDeclaration<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
   kind: ResourceKind;
   /** Markdown: what the resource is, and what to know before using it. */
   description: string;
@@ -17,26 +26,47 @@ export interface ResourceSpec<I extends z.ZodObject = z.ZodObject, O extends z.Z
   inputs: I;
   /** Outputs besides the echoed inputs. Used for the class's output properties and schema.json. */
   outputs: O;
-  /** Input paths (dotted) whose change forces a replacement, because the service cannot update them. */
-  replaceOnChanges: readonly string[];
+  /** Top-level inputs the update handler applies to the live resource (same ID). */
+  inPlace: readonly string[];
+  /**
+   * Inputs that change no remote state (a client-side deadline, how output is logged): never reported
+   * as a change. Top-level names, or dotted paths inside an in-place input (`provision.logging`).
+   */
+  localOnly: readonly string[];
+  /** Dotted paths inside in-place inputs whose change still forces a replacement (`provision.triggers`). */
+  replaceWithin?: readonly string[];
+  /**
+   * Inputs that name the resource uniquely in the service. A replacement that keeps a user-chosen value
+   * deletes the old resource first, since the new one could not be made while the old one holds the name.
+   */
+  uniqueNames?: readonly string[];
   /**
    * Optional inputs the service fills with its own default, reported back in the output of the same
    * name. Leaving one out keeps the current value (no change), as the service would.
    */
   computed?: readonly string[];
-  /** Inputs that change no remote state (e.g. a client-side deadline): never reported as a change. */
-  localOnly: readonly string[];
   /** Inputs the class wraps in `pulumi.secret`, so state holds them encrypted. */
   secretInputs: readonly string[];
   /** Outputs marked secret (`additionalSecretOutputs`). */
   secretOutputs: readonly string[];
   /**
    * Inputs filled in by `check` when the user leaves them out (auto-naming), derived from the resource's
-   * name so a re-run of an interrupted `up` computes the same value.
+   * key and replacement generation, so a re-run of an interrupted `up` computes the same value.
    */
   autoName?: (resourceKey: string, generation: number) => Record<string, unknown>;
   /** Rules across fields, run on known values only. Each issue names its field path. */
   crossChecks?: (inputs: Record<string, unknown>) => { path: string; reason: string }[];
+}
+
+export interface ResourceSpec<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> extends SpecDeclaration<I, O> {
+  /** Derived: every top-level input neither in place nor local, then `replaceWithin`. */
+  replaceOnChanges: readonly string[];
+}
+
+export function defineSpec<I extends z.ZodObject, O extends z.ZodObject>(decl: SpecDeclaration<I, O>): ResourceSpec<I, O> {
+  const kept = new Set([...decl.inPlace, ...decl.localOnly]);
+  const replaced = Object.keys(decl.inputs.shape).filter((key) => !kept.has(key));
+  return { ...decl, replaceOnChanges: [...replaced, ...(decl.replaceWithin ?? [])] };
 }
 
 /** The sentinel the engine sends for values not known until apply (pulumi/runtime/rpc.js). */
@@ -57,6 +87,19 @@ export function getPath(obj: unknown, path: string): unknown {
     cur = (cur as Record<string, unknown>)[part];
   }
   return cur;
+}
+
+/** A copy of `value` without the given dotted paths (relative to it); `value` itself is not changed. */
+export function withoutPaths(value: unknown, paths: readonly string[]): unknown {
+  if (paths.length === 0 || value === null || typeof value !== "object" || Array.isArray(value)) return value;
+  const copy: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  for (const path of paths) {
+    const [head, ...rest] = path.split(".");
+    if (head === undefined || !(head in copy)) continue;
+    if (rest.length === 0) delete copy[head];
+    else copy[head] = withoutPaths(copy[head], [rest.join(".")]);
+  }
+  return copy;
 }
 
 /** Structural equality where key order does not matter and an absent key equals `undefined`. */

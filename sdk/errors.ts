@@ -25,8 +25,15 @@ export type ErrorCode =
   | "build_failed" // a template build ended in status `error`
   | "unknown";
 
+/**
+ * Why, more precisely than `code`, where callers act on the difference. Stable, like `code`:
+ * `deadline` is the caller's own overall deadline of a wait (not one request's timeout).
+ */
+export type ErrorReason = "deadline";
+
 export interface SandboxErrorInit {
   code: ErrorCode;
+  reason?: ErrorReason;
   message: string;
   /** HTTP status of the answer, when there was one. */
   status?: number;
@@ -40,6 +47,7 @@ export interface SandboxErrorInit {
 export class SandboxError extends Error {
   override readonly name = "SandboxError";
   readonly code: ErrorCode;
+  readonly reason: ErrorReason | undefined;
   readonly status: number | undefined;
   readonly service: { code: number | string; message: string } | undefined;
   readonly retryable: boolean;
@@ -47,6 +55,7 @@ export class SandboxError extends Error {
   constructor(init: SandboxErrorInit) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
     this.code = init.code;
+    this.reason = init.reason;
     this.status = init.status;
     this.service = init.service;
     this.retryable = init.retryable ?? false;
@@ -112,13 +121,13 @@ export const CONNECT_CODES: Readonly<Record<string, ErrorCode>> = {
 
 /**
  * Removes every given secret from a text. Used on anything that may echo a request (service
- * messages, command output) before it becomes an error message or a log line.
+ * messages, command output) before it becomes an error message or a log line. Every length counts: a
+ * short secret is still a secret. Longer values go first, so a secret that contains another is
+ * removed whole.
  */
 export function redact(text: string, secrets: Iterable<string | undefined>): string {
+  const values = [...new Set([...secrets].filter((s): s is string => typeof s === "string" && s !== ""))].sort((a, b) => b.length - a.length);
   let out = text;
-  for (const secret of secrets) {
-    // Very short values would redact ordinary words; credentials are long.
-    if (secret && secret.length >= 6) out = out.split(secret).join("[redacted]");
-  }
+  for (const secret of values) out = out.split(secret).join("[redacted]");
   return out;
 }

@@ -2,6 +2,8 @@
  * Public entry of `pulumi-sandbox/sdk`: the typed client of the sandbox service.
  * Branch on `err.code` of a SandboxError (see errors.ts), never on `instanceof`.
  */
+// First: on a Node.js too old for the dependencies, fail here with the fix, not deep inside them.
+import "./node-version";
 export * from "./errors";
 export * from "./config";
 export { USER_AGENT } from "./user-agent";

@@ -65,6 +65,7 @@ function waitTimeout<T>(opts: WaitOptions<T>, last: { value: T } | undefined, ca
   const seen = last === undefined ? "no answer was received yet" : `last seen: ${describe(last.value)}`;
   return new SandboxError({
     code: "timeout",
+    reason: "deadline",
     message: `Timed out after ${formatDuration(opts.timeoutMs)} waiting for ${opts.what}; ${seen}.`,
     retryable: true,
     cause,

@@ -49,7 +49,6 @@ async function awaitBuild(ref: BuildRef, inputs: Inputs, provider: unknown): Pro
   const log = logFor(inputs);
   log(`waiting for build ${ref.buildID} of template ${ref.templateID}`);
   const timeoutMs = Number(inputs.buildTimeoutSeconds) * 1000;
-  const started = Date.now();
   try {
     await platform().templates.waitForBuild(ref.templateID, ref.buildID, { timeoutMs, onLog: (e) => log(describeEntry(e)) });
     log(`build ${ref.buildID} is ready`);
@@ -57,9 +56,8 @@ async function awaitBuild(ref: BuildRef, inputs: Inputs, provider: unknown): Pro
     if (!isSandboxError(err) || (err.code !== "build_failed" && err.code !== "timeout")) throw err;
     const outs = await describe(ref.templateID, inputs, err.code === "build_failed" ? err.message : undefined);
     // The sdk's timeout names the build and the time waited; the user also needs the setting that set
-    // that deadline, and to know the build goes on. (A request's own timeout ends sooner: not named so.)
-    const deadline = err.code === "timeout" && Date.now() - started >= timeoutMs;
-    const message = deadline
+    // that deadline, and to know the build goes on. (A request's own timeout has no such reason.)
+    const message = err.reason === "deadline"
       ? `${err.message} That is the deadline of buildTimeoutSeconds (${inputs.buildTimeoutSeconds}). The build goes on, and the ` +
         "template is recorded: the next `pulumi up` waits for this same build. Raise buildTimeoutSeconds for longer builds."
       : err.message;
@@ -67,13 +65,19 @@ async function awaitBuild(ref: BuildRef, inputs: Inputs, provider: unknown): Pro
   }
 }
 
-/** Outputs: the inputs as given, then what the service reports. */
+/**
+ * Outputs: the inputs as given, then what the service reports. `lastBuildError` describes the newest
+ * build only while that build is failed: given by the caller that saw it fail, else kept from `inputs`
+ * (stored outputs, on refresh); a newer build, or a success, drops it.
+ */
 async function describe(templateID: string, inputs: Inputs, lastBuildError?: string): Promise<Outputs> {
   const t = await platform().templates.get(templateID);
   const newest = latest(t);
   const ready = latest(t, "ready");
+  const { lastBuildError: stored, ...given } = inputs;
+  const buildError = newest?.status === "error" ? (lastBuildError ?? (newest.buildID === inputs.latestBuildID ? stored : undefined)) : undefined;
   return {
-    ...inputs,
+    ...given,
     templateID,
     buildID: ready?.buildID ?? "",
     latestBuildID: newest?.buildID ?? "",
@@ -89,7 +93,7 @@ async function describe(templateID: string, inputs: Inputs, lastBuildError?: str
     updatedAt: t.updatedAt,
     buildCount: t.builds.length,
     spawnCount: t.spawnCount,
-    ...(lastBuildError ? { lastBuildError } : {}),
+    ...(typeof buildError === "string" && buildError ? { lastBuildError: buildError } : {}),
   };
 }
 
@@ -128,8 +132,7 @@ export const templateHandlers: ResourceHandlers = {
 
   async read(id, olds) {
     try {
-      const fresh = await describe(id, olds);
-      return { id, props: { ...fresh, ...(olds.lastBuildError ? { lastBuildError: olds.lastBuildError } : {}) } };
+      return { id, props: await describe(id, olds) };
     } catch (err) {
       if (isNotFound(err)) return {};
       throw err;

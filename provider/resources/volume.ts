@@ -5,7 +5,7 @@ import { autoNamed, createOnce, isAlreadyExists } from "../runtime/outcome";
 import { ignoreNotFound, isNotFound, type Inputs, type Outputs, type ResourceHandlers } from "../runtime/handlers";
 
 function outputs(inputs: Inputs, volume: VolumeAndToken): Outputs {
-  return { ...inputs, name: volume.name, volumeId: volume.volumeID, token: volume.token };
+  return { ...inputs, name: volume.name, volumeID: volume.volumeID, volumeId: volume.volumeID, token: volume.token };
 }
 
 async function findByName(name: string): Promise<VolumeAndToken | undefined> {
@@ -31,7 +31,7 @@ export const volumeHandlers: ResourceHandlers = {
     try {
       const volume = await platform().volumes.get(id);
       // The service mints a new token on every GET: keep the stored one, a fresh token is not drift.
-      return { id, props: { ...olds, name: volume.name, volumeId: volume.volumeID, token: olds.token ?? volume.token } };
+      return { id, props: { ...olds, name: volume.name, volumeID: volume.volumeID, volumeId: volume.volumeID, token: olds.token ?? volume.token } };
     } catch (err) {
       if (isNotFound(err)) return {};
       throw err;

@@ -4,6 +4,8 @@
  * outside the serialized text, keeps the state small, and lets a newer installed version serve
  * resources recorded by an older one.
  */
+// First: on a Node.js too old for the dependencies, fail here with the fix, not deep inside them.
+import "../../sdk/node-version";
 import { resolveOptions } from "../../sdk/config";
 import { checkInputs, type CheckOutcome } from "../check";
 import { diffInputs, type DiffOutcome } from "../diff";
@@ -16,6 +18,7 @@ import { templateHandlers } from "../resources/template";
 import { volumeHandlers } from "../resources/volume";
 import { clientOptions, configure as configureContext, type ConfigSource } from "./context";
 import type { Inputs, Outputs, ResourceHandlers } from "./handlers";
+import { migrate, stamped } from "./migrate";
 
 const SPECS: Record<ResourceKind, ResourceSpec> = { Template: templateSpec, Volume: volumeSpec, Sandbox: sandboxSpec };
 const HANDLERS: Record<ResourceKind, ResourceHandlers> = { Template: templateHandlers, Volume: volumeHandlers, Sandbox: sandboxHandlers };
@@ -26,7 +29,7 @@ export function configure(req: { config: ConfigSource }): void {
 
 /** Validation before any API call; a missing credential is reported here too, at preview. */
 export async function check(kind: ResourceKind, olds: Inputs, news: Inputs): Promise<CheckOutcome> {
-  const outcome = checkInputs(SPECS[kind], olds ?? {}, news ?? {});
+  const outcome = checkInputs(SPECS[kind], migrate(kind, olds ?? {}), news ?? {});
   if (outcome.failures) return outcome;
   const missing = missingCredentials(kind);
   return missing.length ? { failures: missing } : outcome;
@@ -48,7 +51,7 @@ function missingCredentials(kind: ResourceKind): { property: string; reason: str
 }
 
 export async function diff(kind: ResourceKind, _id: string, olds: Outputs, news: Inputs): Promise<DiffOutcome> {
-  return diffInputs(SPECS[kind], olds, news);
+  return diffInputs(SPECS[kind], migrate(kind, olds ?? {}), news);
 }
 
 /**
@@ -60,17 +63,20 @@ function plain<T>(value: T): T {
 }
 
 export async function create(kind: ResourceKind, inputs: Inputs) {
-  return plain(await HANDLERS[kind].create(inputs));
+  const { id, outs } = await HANDLERS[kind].create(inputs);
+  return plain({ id, outs: stamped(outs) });
 }
 
 export async function read(kind: ResourceKind, id: string, props: Outputs) {
-  return plain(await HANDLERS[kind].read(id, props ?? {}));
+  const found = await HANDLERS[kind].read(id, migrate(kind, props ?? {}));
+  return plain(found.props ? { ...found, props: stamped(found.props) } : found);
 }
 
 export async function update(kind: ResourceKind, id: string, olds: Outputs, news: Inputs) {
-  return plain(await HANDLERS[kind].update(id, olds, news));
+  const { outs } = await HANDLERS[kind].update(id, migrate(kind, olds ?? {}), news);
+  return plain({ outs: stamped(outs) });
 }
 
 export function remove(kind: ResourceKind, id: string, props: Outputs) {
-  return HANDLERS[kind].delete(id, props ?? {});
+  return HANDLERS[kind].delete(id, migrate(kind, props ?? {}));
 }

@@ -4,13 +4,14 @@
  * is redacted of the values given, so no secret reaches the log.
  */
 import { redact } from "../../sdk/errors";
+import { resourceNameOf } from "../specs/naming";
 
 export interface Logger {
   (line: string): void;
 }
 
 export function resourceLogger(kind: string, resourceKey: string, secrets: () => Iterable<string | undefined>): Logger {
-  const name = resourceKey.split("/").pop() || kind;
+  const name = resourceNameOf(resourceKey) || kind;
   return (line) => {
     for (const part of line.replace(/\r/g, "").split("\n")) {
       if (part.trim() !== "") process.stderr.write(`[${kind} ${name}] ${redact(part, secrets())}\n`);

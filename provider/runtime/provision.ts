@@ -32,32 +32,53 @@ export interface SandboxTarget {
   envdAccessToken?: string | null | undefined;
 }
 
+/** Which streams `logging` shows. */
+const SHOWN: Record<ProvisionInput["logging"], { stdout: boolean; stderr: boolean }> = {
+  both: { stdout: true, stderr: true },
+  stdout: { stdout: true, stderr: false },
+  stderr: { stdout: false, stderr: true },
+  none: { stdout: false, stderr: false },
+};
+
+/**
+ * `secrets`: every value to hide (credentials, tokens, and the values the program marked secret). A
+ * command that holds one is shown and stored with it redacted; a command made whole from a secret
+ * (`pulumi.interpolate` over one) is then nothing but `[redacted]`.
+ */
 export async function runProvision(target: SandboxTarget, provision: ProvisionInput, log: Logger, secrets: string[]): Promise<ProvisionOutcome> {
   const client = new ProcessClient({ ...target, options: clientOptions() });
+  const scrub = (text: string) => redact(text, secrets);
+  const shown = SHOWN[provision.logging ?? "both"];
   const results: ProvisionResult[] = [];
   const total = provision.commands.length;
   for (const [i, cmd] of provision.commands.entries()) {
-    const all = [...secrets, ...Object.values(cmd.envs ?? {})];
-    const scrub = (text: string) => redact(text, all);
     const label = `provision ${i + 1}/${total}`;
-    log(`${label}: $ ${scrub(cmd.command)}`);
-    const out = lineWriter((line) => log(`${label} | ${scrub(line)}`));
+    const command = scrub(cmd.command);
+    log(`${label}: $ ${command}`);
+    // One line buffer per stream: a partial stdout line must not be glued to a stderr line.
+    const stdout = lineWriter((line) => log(`${label} | ${scrub(line)}`));
+    const stderr = lineWriter((line) => log(`${label} ! ${scrub(line)}`));
+    const flush = () => {
+      stdout.flush();
+      stderr.flush();
+    };
     const started = Date.now();
     let result: ProvisionResult;
     try {
       const r = await client.run(cmd.command, {
-        envs: cmd.envs, cwd: cmd.cwd, user: cmd.user, timeoutMs: cmd.timeoutSeconds * 1000,
-        tailBytes: STATE_TAIL_BYTES, onStdout: out.write, onStderr: out.write,
+        envs: cmd.envs, cwd: cmd.cwd, user: cmd.user, timeoutMs: cmd.timeoutSeconds * 1000, tailBytes: STATE_TAIL_BYTES,
+        ...(shown.stdout ? { onStdout: stdout.write } : {}),
+        ...(shown.stderr ? { onStderr: stderr.write } : {}),
       });
-      result = { command: scrub(cmd.command), exitCode: r.exitCode, durationMs: r.durationMs, stdoutTail: scrub(r.stdoutTail), stderrTail: scrub(r.stderrTail) };
+      result = { command, exitCode: r.exitCode, durationMs: r.durationMs, stdoutTail: scrub(r.stdoutTail), stderrTail: scrub(r.stderrTail) };
     } catch (err) {
-      out.flush();
+      flush();
       const e = err as { code?: string; message?: string; stdoutTail?: string; stderrTail?: string };
-      results.push({ command: scrub(cmd.command), exitCode: -1, durationMs: Date.now() - started, stdoutTail: scrub(e.stdoutTail ?? ""), stderrTail: scrub(e.stderrTail ?? "") });
+      results.push({ command, exitCode: -1, durationMs: Date.now() - started, stdoutTail: scrub(e.stdoutTail ?? ""), stderrTail: scrub(e.stderrTail ?? "") });
       const why = e.code === "timeout" ? `timed out after ${cmd.timeoutSeconds} s (provision.commands[${i}].timeoutSeconds)` : `failed: ${scrub(e.message ?? String(err))}`;
-      return { ok: false, results, failure: failureText(i, scrub(cmd.command), why, results.at(-1)) };
+      return { ok: false, results, failure: failureText(i, command, why, results.at(-1)) };
     }
-    out.flush();
+    flush();
     results.push(result);
     log(`${label}: exit code ${result.exitCode} in ${(result.durationMs / 1000).toFixed(1)} s`);
     if (result.exitCode !== 0) {

@@ -10,7 +10,7 @@ export const ProvisionCommand = z.strictObject({
     .describe("Working directory. Default: the user's home."),
   envs: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: "environment variable names must match ^[A-Za-z_][A-Za-z0-9_]*$" }),
     z.string({ error: "environment variable values must be strings" }), { error: "must be an object of environment variables" }).optional()
-    .describe("Environment variables of this command. Secret; their values are redacted from the output kept in state."),
+    .describe("Environment variables of this command. Values the program marks secret are redacted from logs and stored output."),
   user: z.string({ error: "must be a string" }).regex(/^[a-z_][a-z0-9_-]*$/, { error: "must be a user name" }).optional()
     .describe("User to run as. Default: the template's default user."),
   timeoutSeconds: z.number({ error: "must be a number of seconds" }).int({ error: "must be a whole number of seconds" })
@@ -24,6 +24,8 @@ export const ProvisionInput = z.strictObject({
   triggers: z.unknown().optional().describe("Any values; a change replaces the sandbox (a fresh one is provisioned)."),
   onFailure: z.enum(["keep", "delete"], { error: "must be \"keep\" or \"delete\"" }).default("keep")
     .describe("On a failed command: `keep` records the sandbox and the next `up` re-runs the provisioning; `delete` kills it and fails."),
+  logging: z.enum(["stdout", "stderr", "both", "none"], { error: "must be \"stdout\", \"stderr\", \"both\" or \"none\"" }).default("both")
+    .describe("Which output streams of the commands are shown in the `pulumi up` log as they come. Default `both`. A change re-runs nothing."),
 });
 
 export type ProvisionInput = z.output<typeof ProvisionInput>;

@@ -3,12 +3,13 @@
  *   create  GET /v2/sandboxes?metadata=<marker> (adopt what an interrupted run made), else POST /sandboxes;
  *           then each `provision` command through the in-sandbox process service (Start, streamed)
  *   read    GET /sandboxes/{id}                  (404 or expired: gone)
- *   update  `timeout`: POST /sandboxes/{id}/timeout; `provision`: re-run it in the same sandbox
+ *   update  `timeout`: POST /sandboxes/{id}/timeout (not while paused); `provision`: re-run it in the same
+ *           sandbox (a change of `logging` or `onFailure` alone re-runs nothing)
  *   delete  DELETE /sandboxes/{id}               (404: already gone)
  * Replacement: every other input (the service cannot change a live sandbox), and `provision.triggers`.
  */
 import { z } from "zod";
-import type { ResourceSpec } from "../spec";
+import { defineSpec } from "../spec";
 import { ProvisionInput } from "./provision";
 
 /** Metadata key that marks a sandbox with the Pulumi resource that made it (see provider/resources/sandbox.ts). */
@@ -52,7 +53,7 @@ export const SandboxInputs = z.strictObject({
     .describe("Template (ID or alias) to create the sandbox from. Required."),
   timeout: z.number({ error: "must be a number of seconds" }).int({ error: "must be a whole number of seconds" })
     .min(1, { error: "must be greater than 0 (the service refuses 0)" }).max(86_400, { error: "must be at most 86400 (24 hours)" }).optional()
-    .describe("Time to live in seconds, counted from creation (or from the last change of this value). Service default 15. Changed in place."),
+    .describe("Time to live in seconds, counted from creation (or from the last change of this value). Service default 15. Changed in place; removing it keeps the current deadline. On a paused sandbox a change is recorded and applies from its next resume."),
   autoPause: z.boolean({ error: "must be true or false" }).optional().describe("Pause instead of killing the sandbox when its timeout passes. Default false."),
   autoResume: z.strictObject({ enabled: z.boolean({ error: "must be true or false" }) }).optional()
     .describe("Resume a paused sandbox when traffic reaches it."),
@@ -93,7 +94,7 @@ export const SandboxOutputs = z.object({
   provisionResults: z.array(ProvisionResult).describe("Per provisioning command: exit code, duration and output tails (secrets redacted)."),
 });
 
-export const sandboxSpec: ResourceSpec<typeof SandboxInputs, typeof SandboxOutputs> = {
+export const sandboxSpec = defineSpec({
   kind: "Sandbox",
   description:
     "A sandbox created from a template, optionally provisioned by commands. Sandboxes expire: after `timeout` " +
@@ -101,10 +102,14 @@ export const sandboxSpec: ResourceSpec<typeof SandboxInputs, typeof SandboxOutpu
     "an expired sandbox gone and the next `pulumi up` creates it again.",
   inputs: SandboxInputs,
   outputs: SandboxOutputs,
-  replaceOnChanges: ["templateID", "autoPause", "autoResume", "secure", "allowInternetAccess", "network", "metadata", "envVars", "mcp", "volumeMounts", "provision.triggers"],
-  localOnly: [],
+  inPlace: ["timeout", "provision"],
+  // How the output is shown, and what a failure does, change nothing already done: no re-run.
+  localOnly: ["provision.logging", "provision.onFailure"],
+  replaceWithin: ["provision.triggers"],
+  // Removing `timeout` keeps the sandbox's deadline: the service has no "unset", and its default (15 s) would be a fuse.
+  computed: ["timeout"],
   secretInputs: ["envVars", "provision"],
-  secretOutputs: ["envVars", "provision", "envdAccessToken", "trafficAccessToken"],
+  secretOutputs: ["envVars", "provision", "provisionResults", "envdAccessToken", "trafficAccessToken"],
   crossChecks: (inputs) => {
     const network = inputs.network as { allowPublicTraffic?: boolean } | undefined;
     if (network?.allowPublicTraffic === false && inputs.secure !== true) {
@@ -112,4 +117,4 @@ export const sandboxSpec: ResourceSpec<typeof SandboxInputs, typeof SandboxOutpu
     }
     return [];
   },
-};
+});

@@ -11,7 +11,7 @@
  * Replacement: `teamID`.
  */
 import { z } from "zod";
-import type { ResourceSpec } from "../spec";
+import { defineSpec } from "../spec";
 import { autoName } from "./naming";
 
 const ALIAS = /^[a-z0-9_-]+$/;
@@ -67,7 +67,7 @@ export const TemplateOutputs = z.object({
   lastBuildError: z.string().optional().describe("Why the latest build failed, with its last log lines; absent when it succeeded."),
 });
 
-export const templateSpec: ResourceSpec<typeof TemplateInputs, typeof TemplateOutputs> = {
+export const templateSpec = defineSpec({
   kind: "Template",
   description:
     "A sandbox template built from a Dockerfile. Creating and rebuilding use the v1 build endpoints, which " +
@@ -75,13 +75,15 @@ export const templateSpec: ResourceSpec<typeof TemplateInputs, typeof TemplateOu
     "as they come; a failed build is recorded and rebuilt by the next `pulumi up`.",
   inputs: TemplateInputs,
   outputs: TemplateOutputs,
-  replaceOnChanges: ["teamID"],
-  computed: ["cpuCount", "memoryMB"],
+  // A rebuild keeps the template's ID: for the engine it is an update like the `public` PATCH.
+  inPlace: ["dockerfile", "alias", "startCmd", "readyCmd", "cpuCount", "memoryMB", "public"],
   localOnly: ["buildTimeoutSeconds"],
+  uniqueNames: ["alias"],
+  computed: ["cpuCount", "memoryMB"],
   secretInputs: [],
   secretOutputs: [],
   autoName: (key, generation) => ({ alias: autoName(key, generation) }),
-};
+});
 
 /** Inputs whose change needs a rebuild (everything remote but `public` and `teamID`). */
 export const REBUILD_INPUTS = ["dockerfile", "alias", "startCmd", "readyCmd", "cpuCount", "memoryMB"] as const;

@@ -7,7 +7,7 @@
  * Replacement: `name`. Replacing a volume LOSES ITS DATA.
  */
 import { z } from "zod";
-import type { ResourceSpec } from "../spec";
+import { defineSpec } from "../spec";
 import { autoName } from "./naming";
 
 export const VOLUME_NAME = /^[a-zA-Z0-9_-]+$/;
@@ -26,12 +26,13 @@ export const VolumeInputs = z.strictObject({
 });
 
 export const VolumeOutputs = z.object({
-  volumeId: z.string().describe("The volume's ID (a UUID)."),
+  volumeID: z.string().describe("The volume's ID (a UUID)."),
+  volumeId: z.string().describe("Deprecated: the same as `volumeID`, named like `sandboxID` and `templateID` since 0.2; removed in 0.3."),
   name: z.string().describe("The volume's name."),
   token: z.string().describe("Token for the volume's content API. Secret."),
 });
 
-export const volumeSpec: ResourceSpec<typeof VolumeInputs, typeof VolumeOutputs> = {
+export const volumeSpec = defineSpec({
   kind: "Volume",
   description:
     "A persistent team volume, mounted into sandboxes by name. The service cannot update a volume: a new " +
@@ -39,9 +40,10 @@ export const volumeSpec: ResourceSpec<typeof VolumeInputs, typeof VolumeOutputs>
     "data with the `protect` or `retainOnDelete` resource options.",
   inputs: VolumeInputs,
   outputs: VolumeOutputs,
-  replaceOnChanges: ["name"],
+  inPlace: [],
   localOnly: [],
+  uniqueNames: ["name"],
   secretInputs: [],
   secretOutputs: ["token"],
   autoName: (key, generation) => ({ name: autoName(key, generation) }),
-};
+});

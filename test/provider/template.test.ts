@@ -146,6 +146,10 @@ describe("a failed build is recorded, not lost", () => {
     expect(res.outs).toMatchObject({ templateID: partial.id, buildStatus: "ready", buildCount: 3 });
     expect(res.outs.lastBuildError).toBeUndefined();
     expect(buildsOf(partial.id!).map((b) => b.status)).toEqual(["error", "error", "ready"]);
+    // A refresh of state that still says the build failed (an update made elsewhere) drops the stale error.
+    const refreshed = await runtime.read("Template", partial.id!, partial.properties!);
+    expect(refreshed.props).toMatchObject({ buildStatus: "ready" });
+    expect(refreshed.props?.lastBuildError).toBeUndefined();
     await runtime.remove("Template", partial.id!, res.outs);
   });
 });

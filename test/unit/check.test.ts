@@ -26,6 +26,33 @@ describe("check", () => {
     expect(renamed).toMatchObject({ name: "data", __generation: 1 });
   });
 
+  test("a rename (stack, project, aliases) keeps the key, the auto-name and the generation", () => {
+    const urn = "urn:pulumi:dev::proj::pulumi-nodejs:dynamic/sandbox:Volume::data";
+    const first = checkInputs(volumeSpec, {}, { __resource: urn }).inputs!;
+    expect(first.name).toMatch(/^data-[0-9a-f]{8}$/);
+    const renamed = "urn:pulumi:prod::proj2::my:Comp$pulumi-nodejs:dynamic/sandbox:Volume::data2";
+    const after = checkInputs(volumeSpec, first, { __resource: renamed }).inputs!;
+    expect(after).toMatchObject({ name: first.name, __resource: urn, __generation: 0, __auto: ["name"] });
+    // A real replacement still mints the next name, from the kept key.
+    const tpl = checkInputs(templateSpec, {}, { dockerfile: "FROM a", __resource: urn }).inputs!;
+    const moved = checkInputs(templateSpec, tpl, { dockerfile: "FROM a", teamID: "t2", __resource: renamed }).inputs!;
+    expect(moved).toMatchObject({ __resource: urn, __generation: 1 });
+    expect(moved.alias).not.toBe(tpl.alias);
+  });
+
+  test("same-named children of two components get different auto-names", () => {
+    const a = checkInputs(volumeSpec, {}, { __resource: "urn:pulumi:dev::proj::x:A$pulumi-nodejs:dynamic/sandbox:Volume::data" }).inputs!;
+    const b = checkInputs(volumeSpec, {}, { __resource: "urn:pulumi:dev::proj::x:B$pulumi-nodejs:dynamic/sandbox:Volume::data" }).inputs!;
+    expect(a.name).toMatch(/^data-/);
+    expect(b.name).toMatch(/^data-/);
+    expect(a.name).not.toBe(b.name);
+  });
+
+  test("the plaintext of the program's secret values passes through to the handlers", () => {
+    const out = checkInputs(sandboxSpec, {}, { templateID: "base", __resource: key, __secrets: ["s3cr3t"] }).inputs!;
+    expect(out.__secrets).toEqual(["s3cr3t"]);
+  });
+
   test("each failure names the field path and the rule", () => {
     const out = checkInputs(sandboxSpec, {}, {
       templateID: "base",

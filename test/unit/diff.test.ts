@@ -3,6 +3,7 @@ import { diffInputs } from "../../provider/diff";
 import { UNKNOWN } from "../../provider/spec";
 import { sandboxSpec } from "../../provider/specs/sandbox";
 import { templateSpec } from "../../provider/specs/template";
+import { volumeSpec } from "../../provider/specs/volume";
 
 const tpl = { dockerfile: "FROM ubuntu\n", public: false, buildTimeoutSeconds: 1200, alias: "a-1", __generation: 0 };
 
@@ -46,5 +47,26 @@ describe("diff", () => {
   test("key order and absent-vs-undefined do not count", () => {
     const a = { templateID: "base", metadata: { a: "1", b: "2" } };
     expect(diffInputs(sandboxSpec, a, { metadata: { b: "2", a: "1" }, templateID: "base", envVars: undefined }).changes).toBe(false);
+  });
+
+  test("a replacement that keeps a user-chosen unique name deletes the old resource first", () => {
+    // The new template could not take the alias while the old one holds it.
+    expect(diffInputs(templateSpec, tpl, { ...tpl, teamID: "team-b" })).toMatchObject({ replaces: ["teamID"], deleteBeforeReplace: true });
+    // An auto-name is minted anew for the replacement: both can exist at once, so the new one comes first.
+    const auto = { ...tpl, __auto: ["alias"] };
+    expect(diffInputs(templateSpec, auto, { ...auto, alias: "a-2", teamID: "team-b" })).toMatchObject({ deleteBeforeReplace: false });
+    expect(diffInputs(volumeSpec, { name: "data" }, { name: "data-2" })).toMatchObject({ replaces: ["name"], deleteBeforeReplace: false });
+  });
+
+  test("provision: a change of logging or onFailure alone re-runs nothing", () => {
+    const sb = { templateID: "base", provision: { commands: [{ command: "true", timeoutSeconds: 300 }], onFailure: "keep", logging: "both" } };
+    expect(diffInputs(sandboxSpec, sb, { ...sb, provision: { ...sb.provision, logging: "none", onFailure: "delete" } }).changes).toBe(false);
+    // State written before `logging` existed has none: the default is no change either.
+    const { logging: _, ...old } = sb.provision;
+    expect(diffInputs(sandboxSpec, { ...sb, provision: old }, sb).changes).toBe(false);
+  });
+
+  test("removing timeout keeps the sandbox's deadline: no change", () => {
+    expect(diffInputs(sandboxSpec, { templateID: "base", timeout: 600 }, { templateID: "base" }).changes).toBe(false);
   });
 });

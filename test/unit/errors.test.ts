@@ -81,7 +81,11 @@ describe("redact", () => {
     );
   });
 
-  test("ignores unset and very short values, which would redact ordinary words", () => {
-    expect(redact("a b c", [undefined, "", "a"])).toBe("a b c");
+  test("ignores unset and empty values; a short secret is still a secret", () => {
+    expect(redact("a b c", [undefined, "", "b"])).toBe("a [redacted] c");
+  });
+
+  test("a secret that contains another is removed whole", () => {
+    expect(redact("token=abc123; id=abc", ["abc", "abc123"])).toBe("token=[redacted]; id=[redacted]");
   });
 });

@@ -32,6 +32,7 @@ describe("waitFor", () => {
       }),
     );
     expect(err.code).toBe("timeout");
+    expect(err.reason).toBe("deadline");
     expect(err.message).toBe("Timed out after 150 ms waiting for sandbox i1 to be paused; last seen: state pending.");
   });
 

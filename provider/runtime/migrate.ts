@@ -1,0 +1,46 @@
+/**
+ * State written by older versions. The serialized provider loads the installed runtime by name, so new
+ * code serves state that old code wrote: every stored shape is brought up to date here, in one place,
+ * before any method reads it, and every result records the version that wrote it (`__version`).
+ */
+import type { ResourceKind } from "../spec";
+import type { Outputs } from "./handlers";
+
+/** The version of this package, as recorded in state. */
+export const VERSION: string = (require("pulumi-sandbox/package.json") as { version: string }).version;
+
+interface Migration {
+  kind: ResourceKind;
+  /** Applies to state written by versions before this one (or by one that recorded no version). */
+  before: string;
+  why: string;
+  up(state: Outputs): Outputs;
+}
+
+const MIGRATIONS: readonly Migration[] = [
+  {
+    kind: "Volume",
+    before: "0.2.0",
+    why: "the volume's ID output is `volumeID` (like sandboxID and templateID); `volumeId` stays for one release",
+    up: (s) => (s.volumeID === undefined && typeof s.volumeId === "string" ? { ...s, volumeID: s.volumeId } : s),
+  },
+];
+
+/** `a < b` for `x.y.z` versions. */
+function older(a: string, b: string): boolean {
+  const pa = a.split(".").map((n) => parseInt(n, 10) || 0);
+  const pb = b.split(".").map((n) => parseInt(n, 10) || 0);
+  for (let i = 0; i < 3; i++) if ((pa[i] ?? 0) !== (pb[i] ?? 0)) return (pa[i] ?? 0) < (pb[i] ?? 0);
+  return false;
+}
+
+/** Stored state (outputs, or the old inputs `check` sees) in today's shape. */
+export function migrate(kind: ResourceKind, state: Outputs): Outputs {
+  const written = typeof state.__version === "string" ? state.__version : "0.0.0";
+  return MIGRATIONS.filter((m) => m.kind === kind && older(written, m.before)).reduce((s, m) => m.up(s), state);
+}
+
+/** Outputs stamped with the version that wrote them. */
+export function stamped(outs: Outputs): Outputs {
+  return { ...outs, __version: VERSION };
+}

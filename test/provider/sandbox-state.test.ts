@@ -1,0 +1,108 @@
+/**
+ * Sandbox: what the log shows and what state keeps. Secrets the program marked (`__secrets`, filled
+ * by the class) are hidden at any length; values it did not mark are shown as they are. Adoption keeps
+ * the tokens; a timeout change waits for a paused sandbox's resume.
+ */
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { callsSince, checked, emulatorForFile, lastSeq, rest, runtime } from "./harness";
+
+const emu = emulatorForFile();
+
+/** What the provider printed for the engine's log (its stderr) while a test ran. */
+let printed: string[] = [];
+const realWrite = process.stderr.write.bind(process.stderr);
+beforeEach(() => {
+  printed = [];
+  process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+    printed.push(String(chunk));
+    return (realWrite as (c: string | Uint8Array, ...r: unknown[]) => boolean)(chunk, ...rest);
+  }) as typeof process.stderr.write;
+});
+afterEach(() => {
+  process.stderr.write = realWrite;
+});
+const log = () => printed.join("");
+
+describe("the provisioning log", () => {
+  test("hides every marked secret, however short, and nothing else", async () => {
+    const inputs = await checked("Sandbox", {
+      templateID: "base",
+      envVars: { PLAIN: "plain-value-shown" },
+      provision: { commands: [{ command: "echo token=ab; echo $PLAIN; echo err ab >&2" }] },
+      __resource: "proj/dev/secretive",
+      __secrets: ["ab"],
+    });
+    const { id, outs } = await runtime.create("Sandbox", inputs);
+    expect(log()).not.toMatch(/\bab\b/);
+    expect(log()).toContain("provision 1/1: $ echo token=[redacted]; echo $PLAIN; echo err [redacted] >&2");
+    expect(log()).toContain("provision 1/1 | token=[redacted]");
+    expect(log()).toContain("provision 1/1 | plain-value-shown");
+    expect(log()).toContain("provision 1/1 ! err [redacted]");
+    expect(outs.provisionResults).toMatchObject([{ command: "echo token=[redacted]; echo $PLAIN; echo err [redacted] >&2", stdoutTail: "token=[redacted]\nplain-value-shown\n" }]);
+    await runtime.remove("Sandbox", id, outs);
+  });
+
+  test("a command made whole from a secret is never shown", async () => {
+    const command = "echo made from a secret";
+    const inputs = await checked("Sandbox", { templateID: "base", provision: { commands: [{ command }] }, __resource: "proj/dev/whole", __secrets: [command] });
+    const { id, outs } = await runtime.create("Sandbox", inputs);
+    expect(log()).not.toContain(command);
+    expect(log()).toContain("provision 1/1: $ [redacted]");
+    expect(outs.provisionResults).toMatchObject([{ command: "[redacted]", exitCode: 0 }]);
+    await runtime.remove("Sandbox", id, outs);
+  });
+
+  test("stdout and stderr keep their own partial lines", async () => {
+    const inputs = await checked("Sandbox", {
+      templateID: "base",
+      provision: { commands: [{ command: "printf 'out-start'; sleep 0.2; echo err-line >&2; sleep 0.2; echo ' out-end'" }] },
+      __resource: "proj/dev/streams",
+    });
+    const { id, outs } = await runtime.create("Sandbox", inputs);
+    expect(log()).toContain("provision 1/1 | out-start out-end\n");
+    expect(log()).toContain("provision 1/1 ! err-line\n");
+    await runtime.remove("Sandbox", id, outs);
+  });
+
+  test("logging chooses the streams shown; state keeps both tails", async () => {
+    const command = "echo to-stdout; echo to-stderr >&2";
+    for (const [logging, shown, hidden] of [["stdout", "to-stdout", "to-stderr"], ["stderr", "to-stderr", "to-stdout"], ["none", "", "to-std"]] as const) {
+      printed = [];
+      const inputs = await checked("Sandbox", { templateID: "base", provision: { commands: [{ command }], logging }, __resource: `proj/dev/log-${logging}` });
+      const { id, outs } = await runtime.create("Sandbox", inputs);
+      const streamed = log().split("\n").filter((l) => / [|!] /.test(l)).join("\n");
+      expect(streamed, logging).not.toContain(hidden);
+      if (shown) expect(streamed, logging).toContain(shown);
+      expect(outs.provisionResults).toMatchObject([{ stdoutTail: "to-stdout\n", stderrTail: "to-stderr\n" }]);
+      await runtime.remove("Sandbox", id, outs);
+    }
+  });
+});
+
+describe("state", () => {
+  test("an adopted sandbox keeps its trafficAccessToken", async () => {
+    const inputs = await checked("Sandbox", { templateID: "base", secure: true, network: { allowPublicTraffic: false }, __resource: "proj/dev/private" });
+    const made = await rest(emu(), "POST", "/sandboxes", {
+      templateID: "base", secure: true, network: { allowPublicTraffic: false }, metadata: { "pulumi-sandbox.resource": "proj/dev/private#0" },
+    });
+    const { sandboxID, trafficAccessToken } = (await made.json()) as { sandboxID: string; trafficAccessToken: string };
+    expect(trafficAccessToken).toMatch(/\S/);
+    const { id, outs } = await runtime.create("Sandbox", inputs);
+    expect(id).toBe(sandboxID);
+    expect(outs.trafficAccessToken).toBe(trafficAccessToken);
+    await runtime.remove("Sandbox", id, outs);
+  });
+
+  test("a timeout change on a paused sandbox is recorded, not sent", async () => {
+    const inputs = await checked("Sandbox", { templateID: "base", timeout: 300, __resource: "proj/dev/paused" });
+    const { id, outs } = await runtime.create("Sandbox", inputs);
+    expect((await rest(emu(), "POST", `/sandboxes/${id}/pause`)).status).toBe(204);
+    const since = lastSeq(emu());
+    const news = await checked("Sandbox", { templateID: "base", timeout: 900, __resource: "proj/dev/paused" }, outs);
+    const updated = await runtime.update("Sandbox", id, outs, news);
+    expect(updated.outs).toMatchObject({ timeout: 900, state: "paused" });
+    expect(callsSince(emu(), since, { writesOnly: true })).toEqual([]);
+    expect(log()).toContain(`sandbox ${id} is paused: timeout 900 s is recorded and applies from its next resume`);
+    await runtime.remove("Sandbox", id, updated.outs);
+  });
+});

@@ -1,0 +1,36 @@
+import { describe, expect, test } from "vitest";
+import { migrate, stamped, VERSION } from "../../provider/runtime/migrate";
+import { MINIMUM_NODE, nodeTooOld } from "../../sdk/node-version";
+
+describe("the Node.js check at load", () => {
+  test("names the version found, the minimum and the fix", () => {
+    expect(nodeTooOld("v20.20.2")).toBe(
+      `pulumi-sandbox needs Node.js ${MINIMUM_NODE} or newer, and this is Node.js v20.20.2. ` +
+        "Install a newer Node.js (for example `npm install --save-dev node@22` and put node_modules/.bin first on PATH), then run again.",
+    );
+    expect(nodeTooOld("22.12.0")).toContain("needs Node.js 22.19.0");
+  });
+
+  test("the minimum is what the package says and what undici needs", () => {
+    const pkg = require("../../package.json") as { engines: { node: string } };
+    const undici = require("undici/package.json") as { engines: { node: string } };
+    expect(pkg.engines.node).toBe(`>=${MINIMUM_NODE.replace(/\.0$/, "")}`);
+    expect(undici.engines.node).toBe(`>=${MINIMUM_NODE}`);
+    for (const ok of ["22.19.0", "22.23.3", "24.1.0"]) expect(nodeTooOld(ok), ok).toBeUndefined();
+  });
+});
+
+describe("state written by older versions", () => {
+  test("a volume recorded before 0.2 gains volumeID; newer state is left as it is", () => {
+    const old = { name: "data", volumeId: "v-1", token: "t" };
+    expect(migrate("Volume", old)).toEqual({ ...old, volumeID: "v-1" });
+    const current = stamped({ name: "data", volumeId: "v-1" });
+    expect(migrate("Volume", current)).toBe(current);
+    expect(migrate("Sandbox", old)).toBe(old);
+  });
+
+  test("every result records the version that wrote it", () => {
+    expect(stamped({ a: 1 })).toEqual({ a: 1, __version: VERSION });
+    expect(VERSION).toBe((require("../../package.json") as { version: string }).version);
+  });
+});
