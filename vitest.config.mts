@@ -1,13 +1,19 @@
 import { defineConfig } from "vitest/config";
 
 // Tests talk to real local servers and real processes; e2e runs the real Pulumi engine, which is slow,
-// so the timeouts are generous and e2e files run one at a time (each starts its own emulator).
+// so the timeouts are generous. Two projects: everything but e2e runs file-parallel; the e2e files
+// run one at a time (each starts its own emulator and drives the CLI, which needs the cores).
+// `allowOnly: false`: a `.only` left in a file fails the run instead of silently skipping the rest.
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
     reporters: ["default"],
+    allowOnly: false,
+    projects: [
+      { extends: true, test: { name: "fast", include: ["test/**/*.test.ts"], exclude: ["test/e2e/**"] } },
+      { extends: true, test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], fileParallelism: false } },
+    ],
   },
 });

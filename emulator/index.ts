@@ -26,11 +26,13 @@ import { sandboxRoutes } from "./routes/sandboxes";
 import { templateRoutes } from "./routes/templates";
 import { volumeRoutes } from "./routes/volumes";
 import { createListener } from "./server";
+import { restoreInto, snapshotOf, type EmulatorSnapshot } from "./snapshot";
 import { closeStores, createStores, type Stores } from "./store";
 
 export type { CallRecord } from "./calls";
 export type { FaultSettings } from "./faults";
 export type { Inventory, InventorySandbox, InventoryTemplate, InventoryVolume } from "./inventory";
+export type { EmulatorSnapshot } from "./snapshot";
 
 /** Options of `createEmulator`; every one has a default. */
 export interface EmulatorOptions {
@@ -50,6 +52,8 @@ export interface EmulatorOptions {
   faults?: FaultSettings;
   /** Receives one line per request (`METHOD path status ms`) and internal errors. Default: silent. */
   log?: (line: string) => void;
+  /** State to start with, from `emulator.snapshot()` (see ./snapshot.ts): same IDs, same team. Default: only `base`. */
+  restore?: EmulatorSnapshot;
 }
 
 /** Read-only views of the emulator's state (snapshots; mutating them changes nothing). */
@@ -76,6 +80,8 @@ export interface Emulator {
   calls(since?: number): CallRecord[];
   /** Replaces every fault setting (omitted ones turn off). Throws on an invalid setting. */
   setFaults(settings: FaultSettings): void;
+  /** Every template, volume and sandbox as JSON, for `EmulatorOptions.restore` (files are not kept). */
+  snapshot(): EmulatorSnapshot;
   /** Stops timers, ends in-sandbox processes, closes the server; removes the data dir if it made it. Idempotent. */
   close(): Promise<void>;
 }
@@ -92,7 +98,9 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   mkdirSync(dataDir, { recursive: true });
   const creds = { apiKey: options.apiKey ?? newApiKey(), accessToken: options.accessToken ?? newAccessToken() };
   let apiUrl = "";
-  const stores = createStores({ dataDir, buildDelayMs, teamID: newUUID(), userID: newUUID(), apiUrl: () => apiUrl });
+  const { restore } = options;
+  const stores = createStores({ dataDir, buildDelayMs, teamID: restore?.teamID ?? newUUID(), userID: restore?.userID ?? newUUID(), apiUrl: () => apiUrl });
+  if (restore) restoreInto(stores, restore);
   const calls = new CallLog();
   const envd = createEnvdHandler({ directory: stores.sandboxes });
   const router = createRouter(allRoutes(stores, faults, calls), creds);
@@ -114,6 +122,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     state: stateOf(stores),
     calls: (since) => calls.since(since),
     setFaults: (settings) => faults.set(settings),
+    snapshot: () => snapshotOf(stores),
     close: () => (closing ??= close()),
   };
 }

@@ -42,6 +42,17 @@ export class SandboxStore implements SandboxDirectory {
     return record;
   }
 
+  /**
+   * Puts back a sandbox from a snapshot (../snapshot.ts), under its own ID: a fresh root with its
+   * mount links (files are not part of a snapshot) and, when running, its expiry timer.
+   */
+  restore(record: Omit<SandboxRecord, "rootDir">): SandboxRecord {
+    const restored: SandboxRecord = { ...record, rootDir: createSandboxRoot(this.sandboxesDir, record.sandboxID, record.volumeMounts) };
+    this.sandboxes.set(restored.sandboxID, restored);
+    if (restored.state === "running") this.schedule(restored);
+    return restored;
+  }
+
   /** The sandbox, running or paused; a 404 with the real message otherwise. */
   get(sandboxID: string): SandboxRecord {
     const record = this.sandboxes.get(sandboxID);

@@ -72,12 +72,21 @@ export class TemplateStore {
     template.builds.push(build);
     template.buildCount += 1;
     template.updatedAt = new Date();
-    const cancel = runBuild(build, this.buildDelayMs, () => {
-      this.cancels.delete(build.buildID);
-      template.updatedAt = new Date();
-    });
-    this.cancels.set(build.buildID, cancel);
+    this.start(template, build);
     return { template, build };
+  }
+
+  /**
+   * Puts back a template from a snapshot (../snapshot.ts), under its own ID. A build that was in flight
+   * lost its timer with the emulator that ran it: it starts over, so it still ends ready or in error.
+   */
+  restore(template: TemplateRecord): void {
+    this.templates.set(template.templateID, template);
+    for (const build of template.builds) {
+      if (build.status !== "waiting" && build.status !== "building") continue;
+      Object.assign(build, { status: "waiting", logEntries: [], finishedAt: null });
+      this.start(template, build);
+    }
   }
 
   /** Removes a template, cancelling its builds; its aliases become free. */
@@ -95,6 +104,14 @@ export class TemplateStore {
   /** Stops every build timer. */
   close(): void {
     for (const template of this.templates.values()) this.cancelInFlight(template, "The emulator stopped.");
+  }
+
+  private start(template: TemplateRecord, build: BuildRecord): void {
+    const cancel = runBuild(build, this.buildDelayMs, () => {
+      this.cancels.delete(build.buildID);
+      template.updatedAt = new Date();
+    });
+    this.cancels.set(build.buildID, cancel);
   }
 
   private cancelInFlight(template: TemplateRecord, reason: string): void {

@@ -45,12 +45,21 @@ export class VolumeStore {
   /** Creates a volume; a taken name is a 400, as in the real service. */
   create(name: string): VolumeRecord {
     if (this.byName(name)) throw new ApiError(400, `Volume with name '${name}' already exists`);
-    const volumeID = newUUID();
-    const hostDir = join(this.rootDir, volumeID);
+    return this.restore(newUUID(), name, new Date());
+  }
+
+  /** Adds a volume under a known ID, with an empty directory: how create ends, and how a snapshot (../snapshot.ts) puts one back. */
+  restore(volumeID: string, name: string, createdAt: Date): VolumeRecord {
+    const hostDir = this.dirOf(volumeID);
     mkdirSync(hostDir, { recursive: true });
-    const volume = { volumeID, name, createdAt: new Date(), hostDir };
+    const volume = { volumeID, name, createdAt, hostDir };
     this.volumes.set(volumeID, volume);
     return volume;
+  }
+
+  /** Host directory of the volume with this ID, whether or not the volume exists. */
+  dirOf(volumeID: string): string {
+    return join(this.rootDir, volumeID);
   }
 
   /** The volume with this ID: 400 "Invalid volume ID" for a non-UUID, 404 "Volume not found". */

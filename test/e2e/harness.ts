@@ -24,13 +24,21 @@ export interface CliResult {
 
 export interface E2eStack {
   emulator: Emulator;
-  stack: string;
+  /** The stack's current name (see `renameStack`). */
+  readonly stack: string;
   /** Runs `pulumi <args> --stack <stack>` in the example's folder. */
   pulumi(...args: string[]): Promise<CliResult>;
   /** Like `pulumi`, but fails the test with the CLI's output when the exit code is not 0. */
   ok(...args: string[]): Promise<CliResult>;
   outputs(): Promise<Record<string, unknown>>;
   exported(): Promise<string>;
+  /** `pulumi stack rename <name>`: later commands address the stack by its new name. */
+  renameStack(name: string): Promise<void>;
+  /**
+   * Runs a command whose output is kept out of the transcript the secret scan reads: for a test that
+   * must learn a secret's value (`stack output x --show-secrets`) to then look for it everywhere else.
+   */
+  peek(...args: string[]): Promise<CliResult>;
   /** Everything the CLI printed so far, for the secret scan. */
   transcript(): string;
   /**
@@ -70,7 +78,8 @@ export async function startStack(project: string, stack: string, emulatorOptions
     }
   };
   let registered = 0;
-  const run = (args: string[]): Promise<CliResult> => runPulumi([...args, "--stack", stack], { cwd, env });
+  let current = stack;
+  const run = (args: string[]): Promise<CliResult> => runPulumi([...args, "--stack", current], { cwd, env });
   const pulumi = async (...args: string[]): Promise<CliResult> => {
     const res = await run(args);
     printed.push({ where: `the output of \`pulumi ${args.join(" ")}\``, text: res.output });
@@ -85,9 +94,20 @@ export async function startStack(project: string, stack: string, emulatorOptions
   await initStack({ cwd, env, stack, service: emulator });
   return {
     emulator,
-    stack,
+    get stack() {
+      return current;
+    },
     pulumi,
     ok,
+    renameStack: async (name) => {
+      await ok("stack", "rename", name);
+      current = name;
+    },
+    peek: async (...args) => {
+      const res = await run(args);
+      if (res.code !== 0) throw new Error(`pulumi ${args.join(" ")} exited ${res.code}`);
+      return res;
+    },
     outputs: async () => JSON.parse((await ok("stack", "output", "--json")).stdout),
     exported: async () => (await ok("stack", "export")).stdout,
     transcript: () => printed.map((p) => p.text).join("\n"),
@@ -107,12 +127,12 @@ export async function startStack(project: string, stack: string, emulatorOptions
           ...printed,
           { where: "the exported state (pulumi stack export)", text: exported.stdout },
           ...filesUnder(stateDir, "the state backend's file"),
-          { where: `the stack's config file Pulumi.${stack}.yaml`, text: readConfigFile(cwd, stack) },
+          { where: `the stack's config file Pulumi.${current}.yaml`, text: readConfigFile(cwd, current) },
         ];
         // A place's name may quote a command line that carried a secret: the report must not repeat it.
         const scrub = (where: string) => [...secrets.keys()].reduce((text, value) => text.split(value).join("[secret]"), where);
         const found = findLeaks([...secrets].map(([value, label]): SecretValue => ({ value, label })), places.map((p) => ({ ...p, where: scrub(p.where) })));
-        if (found.length > 0) leaks = `stack ${stack}: ${describeLeaks(found)}`;
+        if (found.length > 0) leaks = `stack ${current}: ${describeLeaks(found)}`;
       } finally {
         await run(["stack", "rm", "--yes", "--force"]);
         await emulator.close();

@@ -15,8 +15,8 @@ import { INTERNAL_INPUTS, type ResourceSpec } from "../../provider/spec";
 import { resolveOptions } from "../../sdk/config";
 
 const root = join(__dirname, "..", "..");
-// CI puts shared/ beside the checkout (/work/main -> /work/shared).
-const METASCHEMA = join(root, "..", "shared", "data", "pulumi-package-metaschema.json");
+// Vendored with its source and commit (test/data/README.md): the suite needs nothing beside the checkout.
+const METASCHEMA = join(root, "test", "data", "pulumi-package-metaschema.json");
 const schema = JSON.parse(readFileSync(join(root, "schema.json"), "utf8")) as PackageSchema;
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string; description: string; license: string };
 
@@ -27,7 +27,7 @@ const fieldOf = (spec: ResourceSpec, name: string) => (spec.inputs.shape as Reco
 
 function metaschemaValidator() {
   if (!existsSync(METASCHEMA)) {
-    throw new Error(`Pulumi's package metaschema is missing: expected ${METASCHEMA} (shared/data/ beside the checkout, as in CI)`);
+    throw new Error(`Pulumi's package metaschema is missing: expected ${METASCHEMA} (see test/data/README.md)`);
   }
   const meta = JSON.parse(readFileSync(METASCHEMA, "utf8")) as object;
   // Compiled here, so a reference to a schema outside this file would need ajv.addSchema first.
