@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { CallLog, type CallRecord } from "./calls";
 import { createEnvdHandler } from "./envd";
 import { Faults, type FaultSettings } from "./faults";
+import { exchangeObserver, type ExchangeObserver } from "./exchanges";
 import { json } from "./http";
 import { newAccessToken, newApiKey, newUUID } from "./ids";
 import { inventoryOf, sandboxesOf, templatesOf, volumesOf, type Inventory, type InventorySandbox, type InventoryTemplate, type InventoryVolume } from "./inventory";
@@ -23,13 +24,16 @@ import { createRouter } from "./router";
 import { adminRoutes } from "./routes/admin";
 import { sandboxListRoutes } from "./routes/sandbox-list";
 import { sandboxRoutes } from "./routes/sandboxes";
+import { sandboxUpdateRoutes } from "./routes/sandbox-updates";
 import { templateRoutes } from "./routes/templates";
+import { unservedRoutes } from "./routes/unserved";
 import { volumeRoutes } from "./routes/volumes";
 import { createListener } from "./server";
 import { restoreInto, snapshotOf, type EmulatorSnapshot } from "./snapshot";
 import { closeStores, createStores, type Stores } from "./store";
 
 export type { CallRecord } from "./calls";
+export type { Exchange, ExchangeObserver } from "./exchanges";
 export type { FaultSettings } from "./faults";
 export type { Inventory, InventorySandbox, InventoryTemplate, InventoryVolume } from "./inventory";
 export type { EmulatorSnapshot } from "./snapshot";
@@ -52,6 +56,11 @@ export interface EmulatorOptions {
   faults?: FaultSettings;
   /** Receives one line per request (`METHOD path status ms`) and internal errors. Default: silent. */
   log?: (line: string) => void;
+  /**
+   * Sees each platform request with the answer given (after it is sent). For checking the emulator
+   * against a spec; `SANDBOX_EMULATOR_EXCHANGES=<dir>` adds one that writes NDJSON files. Default: none.
+   */
+  onExchange?: ExchangeObserver;
   /** State to start with, from `emulator.snapshot()` (see ./snapshot.ts): same IDs, same team. Default: only `base`. */
   restore?: EmulatorSnapshot;
 }
@@ -104,7 +113,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   const calls = new CallLog();
   const envd = createEnvdHandler({ directory: stores.sandboxes });
   const router = createRouter(allRoutes(stores, faults, calls), creds);
-  const server = createServer(createListener({ envd, router, faults, calls, log: options.log }));
+  const server = createServer(createListener({ envd, router, faults, calls, log: options.log, onExchange: exchangeObserver(options.onExchange) }));
   const port = await listen(server, options.port ?? 0, options.host ?? "127.0.0.1");
   apiUrl = `http://${urlHost(options.host ?? "127.0.0.1")}:${port}`;
   let closing: Promise<void> | undefined;
@@ -132,9 +141,12 @@ function allRoutes(stores: Stores, faults: Faults, calls: CallLog) {
     { method: "GET" as const, pattern: "/health", auth: "none" as const, handler: () => json(204, undefined) },
     ...sandboxListRoutes(stores),
     ...sandboxRoutes(stores),
+    ...sandboxUpdateRoutes(stores),
     ...templateRoutes(stores),
     ...volumeRoutes(stores),
     ...adminRoutes(stores, faults, calls),
+    // Last: a route added above for one of these operations takes over from its 501.
+    ...unservedRoutes(),
   ];
 }
 

@@ -1,6 +1,7 @@
 /**
- * A route table: method + path pattern (`/sandboxes/:id/pause`) → handler, tried in order, so a
- * literal route (`/sandboxes/metrics`) listed before a parameterised one (`/sandboxes/:id`) wins.
+ * A route table: method + path pattern (`/sandboxes/:id/pause`) → handler. Of the routes that match,
+ * the one with the most literal segments wins (`/sandboxes/metrics` over `/sandboxes/:id`, wherever
+ * each is listed); among equals, the one listed first.
  */
 import type { IncomingMessage } from "node:http";
 import { authenticate, type AuthMode, type Credentials } from "./auth";
@@ -21,26 +22,37 @@ export interface Route {
 interface CompiledRoute extends Route {
   regex: RegExp;
   names: string[];
+  literals: number;
 }
 
 /** The compiled route table. */
 export interface Router {
-  /** Authenticates, matches and runs the route; throws ApiError for 401/404/405 and handler errors. */
-  dispatch(req: IncomingMessage, url: URL): Promise<Reply>;
+  /**
+   * Authenticates, matches and runs the route; throws ApiError for 401/404/405 and handler errors.
+   * When `seen` is given, the request body the handler parsed is stored in it (for exchange observers).
+   */
+  dispatch(req: IncomingMessage, url: URL, seen?: SeenRequest): Promise<Reply>;
+}
+
+/** What a dispatch saw of the request, filled in only when asked for. */
+export interface SeenRequest {
+  /** Whether the handler read the body; an unread body is not known. */
+  requestRead?: boolean;
+  requestBody?: unknown;
 }
 
 /** Compiles a route table; routes are tried in the given order. */
 export function createRouter(routes: Route[], creds: Credentials): Router {
   const compiled = routes.map(compile);
   return {
-    async dispatch(req, url) {
+    async dispatch(req, url, seen) {
       const method = req.method ?? "GET";
       const candidates = compiled.map((r) => ({ r, m: r.regex.exec(url.pathname) })).filter((c) => c.m !== null);
       if (candidates.length === 0) throw new ApiError(404, `no route for ${method} ${url.pathname}`);
-      const hit = candidates.find((c) => c.r.method === method);
+      const hit = candidates.filter((c) => c.r.method === method).sort((a, b) => b.r.literals - a.r.literals)[0];
       if (!hit) throw new ApiError(405, `method ${method} is not allowed on ${url.pathname}`);
       if (hit.r.auth !== "none") authenticate(hit.r.auth, req.headers, creds);
-      return hit.r.handler(context(req, url, method, hit.r.names, hit.m!));
+      return hit.r.handler(context(req, url, method, hit.r.names, hit.m!, seen));
     },
   };
 }
@@ -55,10 +67,11 @@ function compile(route: Route): CompiledRoute {
       return "([^/]+)";
     })
     .join("/");
-  return { ...route, regex: new RegExp(`^${source}/?$`), names };
+  const literals = route.pattern.split("/").filter((part) => part !== "" && !part.startsWith(":")).length;
+  return { ...route, regex: new RegExp(`^${source}/?$`), names, literals };
 }
 
-function context(req: IncomingMessage, url: URL, method: string, names: string[], m: RegExpExecArray): RequestContext {
+function context(req: IncomingMessage, url: URL, method: string, names: string[], m: RegExpExecArray, seen?: SeenRequest): RequestContext {
   const params: Record<string, string> = {};
   names.forEach((name, i) => (params[name] = decodeSegment(m[i + 1] ?? "")));
   let body: Promise<unknown> | undefined;
@@ -68,7 +81,14 @@ function context(req: IncomingMessage, url: URL, method: string, names: string[]
     query: url.searchParams,
     params,
     headers: req.headers,
-    json: () => (body ??= readText(req).then(parseJsonText)),
+    json: () =>
+      (body ??= readText(req)
+        .then(parseJsonText)
+        .then((value) => {
+          if (seen) seen.requestRead = true;
+          if (seen && value !== undefined) seen.requestBody = value;
+          return value;
+        })),
   };
 }
 

@@ -8,9 +8,10 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { CallLog, CallRecord } from "./calls";
 import type { EnvdHandler } from "./envd";
+import type { ExchangeObserver } from "./exchanges";
 import type { FaultDecision, Faults } from "./faults";
 import { ApiError, errorReply, sendReply, type Reply } from "./http";
-import type { Router } from "./router";
+import type { Router, SeenRequest } from "./router";
 
 /** What the request listener routes to and records into. */
 export interface ListenerDeps {
@@ -20,6 +21,8 @@ export interface ListenerDeps {
   calls: CallLog;
   /** Receives one line per request: `METHOD path status ms` (never a credential). */
   log?: ((line: string) => void) | undefined;
+  /** Sees each platform answer the API itself gave (not the refusals of faults, nor admin calls). */
+  onExchange?: ExchangeObserver | undefined;
 }
 
 type Outcome = Pick<CallRecord, "status" | "area"> & { fault?: CallRecord["fault"] };
@@ -51,21 +54,42 @@ export function createListener(deps: ListenerDeps): (req: IncomingMessage, res: 
 
 async function handlePlatform(deps: ListenerDeps, req: IncomingMessage, res: ServerResponse): Promise<Outcome> {
   const url = new URL(req.url ?? "/", "http://emulator");
-  if (url.pathname === "/health" || url.pathname.startsWith("/_emulator/")) {
+  if (url.pathname.startsWith("/_emulator/")) {
     const reply = await dispatch(deps, req, url);
     sendReply(res, reply);
     return { area: "platform", status: reply.status };
   }
+  if (url.pathname === "/health") return answer(deps, req, res, url);
   const decision = deps.faults.decide();
   if (decision.latencyMs > 0) await sleep(decision.latencyMs);
   if (decision.before) return refuse(req, res, decision.before);
-  const reply = await dispatch(deps, req, url);
   if (decision.dropAfter) {
+    const reply = await dispatch(deps, req, url);
     req.socket.destroy();
     return { area: "platform", status: reply.status, fault: "dropAfter" };
   }
+  return answer(deps, req, res, url);
+}
+
+/** Dispatches and sends the answer; the exchange observer, when there is one, sees both sides. */
+async function answer(deps: ListenerDeps, req: IncomingMessage, res: ServerResponse, url: URL): Promise<Outcome> {
+  const seen: SeenRequest | undefined = deps.onExchange ? {} : undefined;
+  const reply = await dispatch(deps, req, url, seen);
   sendReply(res, reply);
+  if (deps.onExchange) deps.onExchange(exchangeOf(req, url, reply, seen ?? {}));
   return { area: "platform", status: reply.status };
+}
+
+function exchangeOf(req: IncomingMessage, url: URL, reply: Reply, seen: SeenRequest) {
+  return {
+    method: req.method ?? "GET",
+    path: url.pathname,
+    status: reply.status,
+    ...(seen.requestRead ? { requestRead: true } : {}),
+    ...("requestBody" in seen ? { requestBody: seen.requestBody } : {}),
+    ...(reply.body === undefined ? {} : { responseBody: reply.body }),
+    ...(req.headers["user-agent"] ? { userAgent: req.headers["user-agent"] } : {}),
+  };
 }
 
 function refuse(req: IncomingMessage, res: ServerResponse, fault: NonNullable<FaultDecision["before"]>): Outcome {
@@ -78,9 +102,9 @@ function refuse(req: IncomingMessage, res: ServerResponse, fault: NonNullable<Fa
   return { area: "platform", status: reply.status, fault };
 }
 
-async function dispatch(deps: ListenerDeps, req: IncomingMessage, url: URL): Promise<Reply> {
+async function dispatch(deps: ListenerDeps, req: IncomingMessage, url: URL, seen?: SeenRequest): Promise<Reply> {
   try {
-    return await deps.router.dispatch(req, url);
+    return await deps.router.dispatch(req, url, seen);
   } catch (err) {
     if (err instanceof ApiError) return errorReply(err);
     deps.log?.(`emulator: ${req.method} ${url.pathname} failed: ${(err as Error).stack ?? String(err)}`);

@@ -9,7 +9,7 @@ export function sandboxView(s: SandboxRecord): Record<string, unknown> {
     ...(s.alias === undefined ? {} : { alias: s.alias }),
     clientID: s.clientID,
     envdVersion: s.envdVersion,
-    envdAccessToken: s.envdAccessToken,
+    ...accessToken(s),
     trafficAccessToken: s.trafficAccessToken,
     domain: null,
   };
@@ -38,12 +38,17 @@ export function listedView(s: SandboxRecord): Record<string, unknown> {
 export function detailView(s: SandboxRecord): Record<string, unknown> {
   return {
     ...listedView(s),
-    envdAccessToken: s.envdAccessToken,
+    ...accessToken(s),
     allowInternetAccess: s.allowInternetAccess,
     domain: null,
     ...(s.network === undefined ? {} : { network: s.network }),
     lifecycle: { autoResume: s.autoResume, onTimeout: s.autoPause ? "pause" : "kill" },
   };
+}
+
+/** The spec types envdAccessToken as a plain string: a sandbox that is not secure has none, so no key. */
+function accessToken(s: SandboxRecord): { envdAccessToken?: string } {
+  return s.envdAccessToken === null ? {} : { envdAccessToken: s.envdAccessToken };
 }
 
 function mounts(s: SandboxRecord): { name: string; path: string }[] {

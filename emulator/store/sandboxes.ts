@@ -8,7 +8,7 @@ import { ApiError } from "../http";
 import { newSandboxID, randomHex } from "../ids";
 import type { SandboxDirectory, SandboxRuntime } from "../types";
 import { createSandboxRoot, HOME_PATH, removeSandboxRoot } from "./sandbox-fs";
-import { sandboxNotFound, type NewSandboxInput, type SandboxLogEntry, type SandboxRecord } from "./sandbox-records";
+import { sandboxNotFound, type NetworkConfig, type NewSandboxInput, type SandboxLogEntry, type SandboxRecord } from "./sandbox-records";
 
 /** The sandboxes and their expiry timers (one per running sandbox). */
 export class SandboxStore implements SandboxDirectory {
@@ -110,6 +110,29 @@ export class SandboxStore implements SandboxDirectory {
     if (record.state !== "running") throw new ApiError(404, sandboxNotFound(sandboxID));
     if (timeoutMs <= 0) return this.expire(record);
     this.setEnd(record, Date.now() + timeoutMs);
+  }
+
+  /**
+   * Refresh: extends a running sandbox's time to live to at least `now + durationMs`, never
+   * shortening it (the real handler's KeepAliveFor with allowShorter=false).
+   */
+  refresh(sandboxID: string, durationMs: number): void {
+    const record = this.get(sandboxID);
+    if (record.state !== "running") throw new ApiError(404, sandboxNotFound(sandboxID));
+    const until = Date.now() + durationMs;
+    if (until > record.endAt.getTime()) this.setEnd(record, until);
+  }
+
+  /** Replaces a running sandbox's egress rules (a field left out is cleared); 409 while paused. */
+  updateNetwork(sandboxID: string, egress: Pick<NetworkConfig, "allowOut" | "denyOut" | "rules">, allowInternetAccess?: boolean): void {
+    const record = this.get(sandboxID);
+    if (record.state !== "running") throw new ApiError(409, `Sandbox '${sandboxID}' cannot update its network while paused`);
+    const { allowPublicTraffic, maskRequestHost } = record.network ?? {};
+    const kept = { allowPublicTraffic, maskRequestHost, ...egress };
+    const entries = Object.entries(kept).filter(([, v]) => v !== undefined);
+    record.network = entries.length === 0 ? undefined : (Object.fromEntries(entries) as NetworkConfig);
+    if (allowInternetAccess !== undefined) record.allowInternetAccess = allowInternetAccess;
+    addLog(record, "Sandbox network updated");
   }
 
   running(sandboxID: string): SandboxRuntime | undefined {

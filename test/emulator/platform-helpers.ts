@@ -84,6 +84,16 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
   }
 }
 
+/** The real service's 404 message for a sandbox that does not exist (or is not the caller's). */
+export const sandboxNotFound = (id: string) => `Sandbox "${id}" doesn't exist or you don't have access to it`;
+
+/** Creates a sandbox of the `base` template (plus `body`) and returns its ID; fails unless 201. */
+export async function createSandbox(c: Client, body: Record<string, unknown> = {}): Promise<string> {
+  const res = await c.post("/sandboxes", { templateID: "base", ...body });
+  if (res.status !== 201) throw new Error(`create answered ${res.status}: ${JSON.stringify(res.body)}`);
+  return res.body.sandboxID;
+}
+
 export const DOCKERFILE = "FROM ubuntu:22.04\n# tools\nRUN apt-get update && \\\n    apt-get install -y curl\nWORKDIR /app\nCOPY . /app\n";
 
 /** Requests a v1 build (new template, or a rebuild when `templateID` is given) and returns the 202 body. */

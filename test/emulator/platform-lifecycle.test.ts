@@ -1,16 +1,9 @@
 import { existsSync } from "node:fs";
 import { describe, expect, test } from "vitest";
-import { useEmulator, waitFor } from "./platform-helpers";
-
-const NOT_FOUND = (id: string) => `Sandbox "${id}" doesn't exist or you don't have access to it`;
+import { createSandbox, sandboxNotFound as NOT_FOUND, useEmulator, waitFor } from "./platform-helpers";
 
 const env = useEmulator();
-
-async function create(body: Record<string, unknown> = {}): Promise<string> {
-  const res = await env.c.post("/sandboxes", { templateID: "base", ...body });
-  expect(res.status).toBe(201);
-  return res.body.sandboxID;
-}
+const create = (body?: Record<string, unknown>) => createSandbox(env.c, body);
 
 const rootOf = (id: string) => env.emu.state.sandboxes().find((s) => s.sandboxID === id)?.rootDir;
 

@@ -45,7 +45,6 @@ describe("POST /sandboxes", () => {
       alias: "base",
       clientID: expect.any(String),
       envdVersion: "0.6.4",
-      envdAccessToken: null,
       trafficAccessToken: null,
       domain: null,
     });
@@ -132,10 +131,12 @@ describe("GET /sandboxes/{id}", () => {
     expect(res.body).toMatchObject({
       sandboxID: created.body.sandboxID, templateID: BASE_ID, alias: "base", state: "running",
       cpuCount: 2, memoryMB: 512, diskSizeMB: 5120, envdVersion: "0.6.4", metadata: { owner: "ann" },
-      allowInternetAccess: false, domain: null, envdAccessToken: null, volumeMounts: [],
+      allowInternetAccess: false, domain: null, volumeMounts: [],
       network: { allowOut: ["1.1.1.1"] }, lifecycle: { autoResume: true, onTimeout: "pause" },
     });
     expect(res.body).not.toHaveProperty("envVars");
+    // The spec types envdAccessToken as a string: a sandbox that is not secure has no such key.
+    expect(res.body).not.toHaveProperty("envdAccessToken");
     expect(Date.parse(res.body.endAt) - Date.parse(res.body.startedAt)).toBe(120_000);
   });
 

@@ -3,6 +3,7 @@
  * unsafe creates never repeated, per-request timeouts, aborts, auth headers and error bodies.
  */
 import { afterEach, describe, expect, test } from "vitest";
+import { version } from "../../package.json";
 import { PlatformClient } from "../../sdk/client";
 import type { ClientOptions } from "../../sdk/config";
 import { failure } from "./expect-error";
@@ -213,7 +214,7 @@ describe("auth and headers", () => {
     const h = peer.requests[0]!.headers;
     expect(h["x-api-key"]).toBe(KEY);
     expect(h.authorization).toBeUndefined();
-    expect(h["user-agent"]).toBe("pulumi-sandbox/0.1.0");
+    expect(h["user-agent"]).toBe(`pulumi-sandbox/${version}`);
   });
 
   test("setPublic uses the API key when there is one, else the access token", async () => {

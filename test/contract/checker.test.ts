@@ -1,0 +1,86 @@
+/**
+ * The contract check can fail: known-bad answers, fed to the checker directly and through a real
+ * emulator's exchange files, come back as violations naming the operation, status and JSON path.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, test } from "vitest";
+import { createEmulator } from "../../emulator";
+import { exchangeObserver, EXCHANGES_ENV, type Exchange } from "../../emulator/exchanges";
+import { ContractChecker, formatViolation } from "./checker";
+import { checkExchangeDir, loadContract } from "./exchanges";
+
+const checker = new ContractChecker(loadContract());
+const SANDBOX = { templateID: "t", sandboxID: "i1", clientID: "c", envdVersion: "0.6.4" };
+
+describe("a bad answer is a violation that says where", () => {
+  test("envdAccessToken: null, where the spec allows only a string", () => {
+    const found = checker.check({ method: "POST", path: "/sandboxes", status: 201, responseBody: { ...SANDBOX, envdAccessToken: null } });
+    expect(found.map(formatViolation)).toEqual(["POST /sandboxes → 201 response /envdAccessToken: must be string"]);
+  });
+
+  test("a missing required field is named by its own path", () => {
+    const { clientID: _, ...rest } = SANDBOX;
+    const found = checker.check({ method: "GET", path: "/sandboxes/i1/metrics", status: 200, responseBody: [{}] });
+    expect(found.map((v) => v.path)).toContain("/0/timestampUnix");
+    expect(checker.check({ method: "POST", path: "/sandboxes", status: 201, responseBody: rest })[0]).toMatchObject({ path: "/clientID", message: "must have required property 'clientID'" });
+  });
+
+  test("a status the operation does not list", () => {
+    const [v] = checker.check({ method: "POST", path: "/sandboxes/i1/refreshes", status: 200 });
+    expect(formatViolation(v!)).toBe("POST /sandboxes/{sandboxID}/refreshes → 200 response (body): status 200 is not one the operation lists (204, 401, 404)");
+  });
+
+  test("a body on a 204, and no body where one is due", () => {
+    expect(checker.check({ method: "DELETE", path: "/sandboxes/i1", status: 204, responseBody: {} })[0]?.message).toBe("a body where the spec defines none");
+    expect(checker.check({ method: "GET", path: "/sandboxes/i1", status: 200 })[0]?.message).toBe("no body; the spec defines one");
+  });
+
+  test("an error answer must have the Error shape, a status outside the spec included", () => {
+    expect(checker.check({ method: "GET", path: "/sandboxes/i1", status: 404, responseBody: { error: "nope" } }).map((v) => v.path)).toEqual(["/code", "/message"]);
+    // 400 "Invalid sandbox ID" is not in the spec, but the service answers it (service-deviations.ts).
+    expect(checker.check({ method: "GET", path: "/sandboxes/x", status: 400, responseBody: { code: 400, message: "Invalid sandbox ID" } })).toEqual([]);
+    expect(checker.check({ method: "GET", path: "/sandboxes/x", status: 400, responseBody: "Invalid" })).toHaveLength(1);
+  });
+
+  test("our sdk's requests are held to the request schema, unless the answer refused them", () => {
+    const bad = { method: "POST", path: "/sandboxes/i1/timeout", status: 204, requestRead: true, requestBody: { timeout: "10" }, checkRequest: true };
+    expect(checker.check(bad).map(formatViolation)).toEqual(["POST /sandboxes/{sandboxID}/timeout → 204 request /timeout: must be integer"]);
+    expect(checker.check({ ...bad, status: 400, responseBody: { code: 400, message: "bad" } })).toEqual([]);
+    expect(checker.check({ ...bad, checkRequest: false })).toEqual([]);
+  });
+
+  test("the literal path wins: /templates/aliases/{alias} is not /templates/{templateID}", () => {
+    expect(checker.operationOf("GET", "/templates/aliases/base")).toBe("GET /templates/aliases/{alias}");
+    expect(checker.operationOf("GET", "/templates/abc")).toBe("GET /templates/{templateID}");
+    expect(checker.operationOf("GET", "/_emulator/calls")).toBeUndefined();
+  });
+});
+
+describe("through a real emulator", () => {
+  test("the exchange files of an emulator run are checked, a bad answer among them found", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "contract-test-"));
+    const seen: Exchange[] = [];
+    const observe = exchangeObserver((e) => seen.push(e), { [EXCHANGES_ENV]: dir });
+    const emu = await createEmulator({ buildDelayMs: 10, onExchange: observe });
+    try {
+      const res = await fetch(`${emu.apiUrl}/sandboxes`, {
+        method: "POST",
+        headers: { "x-api-key": emu.apiKey, "content-type": "application/json", "user-agent": "pulumi-sandbox/test" },
+        body: JSON.stringify({ templateID: "base" }),
+      });
+      expect(res.status).toBe(201);
+      expect(seen).toMatchObject([{ method: "POST", path: "/sandboxes", status: 201, requestRead: true, requestBody: { templateID: "base" } }]);
+      expect(checkExchangeDir(dir).violations).toEqual([]);
+      // The same answer, spoiled the way the emulator used to answer, is caught in the file as well.
+      observe!({ ...seen[0]!, responseBody: { ...(seen[0]!.responseBody as object), envdAccessToken: null } });
+      const report = checkExchangeDir(dir);
+      expect(report.violations).toMatchObject([{ operation: "POST /sandboxes", status: 201, path: "/envdAccessToken", file: "(unknown)" }]);
+      expect(report.operations["POST /sandboxes"]).toEqual({ statuses: [201], files: ["(unknown)"], notServed: false });
+    } finally {
+      await emu.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

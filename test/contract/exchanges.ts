@@ -1,0 +1,89 @@
+/**
+ * Reads the exchange files emulators wrote during a run (emulator/exchanges.ts) and checks each one
+ * against the platform contract, building the report that the global teardown fails on and that
+ * `npm run contract` prints as a coverage table.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Exchange } from "../../emulator/exchanges";
+import { ContractChecker, NOT_SERVED_STATUS, type Contract, type Violation } from "./checker";
+
+/** Requests whose User-Agent starts so were sent by our sdk; only theirs are held to the request schemas. */
+export const SDK_USER_AGENT_PREFIX = "pulumi-sandbox/";
+
+/** One exchange line as the emulator writes it, with the test file that caused it. */
+type ExchangeLine = Exchange & { origin?: string };
+
+/** What a run showed of one operation. */
+export interface OperationUse {
+  statuses: number[];
+  /** Test files (relative paths) whose emulators answered it; `(unknown)` when none was named. */
+  files: string[];
+  /** Whether some answer was 501 (not served). */
+  notServed: boolean;
+}
+
+export interface RunReport {
+  source: Contract["source"];
+  exchanges: number;
+  /** Exchanges of paths the spec does not describe (our own extras, probes of unknown paths). */
+  outsideSpec: number;
+  operations: Record<string, OperationUse>;
+  violations: (Violation & { file: string })[];
+}
+
+/** The path of the platform contract, next to this file. */
+export const PLATFORM_CONTRACT = join(__dirname, "platform.contract.json");
+
+export function loadContract(path = PLATFORM_CONTRACT): Contract {
+  return JSON.parse(readFileSync(path, "utf8")) as Contract;
+}
+
+/** Checks every exchange line in `dir` (all `*.ndjson` files). */
+export function checkExchangeDir(dir: string, contract = loadContract()): RunReport {
+  const checker = new ContractChecker(contract);
+  const report: RunReport = { source: contract.source, exchanges: 0, outsideSpec: 0, operations: {}, violations: [] };
+  for (const line of readLines(dir)) {
+    report.exchanges++;
+    const operation = checker.operationOf(line.method, line.path);
+    if (operation === undefined) {
+      report.outsideSpec++;
+      continue;
+    }
+    const file = line.origin ?? "(unknown)";
+    const use = (report.operations[operation] ??= { statuses: [], files: [], notServed: false });
+    if (!use.statuses.includes(line.status)) use.statuses.push(line.status);
+    if (!use.files.includes(file)) use.files.push(file);
+    if (line.status === NOT_SERVED_STATUS) use.notServed = true;
+    const checkRequest = line.userAgent?.startsWith(SDK_USER_AGENT_PREFIX) ?? false;
+    for (const v of checker.check({ ...line, checkRequest })) report.violations.push({ ...v, file });
+  }
+  for (const use of Object.values(report.operations)) {
+    use.statuses.sort();
+    use.files.sort();
+  }
+  return report;
+}
+
+function* readLines(dir: string): Generator<ExchangeLine> {
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => n.endsWith(".ndjson")).sort();
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    for (const text of readFileSync(join(dir, name), "utf8").split("\n")) {
+      // A process killed mid-write can leave a torn last line; it is not an answer anyone received.
+      if (text.trim() === "") continue;
+      try {
+        yield JSON.parse(text) as ExchangeLine;
+      } catch {
+        continue;
+      }
+    }
+  }
+}
+
+/** Where the last checked run's report is kept, for `npm run contract` (outside the tracked tree). */
+export const LAST_REPORT = join(__dirname, "..", "..", "node_modules", ".cache", "pulumi-sandbox", "contract-report.json");

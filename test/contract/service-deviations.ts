@@ -1,0 +1,73 @@
+/**
+ * Where the real service answers outside its own published spec, and the emulator follows the
+ * service, not the spec. Each row cites shared/spec/service-facts.md (which cites the service's
+ * handlers). Everything not listed here is held to the spec exactly; a status listed here must
+ * still carry the spec's Error body. Keep it short: a row is a claim about the real service.
+ */
+
+export interface Deviation {
+  /** The operation (`GET /sandboxes/{sandboxID}`), or a pattern over operation names. */
+  operation: string | RegExp;
+  /** A status the operation does not list but the service answers, with an Error body. */
+  status?: number;
+  /** JSON paths, in the answer of `bodyStatus`, whose values the service sends outside the schema. */
+  paths?: string[];
+  bodyStatus?: number;
+  /** Where service-facts.md says so. */
+  why: string;
+}
+
+export const DEVIATIONS: Deviation[] = [
+  { operation: /\{sandboxID\}/, status: 400, why: "§1.4: an invalid sandbox ID gives 400 \"Invalid sandbox ID\" on every sandbox route" },
+  { operation: "POST /sandboxes", status: 403, why: "§2.1: 403 when egressProxy is not enabled" },
+  { operation: "POST /sandboxes", status: 404, why: "§2.1 and §3.5: 404 when the template or its tag is not found" },
+  { operation: "POST /sandboxes", status: 429, why: "§2.1: 429 at the concurrency limit" },
+  { operation: "PUT /sandboxes/{sandboxID}/network", status: 403, why: "§2.5: network.egressProxy may be feature-gated to 403" },
+  { operation: "POST /sandboxes/{sandboxID}/timeout", status: 409, why: "§2.1: 409 while the sandbox is being paused or killed" },
+  { operation: "POST /v3/templates", status: 403, why: "§2.2: 403 on an alias clash" },
+  { operation: "POST /v3/templates", status: 409, why: "§2.2: 409 on an alias clash" },
+  { operation: "POST /v3/templates", status: 429, why: "§2.2: 429 at the build concurrency limit" },
+  { operation: "POST /v2/templates/{templateID}/builds/{buildID}", status: 400, why: "§2.2: bad UUID, or the build is not waiting" },
+  { operation: "POST /v2/templates/{templateID}/builds/{buildID}", status: 403, why: "§2.2" },
+  { operation: "POST /v2/templates/{templateID}/builds/{buildID}", status: 404, why: "§2.2" },
+  { operation: "POST /v2/templates/{templateID}/builds/{buildID}", status: 503, why: "§2.2: no builder" },
+  { operation: "GET /templates/{templateID}/files/{hash}", status: 503, why: "§2.2" },
+  { operation: "GET /templates/{templateID}/builds/{buildID}/status", status: 400, why: "§2.2 and §9: an unknown build gives 400, not 404" },
+  { operation: "GET /templates/{templateID}/builds/{buildID}/status", status: 403, why: "§2.2" },
+  { operation: "GET /templates", status: 400, why: "§2.2: a teamID that does not match the key" },
+  { operation: "GET /templates/{templateID}", status: 403, why: "§2.2" },
+  { operation: "GET /templates/{templateID}", status: 404, why: "§2.2: 404 \"Template X not found\"" },
+  { operation: "PATCH /v2/templates/{templateID}", status: 403, why: "§2.2" },
+  { operation: "PATCH /v2/templates/{templateID}", status: 404, why: "§2.2" },
+  { operation: "DELETE /templates/{templateID}", status: 400, why: "§2.2: running or paused sandboxes use it" },
+  { operation: "DELETE /templates/{templateID}", status: 403, why: "§2.2" },
+  { operation: "DELETE /templates/{templateID}", status: 404, why: "§2.2" },
+  { operation: /^POST \/templates(\/\{templateID\})?$/, status: 400, why: "§2.2: v1 create/rebuild validate their body" },
+  {
+    operation: "POST /templates", status: 409,
+    why: "§2.2 (POST /v3/templates): 409 on an alias clash; inferred for v1 create, which takes the same alias check",
+  },
+  { operation: /^POST \/templates(\/\{templateID\})?$/, status: 403, why: "§2.2: another team's template" },
+  { operation: /^POST \/templates(\/\{templateID\})?$/, status: 404, why: "§2.2: 404 \"Template 'X' not found\"" },
+  {
+    operation: /^POST \/templates(\/\{templateID\})?$/, bodyStatus: 202, paths: ["/cpuCount", "/memoryMB"],
+    why: "§2.2: the v1 build's 202 fills only IDs, names and public; cpuCount and memoryMB come back 0",
+  },
+  { operation: "POST /volumes", status: 403, why: "§2.3: \"use of volumes is not enabled\"" },
+  { operation: "POST /volumes", status: 503, why: "§2.3" },
+  { operation: /^(GET|DELETE) \/volumes\/\{volumeID\}$/, status: 400, why: "§2.3: 400 \"Invalid volume ID\" (not a UUID)" },
+];
+
+function applies(d: Deviation, operation: string): boolean {
+  return typeof d.operation === "string" ? d.operation === operation : d.operation.test(operation);
+}
+
+/** Whether the service answers `status` to `operation` though the spec does not list it. */
+export function extraStatus(operation: string, status: number): Deviation | undefined {
+  return DEVIATIONS.find((d) => d.status === status && applies(d, operation));
+}
+
+/** Whether a schema violation at `path` of a `status` answer is one the service itself commits. */
+export function toleratedPath(operation: string, status: number, path: string): Deviation | undefined {
+  return DEVIATIONS.find((d) => d.bodyStatus === status && d.paths?.includes(path) && applies(d, operation));
+}
