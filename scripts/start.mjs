@@ -48,7 +48,11 @@ async function main() {
     await pulumi(env, ["preview"]);
     say("4/4 pulumi up");
     await pulumi(env, ["up", "--yes", "--skip-preview"]);
-    printOutputs(JSON.parse((await pulumi(env, ["stack", "output", "--json"], { show: false })).stdout));
+    const outputs = JSON.parse((await pulumi(env, ["stack", "output", "--json"], { show: false })).stdout);
+    // provisionResults is a secret output (it derives from the provisioning step, a secret input), but
+    // the provider already redacted every secret value in it: showing it is showing the command's result.
+    const results = await pulumi(env, ["stack", "output", "provisionResults", "--json", "--show-secrets"], { show: false });
+    printOutputs({ ...outputs, provisionResults: JSON.parse(results.stdout) });
     stop = async () => {
       say("Destroying the stack and stopping the emulator");
       await pulumi(env, ["destroy", "--yes", "--skip-preview"], { show: false }).catch((e) => console.error(e.message));

@@ -26,8 +26,9 @@ afterAll(async () => {
   await s?.close();
 });
 
+/** The state, secret outputs (provisionResults) in plaintext. */
 async function state() {
-  return parseState(await s.exported());
+  return parseState(await s.exported({ showSecrets: true }));
 }
 
 test("a failing provisioning command fails up with the command, its exit code and its last output, and the sandbox is recorded", async () => {
@@ -59,7 +60,7 @@ test("fixing the command, the next up provisions the same sandbox and succeeds",
   const since = lastSeq(s.emulator);
   const up = await s.ok("up", "--yes", "--skip-preview");
   expect(up.output).toMatch(/~ 1 updated/);
-  const out = await s.outputs();
+  const out = await s.outputs({ showSecrets: true });
   expect(out.sandboxIDs).toEqual([before]);
   expect(out.provisioned).toEqual([true]);
   expect(out.provisionResults).toMatchObject([[{ exitCode: 0, stdoutTail: "provisioned after the fix\n" }]]);

@@ -30,8 +30,10 @@ export interface E2eStack {
   pulumi(...args: string[]): Promise<CliResult>;
   /** Like `pulumi`, but fails the test with the CLI's output when the exit code is not 0. */
   ok(...args: string[]): Promise<CliResult>;
-  outputs(): Promise<Record<string, unknown>>;
-  exported(): Promise<string>;
+  /** Stack outputs; `showSecrets` reads secret ones in plaintext, kept out of the scanned transcript (see `peek`). */
+  outputs(opts?: { showSecrets?: boolean }): Promise<Record<string, unknown>>;
+  /** `pulumi stack export`; `showSecrets` as for `outputs`. */
+  exported(opts?: { showSecrets?: boolean }): Promise<string>;
   /** `pulumi stack rename <name>`: later commands address the stack by its new name. */
   renameStack(name: string): Promise<void>;
   /**
@@ -91,6 +93,11 @@ export async function startStack(project: string, stack: string, emulatorOptions
     if (res.code !== 0) throw new Error(`pulumi ${args.join(" ")} exited ${res.code}:\n${res.output}`);
     return res;
   };
+  const peek = async (...args: string[]): Promise<CliResult> => {
+    const res = await run(args);
+    if (res.code !== 0) throw new Error(`pulumi ${args.join(" ")} exited ${res.code}`);
+    return res;
+  };
   await initStack({ cwd, env, stack, service: emulator });
   return {
     emulator,
@@ -103,13 +110,9 @@ export async function startStack(project: string, stack: string, emulatorOptions
       await ok("stack", "rename", name);
       current = name;
     },
-    peek: async (...args) => {
-      const res = await run(args);
-      if (res.code !== 0) throw new Error(`pulumi ${args.join(" ")} exited ${res.code}`);
-      return res;
-    },
-    outputs: async () => JSON.parse((await ok("stack", "output", "--json")).stdout),
-    exported: async () => (await ok("stack", "export")).stdout,
+    peek,
+    outputs: async (opts) => JSON.parse((await (opts?.showSecrets ? peek : ok)("stack", "output", "--json", ...(opts?.showSecrets ? ["--show-secrets"] : []))).stdout),
+    exported: async (opts) => (await (opts?.showSecrets ? peek : ok)("stack", "export", ...(opts?.showSecrets ? ["--show-secrets"] : []))).stdout,
     transcript: () => printed.map((p) => p.text).join("\n"),
     secret: (value, label) => {
       assertScannable(value);

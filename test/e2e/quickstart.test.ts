@@ -25,12 +25,12 @@ describe("quickstart on the real engine", () => {
     expect(up.output).toMatch(/\+ 4 created/);
     expect(up.output).toContain("[Template quickstart] build");
     expect(up.output).toContain("[Sandbox quickstart] provision 2/2: exit code 0");
-    const out = await s.outputs();
+    const out = await s.outputs({ showSecrets: true });
     const inv = inventoryOfStack(s.emulator);
     expect(inv.templates.map((t) => t.templateID)).toEqual([out.templateID]);
     expect(inv.volumes.map((v) => v.name)).toEqual([out.volumeName]);
     expect(inv.sandboxes.map((x) => x.sandboxID)).toEqual([out.sandboxID]);
-    expect(inv.sandboxes[0]?.metadata).toMatchObject({ purpose: "quickstart", "pulumi-sandbox.resource": "sandbox-quickstart/e2e-quickstart/quickstart#0" });
+    expect(inv.sandboxes[0]?.metadata).toMatchObject({ purpose: "quickstart", "pulumi-sandbox.resource": "urn:pulumi:e2e-quickstart::sandbox-quickstart::pulumi-nodejs:dynamic/sandbox:Sandbox::quickstart#0" });
     expect(out.provisioned).toBe(true);
     expect(out.provisionResults).toMatchObject([{ exitCode: 0, stdoutTail: "provisioned by pulumi\n" }, { exitCode: 0, stdoutTail: "last-provisioned\n" }]);
   });
@@ -76,7 +76,7 @@ describe("quickstart on the real engine", () => {
     const before = await s.outputs();
     await s.ok("config", "set", "message", "second provisioning");
     await s.ok("up", "--yes", "--skip-preview");
-    const after = await s.outputs();
+    const after = await s.outputs({ showSecrets: true });
     expect(after.sandboxID).toBe(before.sandboxID);
     expect(after.provisionResults).toMatchObject([{ exitCode: 0, stdoutTail: "second provisioning\n" }, { exitCode: 0 }]);
   });
