@@ -108,11 +108,11 @@ export const SandboxMetric = z.object({
   cpuUsedPct: z.number(),
   memUsed: z.number(),
   memTotal: z.number(),
-  memCache: z.number().optional(),
+  memCache: z.number(),
   diskUsed: z.number(),
   diskTotal: z.number(),
-  /** Deprecated: use timestampUnix. */
-  timestamp: z.string().optional(),
+  /** Deprecated: use timestampUnix. Still always sent (the spec requires it). */
+  timestamp: z.string(),
 });
 export type SandboxMetric = z.infer<typeof SandboxMetric>;
 

@@ -58,15 +58,15 @@ export const Template = z.object({
   /** Deprecated: bare aliases; see `names`. */
   aliases: z.array(z.string()),
   /** `namespace/alias` form. */
-  names: z.array(z.string()).optional(),
+  names: z.array(z.string()),
   createdAt: z.string(),
   updatedAt: z.string(),
-  createdBy: TeamUser.nullable().optional(),
-  lastSpawnedAt: z.string().nullable().optional(),
+  createdBy: TeamUser.nullable(),
+  lastSpawnedAt: z.string().nullable(),
   spawnCount: z.number(),
   buildCount: z.number(),
   envdVersion: z.string(),
-  buildStatus: TemplateBuildStatus.optional(),
+  buildStatus: TemplateBuildStatus,
 });
 export type Template = z.infer<typeof Template>;
 
@@ -92,7 +92,7 @@ export const TemplateWithBuilds = z.object({
   names: z.array(z.string()),
   createdAt: z.string(),
   updatedAt: z.string(),
-  lastSpawnedAt: z.string().nullable().optional(),
+  lastSpawnedAt: z.string().nullable(),
   spawnCount: z.number(),
   builds: z.array(TemplateBuild),
 });
