@@ -1,26 +1,29 @@
 /**
  * The resource classes users write in their programs. They run in the Pulumi program, not in the
  * provider host: they only shape the inputs (secrets wrapped, output placeholders, the resource key)
- * and hand Pulumi the serializable handle of ./handle.ts.
+ * and hand Pulumi the serializable handle of ./handle.ts. Their argument and output types come from
+ * the spec: a field added to a spec appears here with no other edit.
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
 import { providerFor } from "./handle";
 import { secretValuesOf } from "./secret-values";
 import type { ResourceKind, ResourceSpec } from "./spec";
-import { sandboxSpec, type SandboxInputs } from "./specs/sandbox";
-import { templateSpec, type TemplateInputs } from "./specs/template";
-import { volumeSpec, type VolumeInputs } from "./specs/volume";
+import { SPECS } from "./specs";
 
 /** Inputs of a resource: each value (and each nested value) may be a Pulumi Input. */
 type DeepInput<T> = pulumi.Input<
   T extends readonly (infer U)[] ? DeepInput<U>[] : T extends Record<string, unknown> ? { [K in keyof T]: DeepInput<T[K]> } : T
 >;
-type ArgsOf<S extends z.ZodObject> = { [K in keyof z.input<S>]: DeepInput<z.input<S>[K]> };
+type ArgsOf<K extends ResourceKind> = { [P in keyof z.input<(typeof SPECS)[K]["inputs"]>]: DeepInput<z.input<(typeof SPECS)[K]["inputs"]>[P]> };
 
-export type VolumeArgs = ArgsOf<typeof VolumeInputs>;
-export type TemplateArgs = ArgsOf<typeof TemplateInputs>;
-export type SandboxArgs = ArgsOf<typeof SandboxInputs>;
+/** What a resource shows: every input echoed back (as `check` filled it), then the spec's outputs. */
+type Shown<K extends ResourceKind> = z.output<(typeof SPECS)[K]["inputs"]> & z.output<(typeof SPECS)[K]["outputs"]>;
+type OutputsOf<K extends ResourceKind> = { readonly [P in keyof Shown<K>]-?: pulumi.Output<Shown<K>[P]> };
+
+export type VolumeArgs = ArgsOf<"Volume">;
+export type TemplateArgs = ArgsOf<"Template">;
+export type SandboxArgs = ArgsOf<"Sandbox">;
 
 // One handle per kind: Pulumi caches a provider's serialized text per object.
 const handles = new Map<ResourceKind, pulumi.dynamic.ResourceProvider>();
@@ -30,8 +33,16 @@ function handle(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
   return h;
 }
 
-/** Outputs that are the resource's ID: the class takes them from `id`, which preview knows for an update. */
+/**
+ * Outputs that are the resource's ID. The class takes them from `id`, which a preview knows for an
+ * update; as ordinary outputs they would be unknown then, and everything using them would preview as
+ * replaced (a Sandbox on a Template that only changes `public`).
+ */
 const ID_OUTPUTS: Record<ResourceKind, string[]> = { Template: ["templateID"], Volume: ["volumeID", "volumeId"], Sandbox: ["sandboxID"] };
+
+function register(resource: pulumi.CustomResource, kind: ResourceKind): void {
+  for (const key of ID_OUTPUTS[kind]) (resource as unknown as Record<string, unknown>)[key] = resource.id;
+}
 
 /**
  * The key auto-names and markers derive from: the URN this resource will have, so it is unique in the
@@ -66,20 +77,14 @@ function options(spec: ResourceSpec, opts: pulumi.CustomResourceOptions | undefi
   return { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ...spec.secretOutputs] };
 }
 
-/** A persistent team volume. Replacing or deleting it loses its data: see `protect` and `retainOnDelete`. */
-export class Volume extends pulumi.dynamic.Resource {
-  /** The resource's ID: known at preview for an update. */
-  declare readonly volumeID: pulumi.Output<string>;
-  /** @deprecated Use `volumeID`; removed in 0.3. */
-  declare readonly volumeId: pulumi.Output<string>;
-  declare readonly name: pulumi.Output<string>;
-  /** Secret. */
-  declare readonly token: pulumi.Output<string>;
+// Each class merges with the interface of its outputs (declaration merging), derived from its spec.
 
+/** A persistent team volume. Replacing or deleting it loses its data: see `protect` and `retainOnDelete`. `volumeId` is deprecated (use `volumeID`; removed in 0.3). */
+export interface Volume extends OutputsOf<"Volume"> {}
+export class Volume extends pulumi.dynamic.Resource {
   constructor(name: string, args: VolumeArgs = {}, opts?: pulumi.CustomResourceOptions) {
-    super(handle("Volume"), name, props(volumeSpec, name, args, opts), options(volumeSpec, opts), "sandbox", "Volume");
-    this.volumeID = this.id;
-    this.volumeId = this.id;
+    super(handle("Volume"), name, props(SPECS.Volume, name, args, opts), options(SPECS.Volume, opts), "sandbox", "Volume");
+    register(this, "Volume");
   }
 
   /** Reads an existing volume by ID into the program (read-only: Pulumi does not manage it). */
@@ -89,28 +94,11 @@ export class Volume extends pulumi.dynamic.Resource {
 }
 
 /** A sandbox template built from a Dockerfile. */
+export interface Template extends OutputsOf<"Template"> {}
 export class Template extends pulumi.dynamic.Resource {
-  /** The resource's ID: known at preview for an update, so sandboxes on it are not shown as replaced. */
-  declare readonly templateID: pulumi.Output<string>;
-  declare readonly buildID: pulumi.Output<string>;
-  declare readonly latestBuildID: pulumi.Output<string>;
-  declare readonly buildStatus: pulumi.Output<string>;
-  declare readonly public: pulumi.Output<boolean>;
-  declare readonly alias: pulumi.Output<string>;
-  declare readonly aliases: pulumi.Output<string[]>;
-  declare readonly names: pulumi.Output<string[]>;
-  declare readonly envdVersion: pulumi.Output<string>;
-  declare readonly cpuCount: pulumi.Output<number>;
-  declare readonly memoryMB: pulumi.Output<number>;
-  declare readonly diskSizeMB: pulumi.Output<number>;
-  declare readonly createdAt: pulumi.Output<string>;
-  declare readonly updatedAt: pulumi.Output<string>;
-  declare readonly buildCount: pulumi.Output<number>;
-  declare readonly spawnCount: pulumi.Output<number>;
-
   constructor(name: string, args: TemplateArgs, opts?: pulumi.CustomResourceOptions) {
-    super(handle("Template"), name, props(templateSpec, name, args, opts), options(templateSpec, opts), "sandbox", "Template");
-    this.templateID = this.id;
+    super(handle("Template"), name, props(SPECS.Template, name, args, opts), options(SPECS.Template, opts), "sandbox", "Template");
+    register(this, "Template");
   }
 
   /** Reads an existing template by ID into the program (read-only). */
@@ -120,30 +108,11 @@ export class Template extends pulumi.dynamic.Resource {
 }
 
 /** A sandbox from a template, optionally provisioned by commands run inside it. */
+export interface Sandbox extends OutputsOf<"Sandbox"> {}
 export class Sandbox extends pulumi.dynamic.Resource {
-  /** The resource's ID: known at preview for an update. */
-  declare readonly sandboxID: pulumi.Output<string>;
-  declare readonly templateID: pulumi.Output<string>;
-  declare readonly alias: pulumi.Output<string | undefined>;
-  declare readonly envdVersion: pulumi.Output<string>;
-  /** Secret. */
-  declare readonly envdAccessToken: pulumi.Output<string | null>;
-  /** Secret. */
-  declare readonly trafficAccessToken: pulumi.Output<string | null>;
-  declare readonly state: pulumi.Output<string>;
-  declare readonly startedAt: pulumi.Output<string>;
-  declare readonly endAt: pulumi.Output<string>;
-  declare readonly cpuCount: pulumi.Output<number>;
-  declare readonly memoryMB: pulumi.Output<number>;
-  declare readonly diskSizeMB: pulumi.Output<number>;
-  declare readonly provisioned: pulumi.Output<boolean>;
-  declare readonly provisionResults: pulumi.Output<
-    { command: string; exitCode: number; durationMs: number; stdoutTail: string; stderrTail: string }[]
-  >;
-
   constructor(name: string, args: SandboxArgs, opts?: pulumi.CustomResourceOptions) {
-    super(handle("Sandbox"), name, props(sandboxSpec, name, args, opts), options(sandboxSpec, opts), "sandbox", "Sandbox");
-    this.sandboxID = this.id;
+    super(handle("Sandbox"), name, props(SPECS.Sandbox, name, args, opts), options(SPECS.Sandbox, opts), "sandbox", "Sandbox");
+    register(this, "Sandbox");
   }
 
   /** Reads an existing sandbox by ID into the program (read-only). */

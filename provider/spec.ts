@@ -7,6 +7,7 @@
  * no handler applies would otherwise be a silent no-op "update".
  */
 import type { z } from "zod";
+import type { Credential } from "./config-keys";
 
 export type ResourceKind = "Template" | "Volume" | "Sandbox";
 
@@ -49,6 +50,8 @@ export interface SpecDeclaration<I extends z.ZodObject = z.ZodObject, O extends 
   secretInputs: readonly string[];
   /** Outputs marked secret (`additionalSecretOutputs`). */
   secretOutputs: readonly string[];
+  /** The credentials every call for this kind needs; `check` fails at preview when one is missing. */
+  credentials: readonly Credential[];
   /**
    * Inputs filled in by `check` when the user leaves them out (auto-naming), derived from the resource's
    * key and replacement generation, so a re-run of an interrupted `up` computes the same value.

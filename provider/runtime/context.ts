@@ -5,15 +5,7 @@
  */
 import { PlatformClient } from "../../sdk/client";
 import type { ClientOptions, RetryOptions } from "../../sdk/config";
-
-/** Stack config keys (namespace `sandbox`), and the sdk option each one sets. */
-export const CONFIG_KEYS = {
-  apiKey: "sandbox:apiKey",
-  accessToken: "sandbox:accessToken",
-  domain: "sandbox:domain",
-  apiUrl: "sandbox:apiUrl",
-  sandboxUrl: "sandbox:sandboxUrl",
-} as const satisfies Partial<Record<keyof ClientOptions, string>>;
+import { CONFIG_KEYS } from "../config-keys";
 
 export interface ConfigSource {
   get(key: string): string | undefined;

@@ -9,10 +9,9 @@ import "../../sdk/node-version";
 import { resolveOptions } from "../../sdk/config";
 import { checkInputs, type CheckOutcome } from "../check";
 import { diffInputs, type DiffOutcome } from "../diff";
-import type { ResourceKind, ResourceSpec } from "../spec";
-import { sandboxSpec } from "../specs/sandbox";
-import { templateSpec } from "../specs/template";
-import { volumeSpec } from "../specs/volume";
+import type { Credential } from "../config-keys";
+import type { ResourceKind } from "../spec";
+import { SPECS } from "../specs";
 import { sandboxHandlers } from "../resources/sandbox";
 import { templateHandlers } from "../resources/template";
 import { volumeHandlers } from "../resources/volume";
@@ -20,8 +19,8 @@ import { clientOptions, configure as configureContext, type ConfigSource } from 
 import type { Inputs, Outputs, ResourceHandlers } from "./handlers";
 import { migrate, stamped } from "./migrate";
 
-const SPECS: Record<ResourceKind, ResourceSpec> = { Template: templateSpec, Volume: volumeSpec, Sandbox: sandboxSpec };
-const HANDLERS: Record<ResourceKind, ResourceHandlers> = { Template: templateHandlers, Volume: volumeHandlers, Sandbox: sandboxHandlers };
+// Keyed by the registry's kinds: the compiler refuses a kind without handlers.
+const HANDLERS = { Template: templateHandlers, Volume: volumeHandlers, Sandbox: sandboxHandlers } satisfies Record<ResourceKind, ResourceHandlers>;
 
 export function configure(req: { config: ConfigSource }): void {
   configureContext(req.config);
@@ -35,19 +34,17 @@ export async function check(kind: ResourceKind, olds: Inputs, news: Inputs): Pro
   return missing.length ? { failures: missing } : outcome;
 }
 
+/** Where each credential is set, and what a kind needs it for. */
+const CREDENTIAL_HELP: Record<Credential, (kind: ResourceKind) => string> = {
+  apiKey: (kind) => `sandbox:apiKey: ${kind} needs an API key: run \`pulumi config set --secret sandbox:apiKey <key>\` or set E2B_API_KEY.`,
+  accessToken: (kind) =>
+    `sandbox:accessToken: ${kind} needs an access token (the build endpoints take only a Bearer token): run ` +
+    "`pulumi config set --secret sandbox:accessToken <token>` or set E2B_ACCESS_TOKEN.",
+};
+
 function missingCredentials(kind: ResourceKind): { property: string; reason: string }[] {
   const o = resolveOptions(clientOptions());
-  const failures = [];
-  if (!o.apiKey) {
-    failures.push({ property: "", reason: `sandbox:apiKey: ${kind} needs an API key: run \`pulumi config set --secret sandbox:apiKey <key>\` or set E2B_API_KEY.` });
-  }
-  if (kind === "Template" && !o.accessToken) {
-    failures.push({
-      property: "",
-      reason: "sandbox:accessToken: Template needs an access token (the build endpoints take only a Bearer token): run `pulumi config set --secret sandbox:accessToken <token>` or set E2B_ACCESS_TOKEN.",
-    });
-  }
-  return failures;
+  return SPECS[kind].credentials.filter((c) => !o[c]).map((c) => ({ property: "", reason: CREDENTIAL_HELP[c](kind) }));
 }
 
 export async function diff(kind: ResourceKind, _id: string, olds: Outputs, news: Inputs): Promise<DiffOutcome> {

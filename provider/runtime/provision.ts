@@ -5,20 +5,13 @@
  */
 import { redact } from "../../sdk/errors";
 import { ProcessClient } from "../../sdk/process";
-import type { ProvisionInput } from "../specs/provision";
+import type { ProvisionInput, ProvisionResult } from "../specs/provision";
 import { clientOptions } from "./context";
 import { lineWriter, type Logger } from "./log";
 
 /** Bytes of each output stream kept in state per command: enough to diagnose, small for state. */
 export const STATE_TAIL_BYTES = 4096;
 
-export interface ProvisionResult {
-  command: string;
-  exitCode: number;
-  durationMs: number;
-  stdoutTail: string;
-  stderrTail: string;
-}
 
 export interface ProvisionOutcome {
   ok: boolean;

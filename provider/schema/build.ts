@@ -5,18 +5,15 @@
  */
 import { z } from "zod";
 import { DEFAULT_DOMAIN } from "../../sdk/config";
-// Type only: the runtime module loads the HTTP client, which the schema has no use for.
-import type { CONFIG_KEYS } from "../runtime/context";
+import type { CONFIG_KEYS } from "../config-keys";
 import { INTERNAL_INPUTS, type ResourceSpec } from "../spec";
-import { sandboxSpec } from "../specs/sandbox";
-import { templateSpec } from "../specs/template";
-import { volumeSpec } from "../specs/volume";
+import { KINDS, SPECS as REGISTRY } from "../specs";
 import { ObjectTypes, type JsonSchema, type ObjectTypeSpec, type PropertySpec } from "./convert";
 
 export { renderReference, spliceReference, dynamicType } from "./reference";
 
 export const PACKAGE = "sandbox";
-export const SPECS: readonly ResourceSpec[] = [templateSpec, volumeSpec, sandboxSpec];
+export const SPECS: readonly ResourceSpec[] = KINDS.map((kind) => REGISTRY[kind]);
 
 export interface ResourceSchema {
   description: string;

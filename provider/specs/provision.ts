@@ -28,5 +28,15 @@ export const ProvisionInput = z.strictObject({
     .describe("Which output streams of the commands are shown in the `pulumi up` log as they come. Default `both`. A change re-runs nothing."),
 });
 
+/** What state keeps of one command's run: the one declaration, read by the runtime and the class. */
+export const ProvisionResult = z.object({
+  command: z.string().describe("The command, with every secret value redacted."),
+  exitCode: z.number().describe("Its exit code; -1 when it was killed or timed out."),
+  durationMs: z.number().describe("How long it ran, in milliseconds."),
+  stdoutTail: z.string().describe("The last 4 KiB of its stdout, secrets redacted."),
+  stderrTail: z.string().describe("The last 4 KiB of its stderr, secrets redacted."),
+});
+
 export type ProvisionInput = z.output<typeof ProvisionInput>;
+export type ProvisionResult = z.output<typeof ProvisionResult>;
 export type ProvisionCommand = z.output<typeof ProvisionCommand>;

@@ -10,7 +10,7 @@
  */
 import { z } from "zod";
 import { defineSpec } from "../spec";
-import { ProvisionInput } from "./provision";
+import { ProvisionInput, ProvisionResult } from "./provision";
 
 /** Metadata key that marks a sandbox with the Pulumi resource that made it (see provider/resources/sandbox.ts). */
 export const MARKER_KEY = "pulumi-sandbox.resource";
@@ -74,9 +74,6 @@ export const SandboxInputs = z.strictObject({
     .describe("Commands run inside the sandbox after it is created. A change re-runs them in the same sandbox; a change of `triggers` replaces the sandbox."),
 });
 
-const ProvisionResult = z.object({
-  command: z.string(), exitCode: z.number(), durationMs: z.number(), stdoutTail: z.string(), stderrTail: z.string(),
-});
 
 export const SandboxOutputs = z.object({
   sandboxID: z.string().describe("The sandbox's ID."),
@@ -110,6 +107,7 @@ export const sandboxSpec = defineSpec({
   computed: ["timeout"],
   secretInputs: ["envVars", "provision"],
   secretOutputs: ["envVars", "provision", "provisionResults", "envdAccessToken", "trafficAccessToken"],
+  credentials: ["apiKey"],
   crossChecks: (inputs) => {
     const network = inputs.network as { allowPublicTraffic?: boolean } | undefined;
     if (network?.allowPublicTraffic === false && inputs.secure !== true) {

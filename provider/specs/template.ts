@@ -50,6 +50,7 @@ export const TemplateInputs = z.strictObject({
 
 export const TemplateOutputs = z.object({
   templateID: z.string().describe("The template's ID."),
+  alias: z.string().describe("The template's alias: the one given, else the auto-name."),
   buildID: z.string().describe("The last successful build."),
   buildStatus: z.string().describe("Status of the latest build: waiting, building, ready or error."),
   latestBuildID: z.string().describe("The latest build, which may still be running or may have failed."),
@@ -82,6 +83,8 @@ export const templateSpec = defineSpec({
   computed: ["cpuCount", "memoryMB"],
   secretInputs: [],
   secretOutputs: [],
+  // The v1 build endpoints take only a Bearer access token, besides the API key of every other call.
+  credentials: ["apiKey", "accessToken"],
   autoName: (key, generation) => ({ alias: autoName(key, generation) }),
 });
 

@@ -45,5 +45,6 @@ export const volumeSpec = defineSpec({
   uniqueNames: ["name"],
   secretInputs: [],
   secretOutputs: ["token"],
+  credentials: ["apiKey"],
   autoName: (key, generation) => ({ name: autoName(key, generation) }),
 });

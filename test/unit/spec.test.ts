@@ -1,10 +1,8 @@
 import { describe, expect, test } from "vitest";
 import { getPath, type ResourceSpec } from "../../provider/spec";
-import { sandboxSpec } from "../../provider/specs/sandbox";
-import { templateSpec } from "../../provider/specs/template";
-import { volumeSpec } from "../../provider/specs/volume";
+import { KINDS, SPECS } from "../../provider/specs";
 
-const specs: ResourceSpec[] = [templateSpec, volumeSpec, sandboxSpec];
+const specs: ResourceSpec[] = KINDS.map((kind) => SPECS[kind]);
 const top = (path: string) => path.split(".")[0]!;
 
 describe.each(specs.map((s) => [s.kind, s] as const))("%s spec", (_kind, spec) => {
@@ -29,7 +27,8 @@ describe.each(specs.map((s) => [s.kind, s] as const))("%s spec", (_kind, spec) =
     }
   });
 
-  test("unique names, computed and secret inputs name real inputs", () => {
+  test("unique names, computed and secret inputs name real inputs; it needs an API key at least", () => {
     for (const name of [...(spec.uniqueNames ?? []), ...(spec.computed ?? []), ...spec.secretInputs]) expect(inputs).toContain(name);
+    expect(spec.credentials).toContain("apiKey");
   });
 });

@@ -1,0 +1,18 @@
+/**
+ * The one registry of resource kinds. The runtime, the classes, the schema builder and the tests read
+ * it; adding a resource is a spec file, its handlers and one line here (CONTRIBUTING.md). `satisfies`
+ * makes the compiler refuse a kind of `ResourceKind` that has no spec here.
+ */
+import type { ResourceKind, ResourceSpec } from "../spec";
+import { sandboxSpec } from "./sandbox";
+import { templateSpec } from "./template";
+import { volumeSpec } from "./volume";
+
+export const SPECS = { Template: templateSpec, Volume: volumeSpec, Sandbox: sandboxSpec } as const satisfies Record<ResourceKind, ResourceSpec>;
+
+/** Every kind, in the order schema.json and the README reference list them. */
+export const KINDS = Object.keys(SPECS) as ResourceKind[];
+
+export function specOf(kind: ResourceKind): ResourceSpec {
+  return SPECS[kind];
+}
