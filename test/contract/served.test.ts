@@ -4,6 +4,8 @@
  * 501 in the Error shape naming the operation. When the service adds an operation, or a route starts
  * serving one listed in emulator/routes/unserved.ts, this test says which list to change.
  */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createEmulator, type Emulator } from "../../emulator";
 import { UNSERVED_OPERATIONS } from "../../emulator/routes/unserved";
@@ -52,4 +54,12 @@ test("a path the spec does not have is still a plain 404", async () => {
   const res = await fetch(`${emu.apiUrl}/no-such-thing`, { headers: { "x-api-key": emu.apiKey } });
   expect(res.status).toBe(404);
   expect(await res.json()).toEqual({ code: 404, message: "no route for GET /no-such-thing" });
+});
+
+test("README's contract table lists each operation of the spec, served as the emulator serves it", () => {
+  const readme = readFileSync(join(__dirname, "..", "..", "README.md"), "utf8");
+  const section = readme.slice(readme.indexOf("## Contract with the service"));
+  const rows = [...section.matchAll(/^\| `([A-Z]+ [^`]+)` \| ([^|]+) \|/gm)].map((m) => [m[1], m[2]!.trim()]);
+  const expected = operations.map((op) => [op, UNSERVED_OPERATIONS.includes(op) ? "no (501)" : "yes"]);
+  expect(rows, "regenerate the table with `npm run contract` and paste it into README.md").toEqual(expected);
 });
