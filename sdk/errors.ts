@@ -26,10 +26,14 @@ export type ErrorCode =
   | "unknown";
 
 /**
- * Why, more precisely than `code`, where callers act on the difference. Stable, like `code`:
- * `deadline` is the caller's own overall deadline of a wait (not one request's timeout).
+ * Why, more precisely than `code`, where callers act on the difference. Stable, like `code`, and
+ * classified once where the error is made (./error-reasons.ts), so nothing above the sdk reads messages.
  */
-export type ErrorReason = "deadline";
+export type ErrorReason =
+  | "deadline" // the caller's own overall deadline of a wait passed (not one request's timeout)
+  | "template_in_use" // a template cannot be deleted while sandboxes use it
+  | "name_taken" // a unique name (volume name, template alias) is held by another resource
+  | "already_paused"; // pausing a sandbox that is already paused
 
 export interface SandboxErrorInit {
   code: ErrorCode;

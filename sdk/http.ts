@@ -7,6 +7,7 @@
 import { Agent, request } from "undici";
 import type { z } from "zod";
 import { requireAccessToken, requireApiKey, type ResolvedOptions } from "./config";
+import { reasonFor } from "./error-reasons";
 import { codeForStatus, isSandboxError, redact, RETRYABLE_STATUSES, SandboxError } from "./errors";
 import { classifyTransportError, parseRetryAfter, retryDecision, type AttemptOutcome } from "./retry";
 import { ErrorBody } from "./schemas/common";
@@ -171,7 +172,8 @@ export class HttpClient {
     const service = parsed.success ? { code: parsed.data.code, message: redact(parsed.data.message, this.secrets) } : undefined;
     const detail = service ? service.message : this.clip(text);
     const message = `${label} failed (${status} ${code})${detail ? `: ${detail}` : ""}${tries}`;
-    return new SandboxError({ code, message, status, service, retryable: RETRYABLE_STATUSES.has(status) });
+    const reason = reasonFor(status, parsed.success ? parsed.data.message : undefined);
+    return new SandboxError({ code, ...(reason ? { reason } : {}), message, status, service, retryable: RETRYABLE_STATUSES.has(status) });
   }
 
   private headersFor(op: Operation): Record<string, string> {

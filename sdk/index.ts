@@ -1,6 +1,8 @@
 /**
  * Public entry of `pulumi-sandbox/sdk`: the typed client of the sandbox service.
- * Branch on `err.code` of a SandboxError (see errors.ts), never on `instanceof`.
+ * Branch on `err.code` (and `err.reason`) of a SandboxError (see errors.ts), never on `instanceof`.
+ * The public surface is the clients, the errors, the config and the wire schemas; the retry and wait
+ * machinery behind them is not part of it.
  */
 // First: on a Node.js too old for the dependencies, fail here with the fix, not deep inside them.
 import "./node-version";
@@ -8,8 +10,6 @@ export * from "./errors";
 export * from "./config";
 export { USER_AGENT } from "./user-agent";
 export { HttpClient, labelOf, type AuthScheme, type CallOptions, type HttpMethod, type Operation, type RawResponse } from "./http";
-export * from "./retry";
-export * from "./wait";
 export * from "./schemas/common";
 export * from "./schemas/sandboxes";
 export * from "./schemas/templates";

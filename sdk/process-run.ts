@@ -5,7 +5,7 @@
  */
 import { TextDecoder } from "node:util";
 import { isSandboxError, redact, SandboxError, type SandboxErrorInit } from "./errors";
-import type { ProcessEvent } from "./process";
+import type { ProcessEvent } from "./process-event";
 import type { RpcCallOptions } from "./rpc";
 import { DEFAULT_TAIL_BYTES, TailBuffer } from "./tail";
 

@@ -7,19 +7,14 @@
  */
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { Process, Signal, type ProcessEvent as WireEvent, type ProcessSelectorSchema } from "./gen/process/process_pb";
+import type { ProcessEvent } from "./process-event";
 import { collectRun, type RunOptions, type RunResult, type WaitOptions } from "./process-run";
 import { toRpc, type RpcCallOptions, type SandboxRpc, type SandboxTarget } from "./rpc";
 
+export type { ProcessEvent } from "./process-event";
+
 /** Default `timeoutMs` of start, connect and run: 60 s. 0 means no limit. */
 export const DEFAULT_COMMAND_TIMEOUT_MS = 60_000;
-
-/** One event of a process stream. Output is raw bytes; `run` decodes it. */
-export type ProcessEvent =
-  | { type: "start"; pid: number }
-  | { type: "stdout" | "stderr" | "pty"; data: Uint8Array }
-  /** `exitCode` is -1 when a signal ended the process; `exited` is true only for a normal exit. */
-  | { type: "end"; exitCode: number; exited: boolean; status: string; error?: string | undefined }
-  | { type: "keepalive" };
 
 /** A process, by pid or by the tag given at start. A bare number is a pid. */
 export type ProcessSelector = number | { pid: number } | { tag: string };

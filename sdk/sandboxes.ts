@@ -116,7 +116,7 @@ export class Sandboxes {
     try {
       await this.http.callVoid({ method: "POST", route: "/sandboxes/{id}/pause", params: { id }, auth: "apiKey", idempotent: true }, call);
     } catch (err) {
-      if (isSandboxError(err) && err.code === "conflict" && /already paused/i.test(err.service?.message ?? "")) return;
+      if (isSandboxError(err) && err.reason === "already_paused") return;
       throw err;
     }
   }

@@ -156,7 +156,7 @@ export const templateHandlers: ResourceHandlers = {
     try {
       await ignoreNotFound(() => platform().templates.delete(id));
     } catch (err) {
-      if (isSandboxError(err) && /sandboxes using it/.test(err.message)) {
+      if (isSandboxError(err) && err.reason === "template_in_use") {
         throw new Error(`${err.service?.message ?? err.message}. Delete those sandboxes (or let them expire), then run \`pulumi destroy\` again.`);
       }
       throw err;

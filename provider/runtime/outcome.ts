@@ -35,9 +35,9 @@ export async function createOnce<T>(create: () => Promise<T>, find: () => Promis
   throw last;
 }
 
-/** The service's answer to a create whose name is taken (400 for volumes, 400/409 for aliases). */
+/** The service's answer to a create whose name is taken (classified by the sdk). */
 export function isAlreadyExists(err: unknown): boolean {
-  return isSandboxError(err) && (err.code === "conflict" || (err.code === "invalid_argument" && /already (exists|taken|in use)/i.test(err.message)));
+  return isSandboxError(err) && err.reason === "name_taken";
 }
 
 /** Whether `check` filled this input with an auto-name (see ../specs/naming.ts). */

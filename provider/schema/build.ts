@@ -9,33 +9,14 @@ import type { CONFIG_KEYS } from "../config-keys";
 import { INTERNAL_INPUTS, type ResourceSpec } from "../spec";
 import { KINDS, SPECS as REGISTRY } from "../specs";
 import { ObjectTypes, type JsonSchema, type ObjectTypeSpec, type PropertySpec } from "./convert";
+import type { PackageSchema, ResourceSchema } from "./package-schema";
+
+export type { PackageSchema, ResourceSchema } from "./package-schema";
 
 export { renderReference, spliceReference, dynamicType } from "./reference";
 
 export const PACKAGE = "sandbox";
 export const SPECS: readonly ResourceSpec[] = KINDS.map((kind) => REGISTRY[kind]);
-
-export interface ResourceSchema {
-  description: string;
-  /** Outputs: every input echoed back, plus the spec's outputs. */
-  properties: Record<string, PropertySpec>;
-  /** Outputs always present. */
-  required: string[];
-  inputProperties: Record<string, PropertySpec>;
-  requiredInputs: string[];
-}
-
-export interface PackageSchema {
-  name: string;
-  displayName: string;
-  description: string;
-  version: string;
-  license?: string;
-  keywords: string[];
-  config: { variables: Record<string, PropertySpec> };
-  types: Record<string, ObjectTypeSpec>;
-  resources: Record<string, ResourceSchema>;
-}
 
 /** What the schema takes from package.json. */
 export interface PackageInfo {

@@ -2,7 +2,7 @@
  * The README's resource reference, rendered from schema.json (not from the specs directly), so the
  * docs say exactly what the published schema says and cannot drift from it.
  */
-import type { PackageSchema } from "./build";
+import type { PackageSchema } from "./package-schema";
 import type { ObjectTypeSpec, PropertySpec, TypeRef } from "./convert";
 
 export const BEGIN = "<!-- BEGIN GENERATED REFERENCE -->";

@@ -1,0 +1,27 @@
+/**
+ * The shape of schema.json (Pulumi's package schema, the parts this package uses). Its own module:
+ * the builder makes one and the reference renderer reads one, and neither imports the other for it.
+ */
+import type { ObjectTypeSpec, PropertySpec } from "./convert";
+
+export interface ResourceSchema {
+  description: string;
+  /** Outputs: every input echoed back, plus the spec's outputs. */
+  properties: Record<string, PropertySpec>;
+  /** Outputs always present. */
+  required: string[];
+  inputProperties: Record<string, PropertySpec>;
+  requiredInputs: string[];
+}
+
+export interface PackageSchema {
+  name: string;
+  displayName: string;
+  description: string;
+  version: string;
+  license?: string;
+  keywords: string[];
+  config: { variables: Record<string, PropertySpec> };
+  types: Record<string, ObjectTypeSpec>;
+  resources: Record<string, ResourceSchema>;
+}

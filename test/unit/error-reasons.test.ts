@@ -1,0 +1,27 @@
+import { describe, expect, test } from "vitest";
+import { reasonFor } from "../../sdk/error-reasons";
+
+// The service's own texts (shared/spec/service-facts.md) and the emulator's, by status.
+const TABLE: [status: number, message: string, reason: ReturnType<typeof reasonFor>][] = [
+  [400, "cannot delete template 'tpl-1' because there are running sandboxes using it", "template_in_use"],
+  [400, "cannot delete template 'tpl-1' because there are paused sandboxes using it", "template_in_use"],
+  [400, "Volume with name 'data' already exists", "name_taken"],
+  [409, "Alias 'web' is already used", "name_taken"],
+  [403, "Alias 'web' already used", "name_taken"],
+  [409, "Error pausing sandbox - sandbox 'i123' is already paused", "already_paused"],
+  // Look-alikes that are something else.
+  [500, "Volume with name 'data' already exists", undefined],
+  [404, "sandbox 'i123' is already paused", undefined],
+  [400, "Timeout must be greater than 0", undefined],
+  [409, "Sandbox \"i123\" is being paused", undefined],
+];
+
+describe("error reasons, classified once at the sdk boundary", () => {
+  test.each(TABLE)("%i %s → %s", (status, message, reason) => {
+    expect(reasonFor(status, message)).toBe(reason);
+  });
+
+  test("no message, no reason", () => {
+    expect(reasonFor(400, undefined)).toBeUndefined();
+  });
+});
