@@ -8,45 +8,55 @@
 import type { NewSandbox, Sandbox, SandboxDetail } from "../../sdk/schemas/sandboxes";
 import { changedFields } from "../diff";
 import { sameValue } from "../spec";
-import type { ProvisionInput } from "../specs/provision";
+import type { ProvisionResult } from "../specs/provision";
 import { MARKER_KEY, sandboxSpec } from "../specs/sandbox";
 import { credentials, platform } from "../runtime/context";
-import { ignoreNotFound, isNotFound, type Inputs, type Outputs, type ResourceHandlers } from "../runtime/handlers";
+import { ignoreNotFound, isNotFound, type InputsOf, type ResourceHandlers, type SpecInputs, type StateOf } from "../runtime/handlers";
 import { resourceLogger } from "../runtime/log";
 import { createOnce } from "../runtime/outcome";
 import { PartialCreateError } from "../runtime/partial";
 import { runProvision } from "../runtime/provision";
+import { wireBody, type WireMap } from "../runtime/wire";
+
+type Inputs = InputsOf<"Sandbox">;
+type State = StateOf<"Sandbox">;
+/** The sandbox's tokens, once known: hidden from its logs like the program's secrets. */
+type Tokens = Partial<Pick<State, "envdAccessToken" | "trafficAccessToken">>;
 
 /** The service's default life of a sandbox, in seconds, when `timeout` is left out. */
 const DEFAULT_TIMEOUT_SECONDS = 15;
 
-const markerOf = (inputs: Inputs) => `${String(inputs.__resource ?? "")}#${Number(inputs.__generation ?? 0)}`;
+const markerOf = (inputs: Inputs) => `${inputs.__resource ?? ""}#${inputs.__generation ?? 0}`;
 
 /**
  * Every secret a sandbox's logs and stored output must not show: the credentials, the sandbox's
  * tokens, and each value the program marked secret (`__secrets`, see ../secret-values.ts). A value the
  * program did not mark secret is shown as it is.
  */
-function secretsOf(inputs: Inputs, tokens: Outputs = {}): string[] {
-  const marked = Array.isArray(inputs.__secrets) ? inputs.__secrets.filter((v): v is string => typeof v === "string") : [];
+function secretsOf(inputs: Inputs, tokens: Tokens = {}): string[] {
   const own = [tokens.envdAccessToken, tokens.trafficAccessToken].filter((v): v is string => typeof v === "string");
-  return [...credentials(), ...marked, ...own];
+  return [...credentials(), ...(inputs.__secrets ?? []), ...own];
 }
 
-const logFor = (inputs: Inputs, tokens?: Outputs) =>
-  resourceLogger("Sandbox", String(inputs.__resource ?? ""), () => secretsOf(inputs, tokens));
+const logFor = (inputs: Inputs, tokens?: Tokens) => resourceLogger("Sandbox", inputs.__resource ?? "", () => secretsOf(inputs, tokens));
+
+const NEW_SANDBOX: WireMap<SpecInputs<"Sandbox">, NewSandbox> = {
+  templateID: (templateID) => ({ templateID }),
+  timeout: (timeout) => ({ timeout }),
+  autoPause: (autoPause) => ({ autoPause }),
+  autoResume: (autoResume) => ({ autoResume }),
+  secure: (secure) => ({ secure }),
+  allowInternetAccess: (allow) => ({ allow_internet_access: allow }),
+  network: (network) => ({ network }),
+  metadata: (metadata) => ({ metadata }),
+  envVars: (envVars) => ({ envVars }),
+  mcp: (mcp) => ({ mcp }),
+  volumeMounts: (volumeMounts) => ({ volumeMounts }),
+  provision: "not sent: its commands run inside the sandbox once it exists",
+};
 
 function requestBody(inputs: Inputs): NewSandbox {
-  const body: Record<string, unknown> = {
-    templateID: inputs.templateID,
-    metadata: { ...(inputs.metadata as object | undefined), [MARKER_KEY]: markerOf(inputs) },
-    allow_internet_access: inputs.allowInternetAccess,
-  };
-  for (const k of ["timeout", "autoPause", "autoResume", "secure", "network", "envVars", "mcp", "volumeMounts"]) {
-    if (inputs[k] !== undefined) body[k] = inputs[k];
-  }
-  if (body.allow_internet_access === undefined) delete body.allow_internet_access;
-  return body as NewSandbox;
+  return { ...wireBody(NEW_SANDBOX, inputs), templateID: inputs.templateID, metadata: { ...inputs.metadata, [MARKER_KEY]: markerOf(inputs) } };
 }
 
 /** The user's metadata as the service reports it, without our marker. */
@@ -55,7 +65,7 @@ function userMetadata(detail: SandboxDetail): Record<string, string> | undefined
   return entries.length ? Object.fromEntries(entries) : undefined;
 }
 
-function fromDetail(detail: SandboxDetail): Outputs {
+function fromDetail(detail: SandboxDetail) {
   const { sandboxID, envdVersion, state, startedAt, endAt, cpuCount, memoryMB, diskSizeMB } = detail;
   return { sandboxID, envdVersion, state, startedAt, endAt, cpuCount, memoryMB, diskSizeMB, alias: detail.alias ?? undefined };
 }
@@ -70,17 +80,19 @@ async function findByMarker(marker: string, timeout: number): Promise<Sandbox | 
   return found ? platform().sandboxes.connect(found.sandboxID, { timeout }) : undefined;
 }
 
-/** Runs `provision` and puts its outcome into `outs`; returns the failure text, if any. */
-async function provisionInto(outs: Outputs, inputs: Inputs, id: string): Promise<string | undefined> {
-  const provision = inputs.provision as ProvisionInput | undefined;
-  if (!provision) {
-    Object.assign(outs, { provisioned: true, provisionResults: [] });
-    return undefined;
-  }
-  const token = outs.envdAccessToken as string | null | undefined;
-  const outcome = await runProvision({ sandboxID: id, envdAccessToken: token }, provision, logFor(inputs, outs), secretsOf(inputs, outs));
-  Object.assign(outs, { provisioned: outcome.ok, provisionResults: outcome.results });
-  return outcome.failure;
+interface Provisioned {
+  provisioned: boolean;
+  provisionResults: ProvisionResult[];
+  /** Why it stopped, when a command failed. */
+  failure?: string | undefined;
+}
+
+/** Runs `provision` (none: nothing to do) in the sandbox `id`. */
+async function provisionIn(id: string, inputs: Inputs, tokens: Tokens): Promise<Provisioned> {
+  const { provision } = inputs;
+  if (!provision) return { provisioned: true, provisionResults: [] };
+  const outcome = await runProvision({ sandboxID: id, envdAccessToken: tokens.envdAccessToken }, provision, logFor(inputs, tokens), secretsOf(inputs, tokens));
+  return { provisioned: outcome.ok, provisionResults: outcome.results, failure: outcome.failure };
 }
 
 /**
@@ -96,22 +108,20 @@ async function applyTimeout(id: string, seconds: number, log: (line: string) => 
   await sandboxes.setTimeout(id, seconds);
 }
 
-export const sandboxHandlers: ResourceHandlers = {
+export const sandboxHandlers: ResourceHandlers<"Sandbox"> = {
   async create(inputs) {
     const { sandboxes } = platform();
     const marker = markerOf(inputs);
-    const timeout = typeof inputs.timeout === "number" ? inputs.timeout : DEFAULT_TIMEOUT_SECONDS;
+    const timeout = inputs.timeout ?? DEFAULT_TIMEOUT_SECONDS;
     const adopted = await findByMarker(marker, timeout);
     if (adopted) logFor(inputs)(`adopting sandbox ${adopted.sandboxID} made by an interrupted run`);
     const made = adopted ?? (await createOnce(() => sandboxes.create(requestBody(inputs)), () => findByMarker(marker, timeout)));
     const id = made.sandboxID;
-    const outs: Outputs = {
-      ...inputs, ...fromDetail(await sandboxes.get(id)),
-      envdAccessToken: made.envdAccessToken ?? null, trafficAccessToken: made.trafficAccessToken ?? null,
-    };
-    const failure = await provisionInto(outs, inputs, id);
+    const tokens = { envdAccessToken: made.envdAccessToken ?? null, trafficAccessToken: made.trafficAccessToken ?? null };
+    const { failure, ...provisioned } = await provisionIn(id, inputs, tokens);
+    const outs: State = { ...inputs, ...fromDetail(await sandboxes.get(id)), ...tokens, ...provisioned };
     if (!failure) return { id, outs };
-    if ((inputs.provision as ProvisionInput).onFailure === "delete") {
+    if (inputs.provision?.onFailure === "delete") {
       await ignoreNotFound(() => sandboxes.kill(id));
       throw new Error(`Sandbox ${id}: ${failure}\nThe sandbox was deleted (provision.onFailure: "delete").`);
     }
@@ -126,7 +136,7 @@ export const sandboxHandlers: ResourceHandlers = {
       if (isNotFound(err)) return {}; // killed, or expired at its endAt
       throw err;
     }
-    const props: Outputs = { ...olds, ...fromDetail(detail), templateID: olds.templateID ?? detail.templateID };
+    const props: State = { ...olds, ...fromDetail(detail), templateID: olds.templateID ?? detail.templateID };
     props.envdAccessToken = detail.envdAccessToken ?? olds.envdAccessToken ?? null;
     const metadata = userMetadata(detail);
     if (!sameValue(metadata ?? {}, olds.metadata ?? {})) props.metadata = metadata;
@@ -135,10 +145,11 @@ export const sandboxHandlers: ResourceHandlers = {
 
   async update(id, olds, news) {
     const changed = new Set(changedFields(sandboxSpec, olds, news));
-    const outs: Outputs = { ...olds, ...news };
-    if (changed.has("timeout")) await applyTimeout(id, Number(news.timeout), logFor(news, olds));
+    if (changed.has("timeout") && news.timeout !== undefined) await applyTimeout(id, news.timeout, logFor(news, olds));
+    let outs: State = { ...olds, ...news };
     if (changed.has("provision") || olds.provisioned === false) {
-      const failure = await provisionInto(outs, news, id);
+      const { failure, ...provisioned } = await provisionIn(id, news, olds);
+      outs = { ...outs, ...provisioned };
       if (failure) throw new PartialCreateError(`Sandbox ${id}: ${failure}\nThe next \`pulumi up\` runs the provisioning again.`, id, outs, news.__provider);
     }
     return { outs: { ...outs, ...fromDetail(await platform().sandboxes.get(id)) } };

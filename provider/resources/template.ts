@@ -4,10 +4,14 @@ import type { BuildLogEntry, TemplateBuild, TemplateBuildRequest, TemplateWithBu
 import { changedFields } from "../diff";
 import { REBUILD_INPUTS, templateSpec } from "../specs/template";
 import { credentials, platform } from "../runtime/context";
-import { ignoreNotFound, isNotFound, type Inputs, type Outputs, type ResourceHandlers } from "../runtime/handlers";
+import { ignoreNotFound, isNotFound, type InputsOf, type ResourceHandlers, type SpecInputs, type StateOf } from "../runtime/handlers";
 import { resourceLogger, type Logger } from "../runtime/log";
 import { autoNamed, createOnce } from "../runtime/outcome";
 import { PartialCreateError } from "../runtime/partial";
+import { wireBody, type WireMap } from "../runtime/wire";
+
+type Inputs = InputsOf<"Template">;
+type State = StateOf<"Template">;
 
 interface BuildRef {
   templateID: string;
@@ -16,12 +20,22 @@ interface BuildRef {
   status?: string | undefined;
 }
 
-const logFor = (inputs: Inputs): Logger => resourceLogger("Template", String(inputs.__resource ?? ""), credentials);
+const logFor = (inputs: Inputs): Logger => resourceLogger("Template", inputs.__resource ?? "", credentials);
+
+const BUILD_REQUEST: WireMap<SpecInputs<"Template">, TemplateBuildRequest> = {
+  dockerfile: (dockerfile) => ({ dockerfile }),
+  alias: (alias) => ({ alias }),
+  teamID: (teamID) => ({ teamID }),
+  startCmd: (startCmd) => ({ startCmd }),
+  readyCmd: (readyCmd) => ({ readyCmd }),
+  cpuCount: (cpuCount) => ({ cpuCount }),
+  memoryMB: (memoryMB) => ({ memoryMB }),
+  public: "not sent: one PATCH once the build is ready (setPublic)",
+  buildTimeoutSeconds: "not sent: the provider's own deadline for waiting",
+};
 
 function buildBody(inputs: Inputs): TemplateBuildRequest {
-  const body: Record<string, unknown> = { dockerfile: inputs.dockerfile };
-  for (const k of ["alias", "teamID", "startCmd", "readyCmd", "cpuCount", "memoryMB"]) if (inputs[k] !== undefined) body[k] = inputs[k];
-  return body as TemplateBuildRequest;
+  return { ...wireBody(BUILD_REQUEST, inputs), dockerfile: inputs.dockerfile };
 }
 
 /** The newest build of a template, or the newest with a given status. */
@@ -48,7 +62,7 @@ function describeEntry(e: BuildLogEntry): string {
 async function awaitBuild(ref: BuildRef, inputs: Inputs, provider: unknown): Promise<void> {
   const log = logFor(inputs);
   log(`waiting for build ${ref.buildID} of template ${ref.templateID}`);
-  const timeoutMs = Number(inputs.buildTimeoutSeconds) * 1000;
+  const timeoutMs = inputs.buildTimeoutSeconds * 1000;
   try {
     await platform().templates.waitForBuild(ref.templateID, ref.buildID, { timeoutMs, onLog: (e) => log(describeEntry(e)) });
     log(`build ${ref.buildID} is ready`);
@@ -70,7 +84,7 @@ async function awaitBuild(ref: BuildRef, inputs: Inputs, provider: unknown): Pro
  * build only while that build is failed: given by the caller that saw it fail, else kept from `inputs`
  * (stored outputs, on refresh); a newer build, or a success, drops it.
  */
-async function describe(templateID: string, inputs: Inputs, lastBuildError?: string): Promise<Outputs> {
+async function describe(templateID: string, inputs: Inputs & Partial<Pick<State, "lastBuildError" | "latestBuildID">>, lastBuildError?: string): Promise<State> {
   const t = await platform().templates.get(templateID);
   const newest = latest(t);
   const ready = latest(t, "ready");
@@ -79,6 +93,7 @@ async function describe(templateID: string, inputs: Inputs, lastBuildError?: str
   return {
     ...given,
     templateID,
+    alias: inputs.alias ?? t.aliases[0] ?? "",
     buildID: ready?.buildID ?? "",
     latestBuildID: newest?.buildID ?? "",
     buildStatus: newest?.status ?? "waiting",
@@ -86,8 +101,9 @@ async function describe(templateID: string, inputs: Inputs, lastBuildError?: str
     aliases: t.aliases,
     names: t.names,
     envdVersion: ready?.envdVersion ?? "",
-    cpuCount: ready?.cpuCount ?? inputs.cpuCount,
-    memoryMB: ready?.memoryMB ?? inputs.memoryMB,
+    // Before a first ready build: what was asked for, else 0 like the other build facts ("" and 0).
+    cpuCount: ready?.cpuCount ?? inputs.cpuCount ?? 0,
+    memoryMB: ready?.memoryMB ?? inputs.memoryMB ?? 0,
     diskSizeMB: ready?.diskSizeMB ?? 0,
     createdAt: t.createdAt,
     updatedAt: t.updatedAt,
@@ -119,9 +135,9 @@ async function settle(ref: BuildRef, inputs: Inputs, provider: unknown): Promise
   await awaitBuild({ templateID: ref.templateID, buildID: build.buildID }, inputs, provider);
 }
 
-export const templateHandlers: ResourceHandlers = {
+export const templateHandlers: ResourceHandlers<"Template"> = {
   async create(inputs) {
-    const alias = String(inputs.alias);
+    const alias = inputs.alias ?? ""; // `check` always sets it: the user's, or an auto-name
     const adopted = autoNamed(inputs, "alias") ? await findByAlias(alias) : undefined;
     if (adopted) logFor(inputs)(`adopting template ${adopted.templateID} (alias ${alias}) made by an interrupted run`);
     const ref: BuildRef = adopted ?? (await createOnce<BuildRef>(() => platform().templates.create(buildBody(inputs)), () => findByAlias(alias)));

@@ -1,11 +1,16 @@
 /** Volume create/read/delete. The map of calls and the replace rule are in ../specs/volume.ts. */
-import type { VolumeAndToken } from "../../sdk/schemas/volumes";
+import type { NewVolume, VolumeAndToken } from "../../sdk/schemas/volumes";
 import { platform } from "../runtime/context";
 import { autoNamed, createOnce, isAlreadyExists } from "../runtime/outcome";
-import { ignoreNotFound, isNotFound, type Inputs, type Outputs, type ResourceHandlers } from "../runtime/handlers";
+import { ignoreNotFound, isNotFound, type InputsOf, type ResourceHandlers, type SpecInputs, type StateOf } from "../runtime/handlers";
+import { wireBody, type WireMap } from "../runtime/wire";
 
-function outputs(inputs: Inputs, volume: VolumeAndToken): Outputs {
-  return { ...inputs, name: volume.name, volumeID: volume.volumeID, volumeId: volume.volumeID, token: volume.token };
+const NEW_VOLUME: WireMap<SpecInputs<"Volume">, NewVolume> = {
+  name: (name) => ({ name }),
+};
+
+function state(inputs: InputsOf<"Volume">, volume: VolumeAndToken, token = volume.token): StateOf<"Volume"> {
+  return { ...inputs, name: volume.name, volumeID: volume.volumeID, volumeId: volume.volumeID, token };
 }
 
 async function findByName(name: string): Promise<VolumeAndToken | undefined> {
@@ -14,24 +19,25 @@ async function findByName(name: string): Promise<VolumeAndToken | undefined> {
   return listed ? volumes.get(listed.volumeID) : undefined;
 }
 
-export const volumeHandlers: ResourceHandlers = {
+export const volumeHandlers: ResourceHandlers<"Volume"> = {
   async create(inputs) {
-    const name = String(inputs.name);
-    const volume = await createOnce(() => platform().volumes.create({ name }), () => findByName(name)).catch(async (err) => {
+    const name = inputs.name ?? ""; // `check` always sets it: the user's, or an auto-name
+    const body: NewVolume = { ...wireBody(NEW_VOLUME, inputs), name };
+    const volume = await createOnce(() => platform().volumes.create(body), () => findByName(name)).catch(async (err) => {
       // An auto-name is derived from this resource alone, so a volume holding it was made by an
       // interrupted run of this same resource: adopt it rather than fail.
       const adopted = autoNamed(inputs, "name") && isAlreadyExists(err) ? await findByName(name) : undefined;
       if (!adopted) throw err;
       return adopted;
     });
-    return { id: volume.volumeID, outs: outputs(inputs, volume) };
+    return { id: volume.volumeID, outs: state(inputs, volume) };
   },
 
   async read(id, olds) {
     try {
-      const volume = await platform().volumes.get(id);
       // The service mints a new token on every GET: keep the stored one, a fresh token is not drift.
-      return { id, props: { ...olds, name: volume.name, volumeID: volume.volumeID, volumeId: volume.volumeID, token: olds.token ?? volume.token } };
+      const volume = await platform().volumes.get(id);
+      return { id, props: state(olds, volume, olds.token ?? volume.token) };
     } catch (err) {
       if (isNotFound(err)) return {};
       throw err;

@@ -16,11 +16,12 @@ import { sandboxHandlers } from "../resources/sandbox";
 import { templateHandlers } from "../resources/template";
 import { volumeHandlers } from "../resources/volume";
 import { clientOptions, configure as configureContext, type ConfigSource } from "./context";
-import type { Inputs, Outputs, ResourceHandlers } from "./handlers";
+import { untyped, type Inputs, type Outputs, type ResourceHandlers } from "./handlers";
 import { migrate, stamped } from "./migrate";
 
-// Keyed by the registry's kinds: the compiler refuses a kind without handlers.
-const HANDLERS = { Template: templateHandlers, Volume: volumeHandlers, Sandbox: sandboxHandlers } satisfies Record<ResourceKind, ResourceHandlers>;
+// Keyed by the registry's kinds: the compiler refuses a kind without handlers, or another kind's.
+const TYPED: { [K in ResourceKind]: ResourceHandlers<K> } = { Template: templateHandlers, Volume: volumeHandlers, Sandbox: sandboxHandlers };
+const handlersOf = (kind: ResourceKind) => untyped(TYPED[kind]);
 
 export function configure(req: { config: ConfigSource }): void {
   configureContext(req.config);
@@ -60,20 +61,20 @@ function plain<T>(value: T): T {
 }
 
 export async function create(kind: ResourceKind, inputs: Inputs) {
-  const { id, outs } = await HANDLERS[kind].create(inputs);
+  const { id, outs } = await handlersOf(kind).create(inputs);
   return plain({ id, outs: stamped(outs) });
 }
 
 export async function read(kind: ResourceKind, id: string, props: Outputs) {
-  const found = await HANDLERS[kind].read(id, migrate(kind, props ?? {}));
+  const found = await handlersOf(kind).read(id, migrate(kind, props ?? {}));
   return plain(found.props ? { ...found, props: stamped(found.props) } : found);
 }
 
 export async function update(kind: ResourceKind, id: string, olds: Outputs, news: Inputs) {
-  const { outs } = await HANDLERS[kind].update(id, migrate(kind, olds ?? {}), news);
+  const { outs } = await handlersOf(kind).update(id, migrate(kind, olds ?? {}), news);
   return plain({ outs: stamped(outs) });
 }
 
 export function remove(kind: ResourceKind, id: string, props: Outputs) {
-  return HANDLERS[kind].delete(id, migrate(kind, props ?? {}));
+  return handlersOf(kind).delete(id, migrate(kind, props ?? {}));
 }
