@@ -10,10 +10,13 @@
  * exchange, is copied into the line so a report can name the test file that caused it.
  */
 import { appendFileSync, mkdirSync } from "node:fs";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { join } from "node:path";
 
 /** One platform request and the emulator's answer to it. */
 export interface Exchange {
+  /** Which API answered: the in-sandbox HTTP API (`envd`), or the platform API when absent. */
+  area?: "envd";
   method: string;
   /** Path without the query string, as sent. */
   path: string;
@@ -57,4 +60,53 @@ function fileObserver(dir: string, env: NodeJS.ProcessEnv): ExchangeObserver {
     const origin = env[EXCHANGE_ORIGIN_ENV];
     appendFileSync(path, `${JSON.stringify(origin ? { ...exchange, origin } : exchange)}\n`);
   };
+}
+
+/** Most bytes of an observed answer kept for checking; larger ones are files, not JSON to check. */
+const MAX_OBSERVED_BYTES = 1024 * 1024;
+
+/**
+ * Observes an answer written straight to `res` (the in-sandbox HTTP API writes its own): the status,
+ * and the body when it is JSON. The exchange goes to `observer` once the answer is sent.
+ */
+export function observeResponse(req: IncomingMessage, res: ServerResponse, area: Exchange["area"], observer: ExchangeObserver): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const keep = (chunk: unknown) => {
+    if (chunk === undefined || chunk === null || typeof chunk === "function" || size > MAX_OBSERVED_BYTES) return;
+    const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
+    size += buf.length;
+    chunks.push(buf);
+  };
+  const { writeHead, write, end } = res;
+  // writeHead(status, headers) given a plain object keeps them out of getHeader(): read them here.
+  let contentType = "";
+  type Any = (...args: unknown[]) => unknown;
+  res.writeHead = ((...args: unknown[]) => {
+    const headers = args.slice(1).find((r) => typeof r === "object" && r !== null) as Record<string, unknown> | undefined;
+    const found = headers && Object.entries(headers).find(([k]) => k.toLowerCase() === "content-type");
+    if (found) contentType = String(found[1]);
+    return (writeHead as Any).apply(res, args);
+  }) as typeof res.writeHead;
+  res.write = ((...args: unknown[]) => (keep(args[0]), (write as Any).apply(res, args))) as typeof res.write;
+  res.end = ((...args: unknown[]) => (keep(args[0]), (end as Any).apply(res, args))) as typeof res.end;
+  res.on("finish", () => {
+    const type = contentType || String(res.getHeader("content-type") ?? "");
+    const text = Buffer.concat(chunks).toString("utf8");
+    let responseBody: unknown;
+    if (type.includes("json") && size <= MAX_OBSERVED_BYTES && text.trim() !== "") {
+      try {
+        responseBody = JSON.parse(text);
+      } catch {
+        responseBody = text;
+      }
+    }
+    const path = (req.url ?? "/").split("?")[0] ?? "/";
+    const userAgent = req.headers["user-agent"];
+    observer({
+      area, method: req.method ?? "GET", path, status: res.statusCode,
+      ...(responseBody === undefined ? {} : { responseBody }),
+      ...(userAgent ? { userAgent } : {}),
+    });
+  });
 }

@@ -57,7 +57,8 @@ export interface EmulatorOptions {
   /** Receives one line per request (`METHOD path status ms`) and internal errors. Default: silent. */
   log?: (line: string) => void;
   /**
-   * Sees each platform request with the answer given (after it is sent). For checking the emulator
+   * Sees each platform request, and each plain HTTP request to envd, with the answer given (after it
+   * is sent). For checking the emulator
    * against a spec; `SANDBOX_EMULATOR_EXCHANGES=<dir>` adds one that writes NDJSON files. Default: none.
    */
   onExchange?: ExchangeObserver;
@@ -111,9 +112,10 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   const stores = createStores({ dataDir, buildDelayMs, teamID: restore?.teamID ?? newUUID(), userID: restore?.userID ?? newUUID(), apiUrl: () => apiUrl });
   if (restore) restoreInto(stores, restore);
   const calls = new CallLog();
-  const envd = createEnvdHandler({ directory: stores.sandboxes });
+  const onExchange = exchangeObserver(options.onExchange);
+  const envd = createEnvdHandler({ directory: stores.sandboxes, onExchange });
   const router = createRouter(allRoutes(stores, faults, calls), creds);
-  const server = createServer(createListener({ envd, router, faults, calls, log: options.log, onExchange: exchangeObserver(options.onExchange) }));
+  const server = createServer(createListener({ envd, router, faults, calls, log: options.log, onExchange }));
   const port = await listen(server, options.port ?? 0, options.host ?? "127.0.0.1");
   apiUrl = `http://${urlHost(options.host ?? "127.0.0.1")}:${port}`;
   let closing: Promise<void> | undefined;

@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 /**
  * `npm run contract`: runs the suites with every emulator answer checked against the service's
- * spec (test/contract/), then prints the coverage table kept in README.md ("Contract with the
- * service"): each operation of the spec, whether the emulator serves it, the statuses it answered
- * and the test files whose emulators answered it.
+ * specs (test/contract/), then prints the coverage tables kept in README.md ("Contract with the
+ * service"): each operation of the platform spec and of envd's HTTP spec, whether the emulator
+ * serves it, the statuses it answered and the test files whose emulators answered it.
  *
  *   npm run contract                 unit, sdk, emulator, provider and contract suites (not e2e)
  *   npm run contract -- --all        every suite, e2e included (slow: the real Pulumi engine)
- *   npm run contract -- --last       no run: the table of the last checked run (e.g. of `npm test`)
+ *   npm run contract -- --last       no run: the tables of the last checked run (e.g. of `npm test`)
  *
  * Exit code: the run's (non-zero on a failing test or a contract violation).
  */
@@ -18,8 +18,9 @@ import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const REPORT = join(ROOT, "node_modules", ".cache", "pulumi-sandbox", "contract-report.json");
-const CONTRACT = join(ROOT, "test", "contract", "platform.contract.json");
 const SUITES = ["test/unit", "test/sdk", "test/emulator", "test/provider", "test/contract"];
+/** contract/served calls every operation once; listing it on every row would say nothing. */
+const PROBE = "test/contract/served.test.ts";
 
 const args = process.argv.slice(2);
 let status = 0;
@@ -33,34 +34,51 @@ if (!existsSync(REPORT)) {
   console.error("contract: no report yet; run `npm test` or `npm run contract` first");
   process.exit(1);
 }
-console.log(table(JSON.parse(readFileSync(CONTRACT, "utf8")), JSON.parse(readFileSync(REPORT, "utf8")), unserved()));
+const report = JSON.parse(readFileSync(REPORT, "utf8"));
+const platform = contractAt("platform.contract.json");
+const envd = contractAt("envd-http.contract.json");
+const platformUnserved = listIn("emulator/routes/unserved.ts", "UNSERVED_OPERATIONS");
+const envdUnserved = listIn("emulator/envd/http-api.ts", "UNSERVED_ENVD_OPERATIONS");
+console.log(
+  [
+    `${report.exchanges} answers checked, ${report.violations.length} violations; ${report.outsideSpec} answers were for paths the specs do not have (not checked).`,
+    "",
+    ...table("Platform API", platform, "", platformUnserved),
+    "",
+    ...table("envd HTTP API (in-sandbox; its Connect services are compared by test/contract/protos.test.ts)", envd, "envd ", envdUnserved),
+  ].join("\n"),
+);
 process.exit(status);
 
-/** The markdown table: one row per operation of the spec, in the spec's order. */
-function table(contract, report, notServed) {
+/** One markdown table: a row per operation of the spec, in the spec's order. */
+function table(title, contract, prefix, notServed) {
   const { repo, commit, file } = contract.source;
-  const rows = Object.keys(contract.operations).map((op) => {
-    const use = report.operations[op];
+  const ops = Object.keys(contract.operations);
+  const rows = ops.map((op) => {
+    const use = report.operations[prefix + op];
+    const files = (use?.files ?? []).filter((f) => f !== PROBE).map((f) => f.replace(/^test\//, "").replace(/\.test\.ts$/, ""));
     const served = notServed.has(op) ? "no (501)" : "yes";
-    const statuses = use ? use.statuses.join(", ") : "";
-    // contract/served probes every operation once; listing it on every row would say nothing.
-    const files = (use?.files ?? []).map((f) => f.replace(/^test\//, "").replace(/\.test\.ts$/, "")).filter((f) => f !== "contract/served");
-    return `| \`${op}\` | ${served} | ${statuses} | ${files.join(", ") || "–"} |`;
+    return `| \`${prefix}${op}\` | ${served} | ${use ? use.statuses.join(", ") : ""} | ${files.join(", ") || "–"} |`;
   });
-  const servedCount = Object.keys(contract.operations).filter((op) => !notServed.has(op)).length;
-  const checked = Object.keys(contract.operations).filter((op) => !notServed.has(op) && report.operations[op]?.files.some((f) => !f.endsWith("served.test.ts"))).length;
+  const served = ops.filter((op) => !notServed.has(op));
+  const exercised = served.filter((op) => report.operations[prefix + op]?.files.some((f) => f !== PROBE));
   return [
-    `Spec: \`${repo}\` \`${file}\` at \`${commit}\`. ${servedCount} of ${Object.keys(contract.operations).length} operations served, ${checked} of them exercised by tests beyond test/contract/served (which calls every operation once); ${report.exchanges} answers checked, ${report.violations.length} violations; ${report.outsideSpec} answers were for paths the spec does not have (not checked).`,
+    `${title}: \`${repo}\` \`${file}\` at \`${commit.slice(0, 12)}\`. ${served.length} of ${ops.length} operations served, ${exercised.length} of them exercised by tests beyond ${PROBE} (which calls every operation once).`,
     "",
     "| Operation | Served | Statuses answered in tests | Checked by (test files) |",
     "| --- | --- | --- | --- |",
     ...rows,
-  ].join("\n");
+  ];
 }
 
-/** The operations the emulator answers with 501, read from its source (no build needed). */
-function unserved() {
-  const src = readFileSync(join(ROOT, "emulator", "routes", "unserved.ts"), "utf8");
-  const list = src.slice(src.indexOf("UNSERVED_OPERATIONS"), src.indexOf("];"));
+function contractAt(name) {
+  return JSON.parse(readFileSync(join(ROOT, "test", "contract", name), "utf8"));
+}
+
+/** The `METHOD /path` strings of an exported list in the emulator's source (no build needed). */
+function listIn(file, name) {
+  const src = readFileSync(join(ROOT, file), "utf8");
+  const start = src.indexOf(name);
+  const list = src.slice(start, src.indexOf("];", start));
   return new Set([...list.matchAll(/"([A-Z]+ \/[^"]*)"/g)].map((m) => m[1]));
 }

@@ -33,7 +33,8 @@ export function targetOf(req: IncomingMessage): SandboxTarget | undefined {
   return { sandboxID: label[2], port: Number(label[1]) };
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
+/** Sends a JSON body as envd and the proxy do. */
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(text) });
   res.end(text);
@@ -46,10 +47,10 @@ export function sendError(res: ServerResponse, status: number, message: string):
 }
 
 /**
- * Answers the request if the proxy or envd's middleware would; returns true when it did.
- * `runtime` is the directory's answer for the target (undefined: not running).
+ * Answers the request if the sandbox proxy would (502: not running, or not envd's port); returns
+ * true when it did. `runtime` is the directory's answer for the target (undefined: not running).
  */
-export function refuse(req: IncomingMessage, res: ServerResponse, target: SandboxTarget, runtime: SandboxRuntime | undefined): boolean {
+export function refuseAtProxy(res: ServerResponse, target: SandboxTarget, runtime: SandboxRuntime | undefined): boolean {
   if (!runtime) {
     sendJson(res, 502, { sandboxId: target.sandboxID, message: "The sandbox was not found", code: 502 });
     return true;
@@ -59,6 +60,11 @@ export function refuse(req: IncomingMessage, res: ServerResponse, target: Sandbo
     sendJson(res, 502, { sandboxId: target.sandboxID, message, port: target.port, code: 502 });
     return true;
   }
+  return false;
+}
+
+/** Answers the request if envd's middleware would (health, token check); returns true when it did. */
+export function refuseAtEnvd(req: IncomingMessage, res: ServerResponse, runtime: SandboxRuntime): boolean {
   const path = (req.url ?? "/").split("?")[0];
   if (req.method === "GET" && path === "/health") {
     res.writeHead(204).end();

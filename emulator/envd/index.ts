@@ -16,10 +16,12 @@ import { Code, ConnectError, createContextValues, type Interceptor } from "@conn
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { Filesystem } from "../../sdk/gen/filesystem/filesystem_pb";
 import { Process } from "../../sdk/gen/process/process_pb";
+import { observeResponse, type ExchangeObserver } from "../exchanges";
 import type { SandboxDirectory } from "../types";
 import { serveFiles } from "./files";
 import { filesystemService } from "./filesystem/service";
-import { notFound, refuse, targetOf } from "./gate";
+import { notFound, refuseAtEnvd, refuseAtProxy, targetOf } from "./gate";
+import { isConnectPath, serveEnvdHttp } from "./http-api";
 import { processService } from "./process/service";
 import { SandboxStates } from "./sandboxes";
 import { scopeKey, userFromAuthorization, type RequestScope } from "./scope";
@@ -28,6 +30,8 @@ export interface EnvdOptions {
   directory: SandboxDirectory;
   /** How long Connect still replays the end of a process that ended, in ms. Default 30 000 (envd's). */
   exitRetentionMs?: number;
+  /** Sees each answer of envd's plain HTTP API (not the proxy's, not the Connect services'). */
+  onExchange?: ExchangeObserver | undefined;
 }
 
 export interface EnvdHandler {
@@ -65,7 +69,10 @@ export function createEnvdHandler(options: EnvdOptions): EnvdHandler {
       const target = targetOf(req);
       if (!target) return notFound(req, res);
       const runtime = options.directory.running(target.sandboxID);
-      if (refuse(req, res, target, runtime) || !runtime) return;
+      if (refuseAtProxy(res, target, runtime) || !runtime) return;
+      const http = !isConnectPath((req.url ?? "/").split("?")[0] ?? "/");
+      if (http && options.onExchange) observeResponse(req, res, "envd", options.onExchange);
+      if (refuseAtEnvd(req, res, runtime) || (http && serveEnvdHttp(req, res, runtime))) return;
       const state = sandboxes.of(target.sandboxID);
       state.track(res);
       const scope = { runtime, registry: state.registry, ...userFromAuthorization(req.headers.authorization) };

@@ -9,7 +9,7 @@ import { describe, expect, test } from "vitest";
 import { createEmulator } from "../../emulator";
 import { exchangeObserver, EXCHANGES_ENV, type Exchange } from "../../emulator/exchanges";
 import { ContractChecker, formatViolation } from "./checker";
-import { checkExchangeDir, loadContract } from "./exchanges";
+import { checkExchangeDir, ENVD_HTTP_CONTRACT, loadContract } from "./exchanges";
 
 const checker = new ContractChecker(loadContract());
 const SANDBOX = { templateID: "t", sandboxID: "i1", clientID: "c", envdVersion: "0.6.4" };
@@ -49,6 +49,14 @@ describe("a bad answer is a violation that says where", () => {
     expect(checker.check(bad).map(formatViolation)).toEqual(["POST /sandboxes/{sandboxID}/timeout → 204 request /timeout: must be integer"]);
     expect(checker.check({ ...bad, status: 400, responseBody: { code: 400, message: "bad" } })).toEqual([]);
     expect(checker.check({ ...bad, checkRequest: false })).toEqual([]);
+  });
+
+  test("envd's HTTP answers are held to envd.yaml: an upload entry without its type", () => {
+    const envd = new ContractChecker(loadContract(ENVD_HTTP_CONTRACT));
+    const found = envd.check({ method: "POST", path: "/files", status: 200, responseBody: [{ path: "/home/user/a", name: "a" }] });
+    expect(found.map(formatViolation)).toEqual(["POST /files → 200 response /0/type: must have required property 'type'"]);
+    // A download is a file, not JSON: there is no body to validate.
+    expect(envd.check({ method: "GET", path: "/files", status: 200 })).toEqual([]);
   });
 
   test("the literal path wins: /templates/aliases/{alias} is not /templates/{templateID}", () => {

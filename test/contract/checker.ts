@@ -93,19 +93,21 @@ export class ContractChecker {
     const out: Violation[] = [];
     // A request the emulator refused as bad (400) may be bad on purpose: tests send such requests.
     // Any other answer means the emulator took the request, so it must be one the spec allows.
-    if (exchange.checkRequest && exchange.requestRead && exchange.status !== 400 && op.request) {
+    if (exchange.checkRequest && exchange.requestRead && exchange.status !== 400 && op.request && isJson(op.request.contentType)) {
       if (exchange.requestBody === undefined) {
         if (op.request.required) out.push({ ...base, side: "request", path: "", message: "the request has no body; the spec requires one" });
       } else if (op.request.schema) {
         out.push(...this.validate(`${operation} request`, op.request.schema, exchange.requestBody).map((e) => ({ ...base, side: "request" as const, ...e })));
       }
     }
-    const extra = extraStatus(operation, exchange.status) && this.contract.errorSchema ? { schema: this.contract.errorSchema } : undefined;
+    const extra = extraStatus(operation, exchange.status) && this.contract.errorSchema ? { contentType: "application/json", schema: this.contract.errorSchema } : undefined;
     const response = op.responses[String(exchange.status)] ?? op.responses["default"] ?? extra;
     if (!response) {
       const listed = Object.keys(op.responses).join(", ");
       return [...out, { ...base, side: "response", path: "", message: `status ${exchange.status} is not one the operation lists (${listed})` }];
     }
+    // Files and other raw bodies (application/octet-stream) are not JSON to validate.
+    if (!isJson(response.contentType) && response.contentType !== undefined) return out;
     if (!response.schema) {
       if (exchange.responseBody !== undefined) out.push({ ...base, side: "response", path: "", message: "a body where the spec defines none" });
       return out;
@@ -122,6 +124,10 @@ export class ContractChecker {
     if (validate(value)) return [];
     return (validate.errors ?? []).map(describe);
   }
+}
+
+function isJson(contentType: string | undefined): boolean {
+  return contentType === undefined || contentType.includes("json");
 }
 
 /** `must have required property 'x'` at `/a` becomes path `/a/x`, so the path names the field. */

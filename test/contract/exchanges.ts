@@ -34,29 +34,35 @@ export interface RunReport {
 
 /** The path of the platform contract, next to this file. */
 export const PLATFORM_CONTRACT = join(__dirname, "platform.contract.json");
+/** The contract of envd's plain HTTP API (its envd.yaml); its operations are reported as `envd GET /files`. */
+export const ENVD_HTTP_CONTRACT = join(__dirname, "envd-http.contract.json");
+export const ENVD_PREFIX = "envd ";
 
 export function loadContract(path = PLATFORM_CONTRACT): Contract {
   return JSON.parse(readFileSync(path, "utf8")) as Contract;
 }
 
 /** Checks every exchange line in `dir` (all `*.ndjson` files). */
-export function checkExchangeDir(dir: string, contract = loadContract()): RunReport {
-  const checker = new ContractChecker(contract);
+export function checkExchangeDir(dir: string, contract = loadContract(), envd = loadContract(ENVD_HTTP_CONTRACT)): RunReport {
+  const checkers = { platform: new ContractChecker(contract), envd: new ContractChecker(envd) };
   const report: RunReport = { source: contract.source, exchanges: 0, outsideSpec: 0, operations: {}, violations: [] };
   for (const line of readLines(dir)) {
     report.exchanges++;
-    const operation = checker.operationOf(line.method, line.path);
-    if (operation === undefined) {
+    const checker = line.area === "envd" ? checkers.envd : checkers.platform;
+    const prefix = line.area === "envd" ? ENVD_PREFIX : "";
+    const found = checker.operationOf(line.method, line.path);
+    if (found === undefined) {
       report.outsideSpec++;
       continue;
     }
+    const operation = prefix + found;
     const file = line.origin ?? "(unknown)";
     const use = (report.operations[operation] ??= { statuses: [], files: [], notServed: false });
     if (!use.statuses.includes(line.status)) use.statuses.push(line.status);
     if (!use.files.includes(file)) use.files.push(file);
     if (line.status === NOT_SERVED_STATUS) use.notServed = true;
     const checkRequest = line.userAgent?.startsWith(SDK_USER_AGENT_PREFIX) ?? false;
-    for (const v of checker.check({ ...line, checkRequest })) report.violations.push({ ...v, file });
+    for (const v of checker.check({ ...line, checkRequest })) report.violations.push({ ...v, operation: prefix + v.operation, file });
   }
   for (const use of Object.values(report.operations)) {
     use.statuses.sort();

@@ -8,11 +8,13 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createEmulator, type Emulator } from "../../emulator";
+import { UNSERVED_ENVD_OPERATIONS } from "../../emulator/envd/http-api";
 import { UNSERVED_OPERATIONS } from "../../emulator/routes/unserved";
-import { loadContract } from "./exchanges";
+import { ENVD_HTTP_CONTRACT, loadContract } from "./exchanges";
 
 const contract = loadContract();
 const operations = Object.keys(contract.operations);
+const envdOperations = Object.keys(loadContract(ENVD_HTTP_CONTRACT).operations);
 let emu: Emulator;
 
 beforeAll(async () => {
@@ -50,16 +52,55 @@ describe("each operation of the spec", () => {
   });
 });
 
+describe("each plain HTTP operation of envd (envd.yaml), on a running sandbox", () => {
+  let sandboxID = "";
+  beforeAll(async () => {
+    const res = await fetch(`${emu.apiUrl}/sandboxes`, {
+      method: "POST",
+      headers: { "x-api-key": emu.apiKey, "content-type": "application/json" },
+      body: JSON.stringify({ templateID: "base", envVars: { GREETING: "hi" } }),
+    });
+    sandboxID = ((await res.json()) as { sandboxID: string }).sandboxID;
+  });
+  const envd = (method: string, path: string) =>
+    fetch(`${emu.sandboxUrl}${path}`, { method, headers: { "e2b-sandbox-id": sandboxID, "content-type": "application/json" }, ...(method === "POST" ? { body: "{}" } : {}) });
+
+  test("the unserved list names only operations of envd.yaml", () => {
+    expect(UNSERVED_ENVD_OPERATIONS.filter((op) => !envdOperations.includes(op))).toEqual([]);
+  });
+
+  test.each(envdOperations)("%s reaches a handler", async (operation) => {
+    const [method, path] = operation.split(" ") as [string, string];
+    const res = await envd(method, path);
+    const text = await res.text();
+    if (UNSERVED_ENVD_OPERATIONS.includes(operation)) {
+      expect({ status: res.status, body: JSON.parse(text) as unknown }).toEqual({ status: 501, body: { code: 501, message: `${operation} is not implemented by the emulator` } });
+    } else {
+      expect(text, `${operation} is neither served nor listed in emulator/envd/http-api.ts`).not.toBe("404 page not found\n");
+      expect(res.status).not.toBe(501);
+    }
+  });
+
+  test("GET /envs answers the sandbox's environment variables", async () => {
+    const res = await envd("GET", "/envs");
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ GREETING: "hi" });
+  });
+});
+
 test("a path the spec does not have is still a plain 404", async () => {
   const res = await fetch(`${emu.apiUrl}/no-such-thing`, { headers: { "x-api-key": emu.apiKey } });
   expect(res.status).toBe(404);
   expect(await res.json()).toEqual({ code: 404, message: "no route for GET /no-such-thing" });
 });
 
-test("README's contract table lists each operation of the spec, served as the emulator serves it", () => {
+test("README's contract tables list each operation of the specs, served as the emulator serves it", () => {
   const readme = readFileSync(join(__dirname, "..", "..", "README.md"), "utf8");
   const section = readme.slice(readme.indexOf("## Contract with the service"));
-  const rows = [...section.matchAll(/^\| `([A-Z]+ [^`]+)` \| ([^|]+) \|/gm)].map((m) => [m[1], m[2]!.trim()]);
-  const expected = operations.map((op) => [op, UNSERVED_OPERATIONS.includes(op) ? "no (501)" : "yes"]);
+  const rows = [...section.matchAll(/^\| `((?:envd )?[A-Z]+ [^`]+)` \| ([^|]+) \|/gm)].map((m) => [m[1], m[2]!.trim()]);
+  const expected = [
+    ...operations.map((op) => [op, UNSERVED_OPERATIONS.includes(op) ? "no (501)" : "yes"]),
+    ...envdOperations.map((op) => [`envd ${op}`, UNSERVED_ENVD_OPERATIONS.includes(op) ? "no (501)" : "yes"]),
+  ];
   expect(rows, "regenerate the table with `npm run contract` and paste it into README.md").toEqual(expected);
 });

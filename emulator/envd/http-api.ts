@@ -1,0 +1,40 @@
+/**
+ * envd's plain HTTP operations (its envd.yaml) besides /health (gate.ts) and /files (files.ts):
+ * GET /envs answers the sandbox's environment variables; the operations the orchestrator uses to
+ * drive envd (init, freeze, snapshots, metrics) answer 501 naming the operation, in envd's error
+ * shape, so a client learns "not in the emulator" rather than chi's "404 page not found".
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { SandboxRuntime } from "../types";
+import { sendError, sendJson } from "./gate";
+
+/** `METHOD /path` of each envd.yaml operation the emulator does not serve. */
+export const UNSERVED_ENVD_OPERATIONS: readonly string[] = [
+  "GET /metrics",
+  "POST /init",
+  "POST /freeze",
+  "POST /unfreeze",
+  "POST /collapse",
+  "POST /fsfreeze",
+  "POST /fsthaw",
+  "POST /files/compose",
+];
+
+/** Paths of the Connect services, which are not envd.yaml's. */
+export function isConnectPath(path: string): boolean {
+  return /^\/(process\.Process|filesystem\.Filesystem)\//.test(path);
+}
+
+/** Answers GET /envs and the unserved operations; returns false for anything else. */
+export function serveEnvdHttp(req: IncomingMessage, res: ServerResponse, runtime: SandboxRuntime): boolean {
+  const operation = `${req.method ?? "GET"} ${(req.url ?? "/").split("?")[0]}`;
+  if (operation === "GET /envs") {
+    sendJson(res, 200, { ...runtime.envVars });
+    return true;
+  }
+  if (UNSERVED_ENVD_OPERATIONS.includes(operation)) {
+    sendError(res, 501, `${operation} is not implemented by the emulator`);
+    return true;
+  }
+  return false;
+}
