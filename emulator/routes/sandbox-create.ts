@@ -4,6 +4,7 @@
  */
 import { posix } from "node:path";
 import { z } from "zod";
+import { checkEgress } from "../egress";
 import { ApiError, json, type Reply, type RequestContext } from "../http";
 import type { Stores } from "../store";
 import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, type MountRecord } from "../store/sandbox-records";
@@ -49,6 +50,7 @@ export async function createSandbox(stores: Stores, ctx: RequestContext, version
   if (body.network?.allowPublicTraffic === false && body.secure !== true) {
     throw new ApiError(400, "You cannot create a sandbox without public access unless you enable secure envd access via 'secure' flag.");
   }
+  checkEgress(body.network?.allowOut, body.network?.denyOut);
   const volumeMounts = resolveMounts(stores, body.volumeMounts ?? []);
   stores.templates.recordSpawn(template);
   const record = stores.sandboxes.create({

@@ -3,6 +3,7 @@
  * time to live, never shorten it; infra handlers/sandbox_refresh.go) and PUT /sandboxes/{id}/network
  * (replace the egress rules; handlers/sandbox_network_update.go). Both answer 204.
  */
+import { checkEgress } from "../egress";
 import { z } from "zod";
 import { ApiError, noContent } from "../http";
 import type { Route } from "../router";
@@ -41,6 +42,7 @@ export function sandboxUpdateRoutes(stores: Stores): Route[] {
         const body = parseBody(NetworkUpdateSchema, await ctx.json());
         // The egress proxy is a per-team feature the emulator's one team does not have.
         if (body.egressProxy) throw new ApiError(403, "Egress proxy (egressProxy) is not enabled for this team.");
+        checkEgress(body.allowOut, body.denyOut);
         stores.sandboxes.updateNetwork(id, { allowOut: body.allowOut, denyOut: body.denyOut, rules: body.rules }, body.allow_internet_access);
         return noContent();
       },

@@ -22,6 +22,9 @@ const isCidrOrIp = (s: string) => {
   return bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= 32);
 };
 const isDomain = (s: string) => /^(\*\.)?([a-z0-9-]+\.)+[a-z]{2,}$/i.test(s);
+/** 0.0.0.0/0 is all traffic; 0.0.0.0 itself (alone or as a CIDR's address) names nothing, and the service refuses it. */
+const ALL_TRAFFIC = "0.0.0.0/0";
+const namesSomething = (s: string) => s === ALL_TRAFFIC || s.split("/")[0] !== "0.0.0.0";
 const stringMap = (what: string, key: RegExp, keyRule: string) =>
   z.record(z.string().regex(key, { error: `${what} names ${keyRule}` }), z.string({ error: `${what} values must be strings` }), {
     error: `must be an object of ${what} (string to string)`,
@@ -30,9 +33,13 @@ const stringMap = (what: string, key: RegExp, keyRule: string) =>
 const Network = z.strictObject({
   allowPublicTraffic: z.boolean({ error: "must be true or false" }).optional()
     .describe("Whether the sandbox's ports are reachable without the traffic access token. Default true; false requires `secure`."),
-  allowOut: z.array(z.string().refine((s) => isCidrOrIp(s) || isDomain(s), { error: "must be a CIDR, an IPv4 address or a domain name" })).optional()
-    .describe("Egress allowed (CIDRs, IPs or domain names), taking precedence over denyOut."),
-  denyOut: z.array(z.string().refine(isCidrOrIp, { error: "must be a CIDR or an IPv4 address (domains are not allowed here)" })).optional()
+  allowOut: z.array(z.string()
+    .refine((s) => isCidrOrIp(s) || isDomain(s), { error: "must be a CIDR, an IPv4 address or a domain name" })
+    .refine(namesSomething, { error: "0.0.0.0 names no address (0.0.0.0/0 is all traffic)" })).optional()
+    .describe("Egress allowed (CIDRs, IPs or domain names), taking precedence over denyOut. Domain names need `0.0.0.0/0` in denyOut."),
+  denyOut: z.array(z.string()
+    .refine(isCidrOrIp, { error: "must be a CIDR or an IPv4 address (domains are not allowed here)" })
+    .refine(namesSomething, { error: "0.0.0.0 names no address (0.0.0.0/0 is all traffic)" })).optional()
     .describe("Egress denied (CIDRs or IPs); `0.0.0.0/0` denies all."),
   maskRequestHost: z.string({ error: "must be a string" }).optional().describe("Host header to present to the sandbox's services."),
 });
@@ -109,10 +116,14 @@ export const sandboxSpec = defineSpec({
   secretOutputs: ["envVars", "provision", "provisionResults", "envdAccessToken", "trafficAccessToken"],
   credentials: ["apiKey"],
   crossChecks: (inputs) => {
-    const network = inputs.network as { allowPublicTraffic?: boolean } | undefined;
+    const network = inputs.network as { allowPublicTraffic?: boolean; allowOut?: string[]; denyOut?: string[] } | undefined;
+    const failures = [];
     if (network?.allowPublicTraffic === false && inputs.secure !== true) {
-      return [{ path: "network.allowPublicTraffic", reason: "false requires secure: true (the service refuses it otherwise)" }];
+      failures.push({ path: "network.allowPublicTraffic", reason: "false requires secure: true (the service refuses it otherwise)" });
     }
-    return [];
+    if ((network?.allowOut ?? []).some(isDomain) && !(network?.denyOut ?? []).includes(ALL_TRAFFIC)) {
+      failures.push({ path: "network.allowOut", reason: `a domain name here needs "${ALL_TRAFFIC}" in denyOut, so that all other traffic is denied (the service refuses it otherwise)` });
+    }
+    return failures;
   },
 });
