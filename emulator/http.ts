@@ -8,7 +8,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:
 /** What a route answers: status, optional JSON body, optional extra headers. */
 export interface Reply {
   status: number;
-  /** Serialized as JSON; `undefined` sends an empty body. */
+  /** Serialized as JSON; a Buffer is sent as is (`application/octet-stream`); `undefined` sends an empty body. */
   body?: unknown;
   headers?: Record<string, string>;
 }
@@ -35,6 +35,8 @@ export interface RequestContext {
   headers: IncomingHttpHeaders;
   /** The parsed JSON body; `undefined` when the body is empty. Throws a 400 on bad JSON. */
   json(): Promise<unknown>;
+  /** The raw body (for uploads). A request's body is read once: call `json` or `bytes`, not both. */
+  bytes(): Promise<Buffer>;
 }
 
 /** Largest request body accepted, in bytes (Dockerfiles are the big ones). */
@@ -55,8 +57,8 @@ export function errorReply(err: ApiError): Reply {
   return { status: err.status, body: { code: err.status, message: err.message }, headers: err.headers };
 }
 
-/** Reads the whole body as text; a body over `MAX_BODY_BYTES` is a 413. */
-export async function readText(req: IncomingMessage): Promise<string> {
+/** Reads the whole body; a body over `MAX_BODY_BYTES` is a 413. */
+export async function readBytes(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
@@ -64,7 +66,12 @@ export async function readText(req: IncomingMessage): Promise<string> {
     if (size > MAX_BODY_BYTES) throw new ApiError(413, `request body is larger than ${MAX_BODY_BYTES} bytes`);
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
+}
+
+/** Reads the whole body as UTF-8 text (see `readBytes`). */
+export async function readText(req: IncomingMessage): Promise<string> {
+  return (await readBytes(req)).toString("utf8");
 }
 
 /** Parses a body read by `readText`; the message follows the real server's request validator. */
@@ -85,9 +92,10 @@ export function sendReply(res: ServerResponse, reply: Reply): void {
     res.end();
     return;
   }
-  const text = JSON.stringify(reply.body);
-  headers["content-type"] = "application/json";
-  headers["content-length"] = String(Buffer.byteLength(text));
+  const raw = Buffer.isBuffer(reply.body);
+  const data = raw ? (reply.body as Buffer) : Buffer.from(JSON.stringify(reply.body));
+  headers["content-type"] = raw ? "application/octet-stream" : "application/json";
+  headers["content-length"] = String(data.length);
   res.writeHead(reply.status, headers);
-  res.end(text);
+  res.end(data);
 }

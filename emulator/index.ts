@@ -28,6 +28,7 @@ import { sandboxUpdateRoutes } from "./routes/sandbox-updates";
 import { templateRoutes } from "./routes/templates";
 import { unservedRoutes } from "./routes/unserved";
 import { volumeRoutes } from "./routes/volumes";
+import { volumeContentRoutes } from "./volumes/content-routes";
 import { createListener } from "./server";
 import { restoreInto, snapshotOf, type EmulatorSnapshot } from "./snapshot";
 import { closeStores, createStores, type Stores } from "./store";
@@ -146,6 +147,7 @@ function allRoutes(stores: Stores, faults: Faults, calls: CallLog) {
     ...sandboxUpdateRoutes(stores),
     ...templateRoutes(stores),
     ...volumeRoutes(stores),
+    ...volumeContentRoutes(stores.volumes),
     ...adminRoutes(stores, faults, calls),
     // Last: a route added above for one of these operations takes over from its 501.
     ...unservedRoutes(),

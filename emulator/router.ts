@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage } from "node:http";
 import { authenticate, type AuthMode, type Credentials } from "./auth";
-import { ApiError, parseJsonText, readText, type Reply, type RequestContext } from "./http";
+import { ApiError, parseJsonText, readBytes, readText, type Reply, type RequestContext } from "./http";
 
 /** A route handler: returns a reply or throws an ApiError. */
 export type Handler = (ctx: RequestContext) => Reply | Promise<Reply>;
@@ -89,6 +89,7 @@ function context(req: IncomingMessage, url: URL, method: string, names: string[]
           if (seen && value !== undefined) seen.requestBody = value;
           return value;
         })),
+    bytes: () => readBytes(req),
   };
 }
 

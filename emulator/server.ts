@@ -87,7 +87,8 @@ function exchangeOf(req: IncomingMessage, url: URL, reply: Reply, seen: SeenRequ
     status: reply.status,
     ...(seen.requestRead ? { requestRead: true } : {}),
     ...("requestBody" in seen ? { requestBody: seen.requestBody } : {}),
-    ...(reply.body === undefined ? {} : { responseBody: reply.body }),
+    // Raw (file) bodies are not JSON to check; only their status is.
+    ...(reply.body === undefined || Buffer.isBuffer(reply.body) ? {} : { responseBody: reply.body }),
     ...(req.headers["user-agent"] ? { userAgent: req.headers["user-agent"] } : {}),
   };
 }

@@ -2,7 +2,7 @@
 /**
  * `npm run contract`: runs the suites with every emulator answer checked against the service's
  * specs (test/contract/), then prints the coverage tables kept in README.md ("Contract with the
- * service"): each operation of the platform spec and of envd's HTTP spec, whether the emulator
+ * service"): each operation of the platform, envd HTTP and volume content specs, whether the emulator
  * serves it, the statuses it answered and the test files whose emulators answered it.
  *
  *   npm run contract                 unit, sdk, emulator, provider and contract suites (not e2e)
@@ -46,6 +46,8 @@ console.log(
     ...table("Platform API", platform, "", platformUnserved),
     "",
     ...table("envd HTTP API (in-sandbox; its Connect services are compared by test/contract/protos.test.ts)", envd, "envd ", envdUnserved),
+    "",
+    ...table("Volume content API (on the platform's origin)", contractAt("volume-content.contract.json"), "", new Set()),
   ].join("\n"),
 );
 process.exit(status);

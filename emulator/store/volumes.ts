@@ -1,9 +1,9 @@
 /**
  * Team volumes: a name, a UUID and a host directory `<dataDir>/volumes/<volumeID>/` that sandboxes
  * mount through symlinks, so content outlives any one sandbox. Each read mints a fresh token, a
- * JWT shaped like the real one (HS256 with a per-start secret; nothing verifies it here).
+ * JWT shaped like the real one (HS256 with a per-start secret), which the content API verifies.
  */
-import { createHmac, randomBytes } from "node:crypto";
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { ApiError } from "../http";
@@ -86,7 +86,27 @@ export class VolumeStore {
       iat: now, nbf: now, exp: now + TOKEN_TTL_S, jti: newUUID(),
     };
     const unsigned = `${b64url(JSON.stringify(header))}.${b64url(JSON.stringify(claims))}`;
-    return `${unsigned}.${createHmac("sha256", this.secret).update(unsigned).digest("base64url")}`;
+    return `${unsigned}.${this.sign(unsigned)}`;
+  }
+
+  /** The volume ID a token of ours grants, if its signature holds and it has not expired. */
+  verifyToken(token: string): string | undefined {
+    const [header, claims, signature] = token.split(".");
+    if (!header || !claims || !signature) return undefined;
+    const expected = Buffer.from(this.sign(`${header}.${claims}`));
+    const given = Buffer.from(signature);
+    if (expected.length !== given.length || !timingSafeEqual(expected, given)) return undefined;
+    try {
+      const { volid, exp } = JSON.parse(Buffer.from(claims, "base64url").toString("utf8")) as { volid?: unknown; exp?: unknown };
+      if (typeof volid !== "string" || typeof exp !== "number" || exp * 1000 < Date.now()) return undefined;
+      return volid;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private sign(unsigned: string): string {
+    return createHmac("sha256", this.secret).update(unsigned).digest("base64url");
   }
 }
 

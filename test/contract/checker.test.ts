@@ -9,7 +9,7 @@ import { describe, expect, test } from "vitest";
 import { createEmulator } from "../../emulator";
 import { exchangeObserver, EXCHANGES_ENV, type Exchange } from "../../emulator/exchanges";
 import { ContractChecker, formatViolation } from "./checker";
-import { checkExchangeDir, ENVD_HTTP_CONTRACT, loadContract } from "./exchanges";
+import { checkExchangeDir, ENVD_HTTP_CONTRACT, loadContract, VOLUME_CONTENT_CONTRACT } from "./exchanges";
 
 const checker = new ContractChecker(loadContract());
 const SANDBOX = { templateID: "t", sandboxID: "i1", clientID: "c", envdVersion: "0.6.4" };
@@ -57,6 +57,15 @@ describe("a bad answer is a violation that says where", () => {
     expect(found.map(formatViolation)).toEqual(["POST /files → 200 response /0/type: must have required property 'type'"]);
     // A download is a file, not JSON: there is no body to validate.
     expect(envd.check({ method: "GET", path: "/files", status: 200 })).toEqual([]);
+  });
+
+  test("the volume content API's answers: its Error has a string code", () => {
+    const volumes = new ContractChecker(loadContract(VOLUME_CONTENT_CONTRACT));
+    const path = "/volumecontent/0b6e2f3c-8a60-4f43-9d0a-1c2b3d4e5f60/path";
+    expect(volumes.check({ method: "GET", path, status: 404, responseBody: { code: 404, message: "gone" } }).map(formatViolation)).toEqual([
+      "GET /volumecontent/{volumeID}/path → 404 response /code: must be string",
+    ]);
+    expect(volumes.check({ method: "PATCH", path, status: 400, responseBody: { code: "400", message: "bad mode" } })).toEqual([]);
   });
 
   test("the literal path wins: /templates/aliases/{alias} is not /templates/{templateID}", () => {

@@ -109,8 +109,13 @@ export class ContractChecker {
     // Files and other raw bodies (application/octet-stream) are not JSON to validate.
     if (!isJson(response.contentType) && response.contentType !== undefined) return out;
     if (!response.schema) {
-      if (exchange.responseBody !== undefined) out.push({ ...base, side: "response", path: "", message: "a body where the spec defines none" });
-      return out;
+      if (exchange.responseBody === undefined) return out;
+      // An error status the spec describes only in words still carries the spec's Error body.
+      if (exchange.status >= 400 && this.contract.errorSchema) {
+        const errors = this.validate(`${operation} error`, this.contract.errorSchema, exchange.responseBody);
+        return [...out, ...errors.map((e) => ({ ...base, side: "response" as const, ...e }))];
+      }
+      return [...out, { ...base, side: "response", path: "", message: "a body where the spec defines none" }];
     }
     if (exchange.responseBody === undefined) return [...out, { ...base, side: "response", path: "", message: "no body; the spec defines one" }];
     const key = `${operation} ${exchange.status}`;

@@ -37,21 +37,25 @@ export const PLATFORM_CONTRACT = join(__dirname, "platform.contract.json");
 /** The contract of envd's plain HTTP API (its envd.yaml); its operations are reported as `envd GET /files`. */
 export const ENVD_HTTP_CONTRACT = join(__dirname, "envd-http.contract.json");
 export const ENVD_PREFIX = "envd ";
+/** The contract of the volume content API (E2B's spec/openapi-volumecontent.yml), served on the platform's origin. */
+export const VOLUME_CONTENT_CONTRACT = join(__dirname, "volume-content.contract.json");
 
 export function loadContract(path = PLATFORM_CONTRACT): Contract {
   return JSON.parse(readFileSync(path, "utf8")) as Contract;
 }
 
 /** Checks every exchange line in `dir` (all `*.ndjson` files). */
-export function checkExchangeDir(dir: string, contract = loadContract(), envd = loadContract(ENVD_HTTP_CONTRACT)): RunReport {
-  const checkers = { platform: new ContractChecker(contract), envd: new ContractChecker(envd) };
+export function checkExchangeDir(dir: string, contract = loadContract()): RunReport {
+  // The platform's origin serves two specs: the platform API and the volume content API.
+  const platform = [new ContractChecker(contract), new ContractChecker(loadContract(VOLUME_CONTENT_CONTRACT))];
+  const envd = [new ContractChecker(loadContract(ENVD_HTTP_CONTRACT))];
   const report: RunReport = { source: contract.source, exchanges: 0, outsideSpec: 0, operations: {}, violations: [] };
   for (const line of readLines(dir)) {
     report.exchanges++;
-    const checker = line.area === "envd" ? checkers.envd : checkers.platform;
     const prefix = line.area === "envd" ? ENVD_PREFIX : "";
-    const found = checker.operationOf(line.method, line.path);
-    if (found === undefined) {
+    const checker = (line.area === "envd" ? envd : platform).find((c) => c.operationOf(line.method, line.path) !== undefined);
+    const found = checker?.operationOf(line.method, line.path);
+    if (!checker || found === undefined) {
       report.outsideSpec++;
       continue;
     }

@@ -10,11 +10,13 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createEmulator, type Emulator } from "../../emulator";
 import { UNSERVED_ENVD_OPERATIONS } from "../../emulator/envd/http-api";
 import { UNSERVED_OPERATIONS } from "../../emulator/routes/unserved";
-import { ENVD_HTTP_CONTRACT, loadContract } from "./exchanges";
+import { ENVD_HTTP_CONTRACT, loadContract, VOLUME_CONTENT_CONTRACT } from "./exchanges";
 
 const contract = loadContract();
 const operations = Object.keys(contract.operations);
 const envdOperations = Object.keys(loadContract(ENVD_HTTP_CONTRACT).operations);
+/** The volume content API shares the platform's origin; the emulator serves all of it. */
+const volumeOperations = Object.keys(loadContract(VOLUME_CONTENT_CONTRACT).operations);
 let emu: Emulator;
 
 beforeAll(async () => {
@@ -38,7 +40,7 @@ describe("each operation of the spec", () => {
     expect(new Set(UNSERVED_OPERATIONS).size).toBe(UNSERVED_OPERATIONS.length);
   });
 
-  test.each(operations)("%s reaches a handler", async (operation) => {
+  test.each([...operations, ...volumeOperations])("%s reaches a handler", async (operation) => {
     const { status, body } = await call(operation);
     if (UNSERVED_OPERATIONS.includes(operation)) {
       expect({ status, body }, "listed in emulator/routes/unserved.ts: must answer 501").toEqual({
@@ -101,6 +103,7 @@ test("README's contract tables list each operation of the specs, served as the e
   const expected = [
     ...operations.map((op) => [op, UNSERVED_OPERATIONS.includes(op) ? "no (501)" : "yes"]),
     ...envdOperations.map((op) => [`envd ${op}`, UNSERVED_ENVD_OPERATIONS.includes(op) ? "no (501)" : "yes"]),
+    ...volumeOperations.map((op) => [op, "yes"]),
   ];
   expect(rows, "regenerate the table with `npm run contract` and paste it into README.md").toEqual(expected);
 });

@@ -53,6 +53,12 @@ export const DEVIATIONS: Deviation[] = [
     operation: /^POST \/templates(\/\{templateID\})?$/, bodyStatus: 202, paths: ["/cpuCount", "/memoryMB"],
     why: "§2.2: the v1 build's 202 fills only IDs, names and public; cpuCount and memoryMB come back 0",
   },
+  { operation: /\/volumecontent\//, status: 401, why: "§5 Content API: auth is a Bearer volume token (the spec's VolumeJWT security); without a valid one, 401" },
+  { operation: /\/volumecontent\//, status: 400, why: "§1.3: requests are checked against the schema first; a missing `path` (required, minLength 1) is a 400" },
+  {
+    operation: "PUT /volumecontent/{volumeID}/file", status: 409,
+    why: "inferred from the spec's own `force` (\"Force overwrite of an existing file\"): without it an existing file is a conflict",
+  },
   { operation: "POST /volumes", status: 403, why: "§2.3: \"use of volumes is not enabled\"" },
   { operation: "POST /volumes", status: 503, why: "§2.3" },
   { operation: /^(GET|DELETE) \/volumes\/\{volumeID\}$/, status: 400, why: "§2.3: 400 \"Invalid volume ID\" (not a UUID)" },

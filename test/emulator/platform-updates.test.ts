@@ -36,9 +36,9 @@ describe("POST /sandboxes/{id}/refreshes", () => {
 describe("PUT /sandboxes/{id}/network", () => {
   test("204; replaces the egress rules, keeps what is not egress, and a field left out is cleared", async () => {
     const id = await create({ network: { allowPublicTraffic: false, allowOut: ["1.1.1.1"], denyOut: ["0.0.0.0/0"] }, secure: true });
-    const res = await env.c.call("PUT", `/sandboxes/${id}/network`, { allowOut: ["example.com"] });
+    const res = await env.c.call("PUT", `/sandboxes/${id}/network`, { allowOut: ["8.8.8.8"] });
     expect(res).toMatchObject({ status: 204, body: undefined });
-    expect((await env.c.get(`/sandboxes/${id}`)).body.network).toEqual({ allowPublicTraffic: false, allowOut: ["example.com"] });
+    expect((await env.c.get(`/sandboxes/${id}`)).body.network).toEqual({ allowPublicTraffic: false, allowOut: ["8.8.8.8"] });
     expect((await env.c.call("PUT", `/sandboxes/${id}/network`, { allow_internet_access: false })).status).toBe(204);
     const detail = (await env.c.get(`/sandboxes/${id}`)).body;
     expect(detail).toMatchObject({ network: { allowPublicTraffic: false }, allowInternetAccess: false });
