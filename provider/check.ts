@@ -10,7 +10,7 @@
  * `envVars`, or anything a user wrapped in pulumi.secret) which would then reach the log in plaintext.
  */
 import type { z } from "zod";
-import { containsUnknown, getPath, INTERNAL_INPUTS, sameValue, type ResourceSpec } from "./spec";
+import { containsUnknown, getPath, INTERNAL_INPUTS, sameValue, underCurrentNames, type ResourceSpec } from "./spec";
 
 export interface CheckFailure {
   /** Always "": see the header. */
@@ -28,11 +28,16 @@ export interface CheckOutcome {
 
 type Obj = Record<string, unknown>;
 
-export function checkInputs(spec: ResourceSpec, olds: Obj, news: Obj): CheckOutcome {
+export function checkInputs(spec: ResourceSpec, olds: Obj, given: Obj): CheckOutcome {
   const shape = spec.inputs.shape as Record<string, z.ZodType>;
-  const failures: CheckFailure[] = unknownFieldFailures(spec.kind, shape, news);
+  const renamed = spec.renamed ?? {};
+  const failures: CheckFailure[] = [...unknownFieldFailures(spec, shape, given), ...renameFailures(renamed, given)];
+  // A failure names the field as the program wrote it, under a deprecated name too.
+  const writtenAs = Object.fromEntries(Object.entries(renamed).filter(([old]) => given[old] !== undefined).map(([old, current]) => [current, old]));
+  const news = underCurrentNames(spec, given);
   const out: Obj = {};
   for (const [key, schema] of Object.entries(shape)) {
+    if (key in renamed) continue;
     const value = news[key];
     if (containsUnknown(value)) {
       out[key] = value;
@@ -43,7 +48,7 @@ export function checkInputs(spec: ResourceSpec, olds: Obj, news: Obj): CheckOutc
     if (parsed.success) {
       if (parsed.data !== undefined) out[key] = parsed.data;
     } else {
-      failures.push(...parsed.error.issues.map((issue) => toFailure(key, issue)));
+      failures.push(...parsed.error.issues.map((issue) => toFailure(writtenAs[key] ?? key, issue)));
     }
   }
   if (failures.length === 0 && spec.crossChecks) {
@@ -54,12 +59,18 @@ export function checkInputs(spec: ResourceSpec, olds: Obj, news: Obj): CheckOutc
   return { inputs: withInternals(spec, olds, news, out) };
 }
 
-function unknownFieldFailures(kind: string, shape: Record<string, unknown>, news: Obj): CheckFailure[] {
+function unknownFieldFailures(spec: ResourceSpec, shape: Record<string, unknown>, news: Obj): CheckFailure[] {
   const internal = new Set<string>(INTERNAL_INPUTS);
-  const valid = Object.keys(shape);
+  const valid = Object.keys(shape).filter((k) => !(k in (spec.renamed ?? {})));
   return Object.keys(news)
     .filter((k) => !(k in shape) && !internal.has(k) && news[k] !== undefined)
-    .map((k) => failure(k, `unknown property of ${kind}; valid properties are: ${valid.join(", ")}`));
+    .map((k) => failure(k, `unknown property of ${spec.kind}; valid properties are: ${valid.join(", ")}`));
+}
+
+function renameFailures(renamed: Readonly<Record<string, string>>, news: Obj): CheckFailure[] {
+  return Object.entries(renamed)
+    .filter(([old, current]) => news[old] !== undefined && news[current] !== undefined)
+    .map(([old, current]) => failure(old, `is the deprecated name of ${current}; give only ${current}`));
 }
 
 /** A zod issue as `path: rule`, with the path written the way users write it (`volumeMounts[1].path`). */

@@ -4,7 +4,7 @@
  * update; local-only inputs (client-side deadlines, logging) and the provider's own inputs are never
  * a change, so a second `pulumi up` with the same program reaches the service with nothing.
  */
-import { containsUnknown, getPath, INTERNAL_INPUTS, sameValue, withoutPaths, type ResourceSpec } from "./spec";
+import { containsUnknown, getPath, INTERNAL_INPUTS, sameValue, underCurrentNames, withoutPaths, type ResourceSpec } from "./spec";
 
 export interface DiffOutcome {
   changes: boolean;
@@ -19,9 +19,14 @@ function localWithin(spec: ResourceSpec, key: string): string[] {
   return spec.localOnly.filter((p) => p.startsWith(`${key}.`)).map((p) => p.slice(key.length + 1));
 }
 
-/** The input fields that differ, by top-level name; an unknown new value (preview) counts as changed. */
-export function changedFields(spec: ResourceSpec, olds: Obj, news: Obj): string[] {
-  const skip = new Set<string>([...INTERNAL_INPUTS, ...spec.localOnly]);
+/**
+ * The input fields that differ, by top-level name; an unknown new value (preview) counts as changed.
+ * Deprecated names are compared as the names that replaced them.
+ */
+export function changedFields(spec: ResourceSpec, oldsGiven: Obj, newsGiven: Obj): string[] {
+  const olds = underCurrentNames(spec, oldsGiven);
+  const news = underCurrentNames(spec, newsGiven);
+  const skip = new Set<string>([...INTERNAL_INPUTS, ...spec.localOnly, ...Object.keys(spec.renamed ?? {})]);
   const computed = new Set(spec.computed ?? []);
   return Object.keys(spec.inputs.shape).filter((key) => {
     if (skip.has(key) || (computed.has(key) && news[key] === undefined)) return false;
@@ -30,7 +35,9 @@ export function changedFields(spec: ResourceSpec, olds: Obj, news: Obj): string[
   });
 }
 
-export function diffInputs(spec: ResourceSpec, olds: Obj, news: Obj): DiffOutcome {
+export function diffInputs(spec: ResourceSpec, oldsGiven: Obj, newsGiven: Obj): DiffOutcome {
+  const olds = underCurrentNames(spec, oldsGiven);
+  const news = underCurrentNames(spec, newsGiven);
   const changed = new Set(changedFields(spec, olds, news));
   const replaces = spec.replaceOnChanges.filter((path) => {
     const top = path.split(".")[0] ?? path;

@@ -57,6 +57,12 @@ export interface SpecDeclaration<I extends z.ZodObject = z.ZodObject, O extends 
    * key and replacement generation, so a re-run of an interrupted `up` computes the same value.
    */
   autoName?: (resourceKey: string, generation: number) => Record<string, unknown>;
+  /**
+   * Deprecated input names, by the name that replaced them, kept for one release: `check` moves a value
+   * given under the old name to the new one (a failure still names the field as it was written), old
+   * state is read the same way, and outputs echo the old name too. Neither in the partition below nor diffed.
+   */
+  renamed?: Readonly<Record<string, string>>;
   /** Rules across fields, run on known values only. Each issue names its field path. */
   crossChecks?: (inputs: Record<string, unknown>) => { path: string; reason: string }[];
 }
@@ -67,7 +73,7 @@ export interface ResourceSpec<I extends z.ZodObject = z.ZodObject, O extends z.Z
 }
 
 export function defineSpec<I extends z.ZodObject, O extends z.ZodObject>(decl: SpecDeclaration<I, O>): ResourceSpec<I, O> {
-  const kept = new Set([...decl.inPlace, ...decl.localOnly]);
+  const kept = new Set([...decl.inPlace, ...decl.localOnly, ...Object.keys(decl.renamed ?? {})]);
   const replaced = Object.keys(decl.inputs.shape).filter((key) => !kept.has(key));
   return { ...decl, replaceOnChanges: [...replaced, ...(decl.replaceWithin ?? [])] };
 }
@@ -90,6 +96,22 @@ export function getPath(obj: unknown, path: string): unknown {
     cur = (cur as Record<string, unknown>)[part];
   }
   return cur;
+}
+
+/**
+ * `obj` with each deprecated name's value under the name that replaced it. `check` refuses both names
+ * at once from a program, and state echoes the same value under both, so where both are set the
+ * deprecated one is what a caller last wrote.
+ */
+export function underCurrentNames(spec: { renamed?: Readonly<Record<string, string>> }, obj: Record<string, unknown>): Record<string, unknown> {
+  const renames = Object.entries(spec.renamed ?? {}).filter(([old]) => obj[old] !== undefined);
+  if (renames.length === 0) return obj;
+  const out = { ...obj };
+  for (const [old, current] of renames) {
+    out[current] = out[old];
+    delete out[old];
+  }
+  return out;
 }
 
 /** A copy of `value` without the given dotted paths (relative to it); `value` itself is not changed. */

@@ -21,7 +21,7 @@ const volume = new Volume("quickstart-data");
 
 const sandbox = new Sandbox("quickstart", {
   templateID: template.templateID,
-  timeout: config.getNumber("sandboxTimeout") ?? 3600,
+  timeoutSeconds: config.getNumber("sandboxTimeout") ?? 3600,
   metadata: { purpose: "quickstart" },
   // envVars are encrypted in state; a value the program marks secret (this one) is also hidden from logs.
   envVars: { DEMO_TOKEN: config.getSecret("demoToken") ?? pulumi.secret("demo-token-5d1f0c2a9e") },

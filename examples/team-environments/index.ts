@@ -18,7 +18,7 @@ const sandboxes = members.map(
   (member) =>
     new Sandbox(`env-${member}`, {
       templateID: template.templateID,
-      timeout: 8 * 3600,
+      timeoutSeconds: 8 * 3600,
       metadata: { team, owner: member },
       envVars: { OWNER: member, TEAM_TOKEN: sharedToken },
       provision: { commands: [{ command: `echo "workspace of ${member} (${team})" > ~/WELCOME && cat ~/WELCOME` }] },

@@ -23,7 +23,7 @@ type State = StateOf<"Sandbox">;
 /** The sandbox's tokens, once known: hidden from its logs like the program's secrets. */
 type Tokens = Partial<Pick<State, "envdAccessToken" | "trafficAccessToken">>;
 
-/** The service's default life of a sandbox, in seconds, when `timeout` is left out. */
+/** The service's default life of a sandbox, in seconds, when `timeoutSeconds` is left out. */
 const DEFAULT_TIMEOUT_SECONDS = 15;
 
 const markerOf = (inputs: Inputs) => `${inputs.__resource ?? ""}#${inputs.__generation ?? 0}`;
@@ -40,9 +40,10 @@ function secretsOf(inputs: Inputs, tokens: Tokens = {}): string[] {
 
 const logFor = (inputs: Inputs, tokens?: Tokens) => resourceLogger("Sandbox", inputs.__resource ?? "", () => secretsOf(inputs, tokens));
 
-const NEW_SANDBOX: WireMap<SpecInputs<"Sandbox">, NewSandbox> = {
+export const NEW_SANDBOX: WireMap<SpecInputs<"Sandbox">, NewSandbox> = {
   templateID: (templateID) => ({ templateID }),
-  timeout: (timeout) => ({ timeout }),
+  timeoutSeconds: (timeout) => ({ timeout }),
+  timeout: "not sent: the deprecated name of timeoutSeconds, which check moves it to",
   autoPause: (autoPause) => ({ autoPause }),
   autoResume: (autoResume) => ({ autoResume }),
   secure: (secure) => ({ secure }),
@@ -112,7 +113,7 @@ export const sandboxHandlers: ResourceHandlers<"Sandbox"> = {
   async create(inputs) {
     const { sandboxes } = platform();
     const marker = markerOf(inputs);
-    const timeout = inputs.timeout ?? DEFAULT_TIMEOUT_SECONDS;
+    const timeout = inputs.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
     const adopted = await findByMarker(marker, timeout);
     if (adopted) logFor(inputs)(`adopting sandbox ${adopted.sandboxID} made by an interrupted run`);
     const made = adopted ?? (await createOnce(() => sandboxes.create(requestBody(inputs)), () => findByMarker(marker, timeout)));
@@ -145,7 +146,7 @@ export const sandboxHandlers: ResourceHandlers<"Sandbox"> = {
 
   async update(id, olds, news) {
     const changed = new Set(changedFields(sandboxSpec, olds, news));
-    if (changed.has("timeout") && news.timeout !== undefined) await applyTimeout(id, news.timeout, logFor(news, olds));
+    if (changed.has("timeoutSeconds") && news.timeoutSeconds !== undefined) await applyTimeout(id, news.timeoutSeconds, logFor(news, olds));
     let outs: State = { ...olds, ...news };
     if (changed.has("provision") || olds.provisioned === false) {
       const { failure, ...provisioned } = await provisionIn(id, news, olds);

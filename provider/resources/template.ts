@@ -22,7 +22,7 @@ interface BuildRef {
 
 const logFor = (inputs: Inputs): Logger => resourceLogger("Template", inputs.__resource ?? "", credentials);
 
-const BUILD_REQUEST: WireMap<SpecInputs<"Template">, TemplateBuildRequest> = {
+export const BUILD_REQUEST: WireMap<SpecInputs<"Template">, TemplateBuildRequest> = {
   dockerfile: (dockerfile) => ({ dockerfile }),
   alias: (alias) => ({ alias }),
   teamID: (teamID) => ({ teamID }),

@@ -5,7 +5,7 @@ import { autoNamed, createOnce, isAlreadyExists } from "../runtime/outcome";
 import { ignoreNotFound, isNotFound, type InputsOf, type ResourceHandlers, type SpecInputs, type StateOf } from "../runtime/handlers";
 import { wireBody, type WireMap } from "../runtime/wire";
 
-const NEW_VOLUME: WireMap<SpecInputs<"Volume">, NewVolume> = {
+export const NEW_VOLUME: WireMap<SpecInputs<"Volume">, NewVolume> = {
   name: (name) => ({ name }),
 };
 

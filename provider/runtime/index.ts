@@ -10,7 +10,7 @@ import { resolveOptions } from "../../sdk/config";
 import { checkInputs, type CheckOutcome } from "../check";
 import { diffInputs, type DiffOutcome } from "../diff";
 import type { Credential } from "../config-keys";
-import type { ResourceKind } from "../spec";
+import { underCurrentNames, type ResourceKind } from "../spec";
 import { SPECS } from "../specs";
 import { sandboxHandlers } from "../resources/sandbox";
 import { templateHandlers } from "../resources/template";
@@ -49,7 +49,7 @@ function missingCredentials(kind: ResourceKind): { property: string; reason: str
 }
 
 export async function diff(kind: ResourceKind, _id: string, olds: Outputs, news: Inputs): Promise<DiffOutcome> {
-  return diffInputs(SPECS[kind], migrate(kind, olds ?? {}), news);
+  return diffInputs(SPECS[kind], migrate(kind, olds ?? {}), news ?? {});
 }
 
 /**
@@ -61,18 +61,18 @@ function plain<T>(value: T): T {
 }
 
 export async function create(kind: ResourceKind, inputs: Inputs) {
-  const { id, outs } = await handlersOf(kind).create(inputs);
-  return plain({ id, outs: stamped(outs) });
+  const { id, outs } = await handlersOf(kind).create(underCurrentNames(SPECS[kind], inputs));
+  return plain({ id, outs: stamped(kind, outs) });
 }
 
 export async function read(kind: ResourceKind, id: string, props: Outputs) {
   const found = await handlersOf(kind).read(id, migrate(kind, props ?? {}));
-  return plain(found.props ? { ...found, props: stamped(found.props) } : found);
+  return plain(found.props ? { ...found, props: stamped(kind, found.props) } : found);
 }
 
 export async function update(kind: ResourceKind, id: string, olds: Outputs, news: Inputs) {
-  const { outs } = await handlersOf(kind).update(id, migrate(kind, olds ?? {}), news);
-  return plain({ outs: stamped(outs) });
+  const { outs } = await handlersOf(kind).update(id, migrate(kind, olds ?? {}), underCurrentNames(SPECS[kind], news ?? {}));
+  return plain({ outs: stamped(kind, outs) });
 }
 
 export function remove(kind: ResourceKind, id: string, props: Outputs) {

@@ -3,7 +3,8 @@
  * code serves state that old code wrote: every stored shape is brought up to date here, in one place,
  * before any method reads it, and every result records the version that wrote it (`__version`).
  */
-import type { ResourceKind } from "../spec";
+import { underCurrentNames, type ResourceKind } from "../spec";
+import { SPECS } from "../specs";
 import type { Outputs } from "./handlers";
 
 /** The version of this package, as recorded in state. */
@@ -34,13 +35,21 @@ function older(a: string, b: string): boolean {
   return false;
 }
 
-/** Stored state (outputs, or the old inputs `check` sees) in today's shape. */
+/**
+ * Stored state (outputs, or the old inputs `check` sees) in today's shape: the migrations of the
+ * versions since it was written, then each deprecated input name read as its current one.
+ */
 export function migrate(kind: ResourceKind, state: Outputs): Outputs {
   const written = typeof state.__version === "string" ? state.__version : "0.0.0";
-  return MIGRATIONS.filter((m) => m.kind === kind && older(written, m.before)).reduce((s, m) => m.up(s), state);
+  const migrated = MIGRATIONS.filter((m) => m.kind === kind && older(written, m.before)).reduce((s, m) => m.up(s), state);
+  return underCurrentNames(SPECS[kind], migrated);
 }
 
-/** Outputs stamped with the version that wrote them. */
-export function stamped(outs: Outputs): Outputs {
-  return { ...outs, __version: VERSION };
+/**
+ * Outputs as state keeps them: stamped with the version that wrote them, and each deprecated input
+ * name echoing its current one, so a program that still reads `sandbox.timeout` gets the value.
+ */
+export function stamped(kind: ResourceKind, outs: Outputs): Outputs {
+  const echoes = Object.entries(SPECS[kind].renamed ?? {}).filter(([, current]) => outs[current] !== undefined);
+  return { ...outs, ...Object.fromEntries(echoes.map(([old, current]) => [old, outs[current]])), __version: VERSION };
 }

@@ -96,6 +96,11 @@ function resource(spec: ResourceSpec, types: ObjectTypes): ResourceSchema {
   const inputProperties = convert(inputs, types, (name) => flags(name, spec.secretInputs.includes(name)));
   const secretOut = new Set([...spec.secretInputs, ...spec.secretOutputs]);
   const outputOnly = convert(outputs, types, (name) => flags(name, secretOut.has(name)));
+  for (const [old, current] of Object.entries(spec.renamed ?? {})) {
+    const property = inputProperties[old];
+    if (!property) throw new Error(`renamed input "${old}" names no input of ${spec.kind}`);
+    property.deprecationMessage = `Use ${current}; ${old} is removed in 0.3.`;
+  }
   const echoed = Object.fromEntries(Object.entries(inputProperties).map(([name, p]) => [name, withoutDefault(p)]));
   for (const path of spec.replaceOnChanges) if (path.includes(".")) markNested(path, inputProperties, types.types);
 

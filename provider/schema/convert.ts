@@ -37,6 +37,8 @@ export interface PropertySpec extends TypeRef {
   replaceOnChanges?: boolean;
   /** Documents that the provider's own `diff` replaces the resource on a change. */
   willReplaceOnChanges?: boolean;
+  /** Set on a deprecated name: the SDK generators turn it into a deprecation warning. */
+  deprecationMessage?: string;
 }
 
 export interface ObjectTypeSpec {

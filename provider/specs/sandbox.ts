@@ -3,7 +3,7 @@
  *   create  GET /v2/sandboxes?metadata=<marker> (adopt what an interrupted run made), else POST /sandboxes;
  *           then each `provision` command through the in-sandbox process service (Start, streamed)
  *   read    GET /sandboxes/{id}                  (404 or expired: gone)
- *   update  `timeout`: POST /sandboxes/{id}/timeout (not while paused); `provision`: re-run it in the same
+ *   update  `timeoutSeconds`: POST /sandboxes/{id}/timeout (not while paused); `provision`: re-run it in the same
  *           sandbox (a change of `logging` or `onFailure` alone re-runs nothing)
  *   delete  DELETE /sandboxes/{id}               (404: already gone)
  * Replacement: every other input (the service cannot change a live sandbox), and `provision.triggers`.
@@ -55,11 +55,14 @@ const VolumeMount = z.strictObject({
     .describe("Absolute path in the sandbox where the volume appears."),
 });
 
+/** A sandbox's time to live, in seconds. */
+const Seconds = z.number({ error: "must be a number of seconds" }).int({ error: "must be a whole number of seconds" })
+  .min(1, { error: "must be greater than 0 (the service refuses 0)" }).max(86_400, { error: "must be at most 86400 (24 hours)" }).optional();
+
 export const SandboxInputs = z.strictObject({
   templateID: z.string({ error: "must be a string (a template ID or alias)" }).min(1, { error: "must not be empty" })
     .describe("Template (ID or alias) to create the sandbox from. Required."),
-  timeout: z.number({ error: "must be a number of seconds" }).int({ error: "must be a whole number of seconds" })
-    .min(1, { error: "must be greater than 0 (the service refuses 0)" }).max(86_400, { error: "must be at most 86400 (24 hours)" }).optional()
+  timeoutSeconds: Seconds
     .describe("Time to live in seconds, counted from creation (or from the last change of this value). Service default 15. Changed in place; removing it keeps the current deadline. On a paused sandbox a change is recorded and applies from its next resume."),
   autoPause: z.boolean({ error: "must be true or false" }).optional().describe("Pause instead of killing the sandbox when its timeout passes. Default false."),
   autoResume: z.strictObject({ enabled: z.boolean({ error: "must be true or false" }) }).optional()
@@ -79,6 +82,7 @@ export const SandboxInputs = z.strictObject({
     .describe("Volumes to mount, by name, at absolute paths."),
   provision: ProvisionInput.optional()
     .describe("Commands run inside the sandbox after it is created. A change re-runs them in the same sandbox; a change of `triggers` replaces the sandbox."),
+  timeout: Seconds.describe("Deprecated: the name of `timeoutSeconds` before 0.2, kept until 0.3. A value given here is taken as `timeoutSeconds`."),
 });
 
 
@@ -101,17 +105,18 @@ export const SandboxOutputs = z.object({
 export const sandboxSpec = defineSpec({
   kind: "Sandbox",
   description:
-    "A sandbox created from a template, optionally provisioned by commands. Sandboxes expire: after `timeout` " +
+    "A sandbox created from a template, optionally provisioned by commands. Sandboxes expire: after `timeoutSeconds` " +
     "seconds (service default 15) a sandbox is killed, or paused with `autoPause`. `pulumi refresh` then finds " +
     "an expired sandbox gone and the next `pulumi up` creates it again.",
   inputs: SandboxInputs,
   outputs: SandboxOutputs,
-  inPlace: ["timeout", "provision"],
+  inPlace: ["timeoutSeconds", "provision"],
   // How the output is shown, and what a failure does, change nothing already done: no re-run.
   localOnly: ["provision.logging", "provision.onFailure"],
   replaceWithin: ["provision.triggers"],
-  // Removing `timeout` keeps the sandbox's deadline: the service has no "unset", and its default (15 s) would be a fuse.
-  computed: ["timeout"],
+  // Removing `timeoutSeconds` keeps the sandbox's deadline: the service has no "unset", and its default (15 s) would be a fuse.
+  computed: ["timeoutSeconds"],
+  renamed: { timeout: "timeoutSeconds" },
   secretInputs: ["envVars", "provision"],
   secretOutputs: ["envVars", "provision", "provisionResults", "envdAccessToken", "trafficAccessToken"],
   credentials: ["apiKey"],

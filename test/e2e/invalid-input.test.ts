@@ -16,7 +16,7 @@ test("a zero sandbox timeout fails preview with the field's name, and the servic
   await s.ok("config", "set", "sandboxTimeout", "0");
   const preview = await s.pulumi("preview");
   expect(preview.code).not.toBe(0);
-  expect(preview.output).toContain("timeout: must be greater than 0 (the service refuses 0)");
+  expect(preview.output).toContain("timeoutSeconds: must be greater than 0 (the service refuses 0)");
   expect(s.emulator.calls()).toEqual([]);
 });
 

@@ -96,7 +96,7 @@ describe("lifecycle", () => {
     expect(res.outs).toMatchObject({ timeout: 600, provisioned: true });
     expectPlainJSON(res.outs);
     outs = res.outs;
-    inputs = { ...inputs, timeout: 600 };
+    inputs = { ...inputs, timeoutSeconds: 600 };
   });
 
   test("update of provision re-runs it in the same sandbox", async () => {

@@ -53,6 +53,16 @@ describe("check", () => {
     expect(out.__secrets).toEqual(["s3cr3t"]);
   });
 
+  test("a deprecated name (timeout) is taken as its current one (timeoutSeconds), and a failure names it as written", () => {
+    expect(checkInputs(sandboxSpec, {}, { templateID: "base", timeout: 60, __resource: key }).inputs).toMatchObject({ timeoutSeconds: 60 });
+    expect(checkInputs(sandboxSpec, {}, { templateID: "base", timeout: 60, __resource: key }).inputs).not.toHaveProperty("timeout");
+    expect(reasons(checkInputs(sandboxSpec, {}, { templateID: "base", timeout: 0 }))).toEqual(["timeout: must be greater than 0 (the service refuses 0)"]);
+    expect(reasons(checkInputs(sandboxSpec, {}, { templateID: "base", timeoutSeconds: 0 }))).toEqual(["timeoutSeconds: must be greater than 0 (the service refuses 0)"]);
+    expect(reasons(checkInputs(sandboxSpec, {}, { templateID: "base", timeout: 60, timeoutSeconds: 60 }))).toEqual([
+      "timeout: is the deprecated name of timeoutSeconds; give only timeoutSeconds",
+    ]);
+  });
+
   test("each failure names the field path and the rule", () => {
     const out = checkInputs(sandboxSpec, {}, {
       templateID: "base",
@@ -82,7 +92,7 @@ describe("check", () => {
   test("unknown values at preview skip only their own field", () => {
     const out = checkInputs(sandboxSpec, {}, { templateID: UNKNOWN, timeout: 30, metadata: { team: UNKNOWN } });
     expect(out.failures).toBeUndefined();
-    expect(out.inputs).toMatchObject({ templateID: UNKNOWN, timeout: 30, metadata: { team: UNKNOWN } });
+    expect(out.inputs).toMatchObject({ templateID: UNKNOWN, timeoutSeconds: 30, metadata: { team: UNKNOWN } });
     const bad = checkInputs(sandboxSpec, {}, { templateID: UNKNOWN, timeout: -5 });
     expect(reasons(bad)).toEqual(["timeout: must be greater than 0 (the service refuses 0)"]);
   });

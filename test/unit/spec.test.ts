@@ -6,7 +6,8 @@ const specs: ResourceSpec[] = KINDS.map((kind) => SPECS[kind]);
 const top = (path: string) => path.split(".")[0]!;
 
 describe.each(specs.map((s) => [s.kind, s] as const))("%s spec", (_kind, spec) => {
-  const inputs = Object.keys(spec.inputs.shape);
+  // A deprecated name (`renamed`) is read as its current one and never diffed: not an input of its own.
+  const inputs = Object.keys(spec.inputs.shape).filter((k) => !(k in (spec.renamed ?? {})));
 
   test("every input is in exactly one of replace, in-place and local", () => {
     const replace = spec.replaceOnChanges.filter((p) => !p.includes("."));
@@ -24,6 +25,13 @@ describe.each(specs.map((s) => [s.kind, s] as const))("%s spec", (_kind, spec) =
       expect(spec.inPlace, path).toContain(top(path));
       const field = path.split(".").slice(1).reduce<unknown>((schema, part) => getPath(schema, `def.innerType.def.shape.${part}`) ?? getPath(schema, `def.shape.${part}`), spec.inputs.shape[top(path)]);
       expect(field, `${spec.kind}.${path} names a field`).toBeDefined();
+    }
+  });
+
+  test("each deprecated name names an input of the shape, and the input that replaced it", () => {
+    for (const [old, current] of Object.entries(spec.renamed ?? {})) {
+      expect(Object.keys(spec.inputs.shape)).toContain(old);
+      expect(inputs).toContain(current);
     }
   });
 

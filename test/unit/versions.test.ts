@@ -24,13 +24,18 @@ describe("state written by older versions", () => {
   test("a volume recorded before 0.2 gains volumeID; newer state is left as it is", () => {
     const old = { name: "data", volumeId: "v-1", token: "t" };
     expect(migrate("Volume", old)).toEqual({ ...old, volumeID: "v-1" });
-    const current = stamped({ name: "data", volumeId: "v-1" });
+    const current = stamped("Volume", { name: "data", volumeId: "v-1" });
     expect(migrate("Volume", current)).toBe(current);
     expect(migrate("Sandbox", old)).toBe(old);
   });
 
+  test("a deprecated input name is read as its current one, and echoed in outputs for one release", () => {
+    expect(migrate("Sandbox", { templateID: "base", timeout: 60 })).toEqual({ templateID: "base", timeoutSeconds: 60 });
+    expect(stamped("Sandbox", { templateID: "base", timeoutSeconds: 60 })).toEqual({ templateID: "base", timeoutSeconds: 60, timeout: 60, __version: VERSION });
+  });
+
   test("every result records the version that wrote it", () => {
-    expect(stamped({ a: 1 })).toEqual({ a: 1, __version: VERSION });
+    expect(stamped("Volume", { a: 1 })).toEqual({ a: 1, __version: VERSION });
     expect(VERSION).toBe((require("../../package.json") as { version: string }).version);
   });
 });
