@@ -48,6 +48,9 @@ console.log(
     ...table("envd HTTP API (in-sandbox; its Connect services are compared by test/contract/protos.test.ts)", envd, "envd ", envdUnserved),
     "",
     ...table("Volume content API (on the platform's origin)", contractAt("volume-content.contract.json"), "", new Set()),
+    "",
+    "Answered but in no published spec (so not checked): " +
+      (Object.entries(report.outsidePaths ?? {}).map(([path, n]) => `\`${path}\` (${n})`).join(", ") || "none") + ".",
   ].join("\n"),
 );
 process.exit(status);

@@ -28,6 +28,8 @@ export interface RunReport {
   exchanges: number;
   /** Exchanges of paths the spec does not describe (our own extras, probes of unknown paths). */
   outsideSpec: number;
+  /** Those paths, IDs folded to `{id}`, with how many answers each got. */
+  outsidePaths: Record<string, number>;
   operations: Record<string, OperationUse>;
   violations: (Violation & { file: string })[];
 }
@@ -49,7 +51,7 @@ export function checkExchangeDir(dir: string, contract = loadContract()): RunRep
   // The platform's origin serves two specs: the platform API and the volume content API.
   const platform = [new ContractChecker(contract), new ContractChecker(loadContract(VOLUME_CONTENT_CONTRACT))];
   const envd = [new ContractChecker(loadContract(ENVD_HTTP_CONTRACT))];
-  const report: RunReport = { source: contract.source, exchanges: 0, outsideSpec: 0, operations: {}, violations: [] };
+  const report: RunReport = { source: contract.source, exchanges: 0, outsideSpec: 0, outsidePaths: {}, operations: {}, violations: [] };
   for (const line of readLines(dir)) {
     report.exchanges++;
     const prefix = line.area === "envd" ? ENVD_PREFIX : "";
@@ -57,6 +59,8 @@ export function checkExchangeDir(dir: string, contract = loadContract()): RunRep
     const found = checker?.operationOf(line.method, line.path);
     if (!checker || found === undefined) {
       report.outsideSpec++;
+      const key = `${prefix}${line.method} ${foldIDs(line.path)}`;
+      report.outsidePaths[key] = (report.outsidePaths[key] ?? 0) + 1;
       continue;
     }
     const operation = prefix + found;
@@ -73,6 +77,11 @@ export function checkExchangeDir(dir: string, contract = loadContract()): RunRep
     use.files.sort();
   }
   return report;
+}
+
+/** `/v2/sandboxes/i3k.../connect` → `/v2/sandboxes/{id}/connect`: sandbox IDs and UUIDs folded. */
+function foldIDs(path: string): string {
+  return path.replace(/\/(i[a-z0-9]{20}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?=\/|$)/gi, "/{id}");
 }
 
 function* readLines(dir: string): Generator<ExchangeLine> {
