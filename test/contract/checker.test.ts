@@ -95,6 +95,12 @@ describe("through a real emulator", () => {
       const report = checkExchangeDir(dir);
       expect(report.violations).toMatchObject([{ operation: "POST /sandboxes", status: 201, path: "/envdAccessToken", file: "(unknown)" }]);
       expect(report.operations["POST /sandboxes"]).toEqual({ statuses: [201], files: ["(unknown)"], notServed: false });
+      // envd's own HTTP answers are seen too, body included; the proxy's 502 for a stopped sandbox is not envd's.
+      const sandboxID = (seen[0]!.responseBody as { sandboxID: string }).sandboxID;
+      const envs = await fetch(`${emu.sandboxUrl}/envs`, { headers: { "e2b-sandbox-id": sandboxID } });
+      expect(envs.status).toBe(200);
+      await fetch(`${emu.sandboxUrl}/envs`, { headers: { "e2b-sandbox-id": "inot0running" } });
+      expect(seen.filter((e) => e.area === "envd")).toMatchObject([{ area: "envd", method: "GET", path: "/envs", status: 200, responseBody: {} }]);
     } finally {
       await emu.close();
       rmSync(dir, { recursive: true, force: true });
