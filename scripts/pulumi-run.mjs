@@ -25,13 +25,18 @@ export function pulumiEnv({ binDir, stateDir, extra = {} }) {
 
 /**
  * Runs `pulumi <args>` in `cwd`; resolves with its exit code and output (never rejects on a non-zero
- * exit: callers assert on it). `onOutput` sees the output as it comes.
+ * exit: callers assert on it). `onOutput` sees the output as it comes. With `timeoutMs`, a CLI still
+ * running then is killed and the call rejects naming the command and its output so far.
  */
-export function runPulumi(args, { cwd, env, onOutput, input }) {
+export function runPulumi(args, { cwd, env, onOutput, input, timeoutMs }) {
   return new Promise((resolve, reject) => {
     const child = spawn("pulumi", [...args, "--non-interactive"], { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
+    const timer = timeoutMs === undefined ? undefined : setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`pulumi ${args.join(" ")} was still running after ${timeoutMs} ms; killed. Output so far:\n${stdout}${stderr}`));
+    }, timeoutMs);
     child.stdout.on("data", (d) => {
       stdout += d;
       onOutput?.(String(d));
@@ -42,7 +47,10 @@ export function runPulumi(args, { cwd, env, onOutput, input }) {
     });
     child.stdin.end(input ?? "");
     child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr, output: stdout + stderr }));
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, output: stdout + stderr });
+    });
   });
 }
 

@@ -16,6 +16,9 @@ import { assertScannable, describeLeaks, filesUnder, findLeaks, type Place, type
 
 export const ROOT = join(__dirname, "..", "..");
 
+/** The longest any one CLI command of the suite may take (a fleet `up` under faults takes about a minute). */
+export const CLI_TIMEOUT_MS = 300_000;
+
 export interface CliResult {
   code: number;
   output: string;
@@ -81,7 +84,7 @@ export async function startStack(project: string, stack: string, emulatorOptions
   };
   let registered = 0;
   let current = stack;
-  const run = (args: string[]): Promise<CliResult> => runPulumi([...args, "--stack", current], { cwd, env });
+  const run = (args: string[]): Promise<CliResult> => runPulumi([...args, "--stack", current], { cwd, env, timeoutMs: CLI_TIMEOUT_MS });
   const pulumi = async (...args: string[]): Promise<CliResult> => {
     const res = await run(args);
     printed.push({ where: `the output of \`pulumi ${args.join(" ")}\``, text: res.output });
