@@ -8,19 +8,28 @@ import { dirname, join } from "node:path";
 /** Sandbox path of the default user's home. */
 export const HOME_PATH = "/home/user";
 
-/** Creates the root of a new sandbox and its mount links; returns the root directory. */
+/**
+ * Creates the root of a new sandbox and its mount links; returns the root directory. Mounts go
+ * shallowest first, so a volume at `/` becomes the root itself (a link to the volume: what the sandbox
+ * writes anywhere lands in the volume, home included, as with a root mount on the service), and
+ * deeper mounts are linked inside whatever holds their parent.
+ */
 export function createSandboxRoot(sandboxesDir: string, sandboxID: string, mounts: { path: string; hostDir: string }[]): string {
   const rootDir = join(sandboxesDir, sandboxID);
-  mkdirSync(join(rootDir, HOME_PATH), { recursive: true });
-  for (const mount of mounts) {
-    const link = join(rootDir, mount.path);
+  mkdirSync(sandboxesDir, { recursive: true });
+  const byDepth = [...mounts].sort((a, b) => depth(a.path) - depth(b.path));
+  for (const mount of byDepth) {
+    const link = mount.path === "/" ? rootDir : join(rootDir, mount.path);
     mkdirSync(dirname(link), { recursive: true });
-    // A mount may cover a directory the emulator just made (e.g. /home/user): the volume wins.
+    // A mount may cover a directory the emulator made (e.g. /home/user): the volume wins.
     rmSync(link, { recursive: true, force: true });
     symlinkSync(mount.hostDir, link, "dir");
   }
+  mkdirSync(join(rootDir, HOME_PATH), { recursive: true });
   return rootDir;
 }
+
+const depth = (path: string) => (path === "/" ? 0 : path.split("/").length);
 
 /** Removes a sandbox's root. Links are removed, never followed, so volume content stays. */
 export function removeSandboxRoot(rootDir: string): void {

@@ -74,6 +74,21 @@ describe("volume mounts", () => {
     expect(readFileSync(join(root2, "home/user/work/kept.txt"), "utf8")).toBe("hello");
   });
 
+  test("a volume at / is the sandbox's root (the service takes / as a clean absolute path); deleting the sandbox keeps it", async () => {
+    const volume = (await env.c.post("/volumes", { name: "rootvol" })).body;
+    await env.c.post("/volumes", { name: "inner" });
+    const made = await env.c.post("/sandboxes", { templateID: "base", volumeMounts: [{ name: "inner", path: "/srv" }, { name: "rootvol", path: "/" }] });
+    expect(made.status).toBe(201);
+    const root = env.emu.state.sandboxes().find((s) => s.sandboxID === made.body.sandboxID)!.rootDir;
+    const hostDir = join(env.emu.dataDir, "volumes", volume.volumeID);
+    expect(readlinkSync(root)).toBe(hostDir);
+    expect(lstatSync(join(root, "srv")).isSymbolicLink()).toBe(true);
+    expect(lstatSync(join(hostDir, "home", "user")).isDirectory()).toBe(true);
+    writeFileSync(join(root, "at-root.txt"), "root");
+    await env.c.del(`/sandboxes/${made.body.sandboxID}`);
+    expect(readFileSync(join(hostDir, "at-root.txt"), "utf8")).toBe("root");
+  });
+
   test("unknown volume → 400 naming the mount", async () => {
     const res = await env.c.post("/sandboxes", { templateID: "base", volumeMounts: [{ name: "ghost", path: "/data" }] });
     expect(res.status).toBe(400);
