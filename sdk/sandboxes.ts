@@ -23,6 +23,7 @@ import {
   SandboxDetail,
   SandboxLogs,
   SandboxMetrics,
+  type NetworkUpdate,
   type NewSandbox,
   type SandboxMetric,
   type SandboxState,
@@ -105,6 +106,16 @@ export class Sandboxes {
    */
   setTimeout(id: string, seconds: number, call?: CallOptions): Promise<void> {
     const op = { method: "POST", route: "/sandboxes/{id}/timeout", params: { id }, body: { timeout: seconds }, auth: "apiKey", idempotent: true } as const;
+    return this.http.callVoid(op, call);
+  }
+
+  /**
+   * Replaces the egress rules of a live sandbox (allowOut, denyOut, allow_internet_access); what is
+   * left out is cleared. Idempotent: the same body leaves the same rules.
+   * @throws `invalid_argument` for rules the service refuses; `conflict` while it is being paused or killed.
+   */
+  setNetwork(id: string, body: NetworkUpdate, call?: CallOptions): Promise<void> {
+    const op = { method: "PUT", route: "/sandboxes/{id}/network", params: { id }, body, auth: "apiKey", idempotent: true } as const;
     return this.http.callVoid(op, call);
   }
 

@@ -5,7 +5,7 @@
  * same on a re-run of an interrupted `up` and different for a replacement, so create first looks for a
  * sandbox with its marker and adopts it: a killed run or a lost answer never leaves a second sandbox.
  */
-import type { NewSandbox, Sandbox, SandboxDetail } from "../../sdk/schemas/sandboxes";
+import type { NetworkUpdate, NewSandbox, Sandbox, SandboxDetail } from "../../sdk/schemas/sandboxes";
 import { changedFields } from "../diff";
 import { sameValue } from "../spec";
 import type { ProvisionResult } from "../specs/provision";
@@ -55,6 +55,30 @@ export const NEW_SANDBOX: WireMap<SpecInputs<"Sandbox">, NewSandbox> = {
   volumeMounts: (volumeMounts) => ({ volumeMounts }),
   provision: "not sent: its commands run inside the sandbox once it exists",
 };
+
+/**
+ * PUT .../network replaces the egress rules whole, so each rule is sent as it should now be: a rule
+ * left out is sent empty, and internet access left out is the default, allowed.
+ */
+export const NETWORK_UPDATE: WireMap<SpecInputs<"Sandbox">, NetworkUpdate> = {
+  templateID: "not sent: fixed at creation",
+  timeoutSeconds: "not sent: POST .../timeout",
+  timeout: "not sent: the deprecated name of timeoutSeconds",
+  autoPause: "not sent: fixed at creation",
+  autoResume: "not sent: fixed at creation",
+  secure: "not sent: fixed at creation",
+  allowInternetAccess: (allow) => ({ allow_internet_access: allow }),
+  network: (network) => ({ allowOut: network.allowOut ?? [], denyOut: network.denyOut ?? [] }),
+  metadata: "not sent: fixed at creation",
+  envVars: "not sent: fixed at creation",
+  mcp: "not sent: fixed at creation",
+  volumeMounts: "not sent: fixed at creation",
+  provision: "not sent: run inside the sandbox",
+};
+
+function networkBody(inputs: Inputs): NetworkUpdate {
+  return { allowOut: [], denyOut: [], allow_internet_access: true, ...wireBody(NETWORK_UPDATE, inputs) };
+}
 
 function requestBody(inputs: Inputs): NewSandbox {
   return { ...wireBody(NEW_SANDBOX, inputs), templateID: inputs.templateID, metadata: { ...inputs.metadata, [MARKER_KEY]: markerOf(inputs) } };
@@ -146,6 +170,7 @@ export const sandboxHandlers: ResourceHandlers<"Sandbox"> = {
 
   async update(id, olds, news) {
     const changed = new Set(changedFields(sandboxSpec, olds, news));
+    if (changed.has("network") || changed.has("allowInternetAccess")) await platform().sandboxes.setNetwork(id, networkBody(news));
     if (changed.has("timeoutSeconds") && news.timeoutSeconds !== undefined) await applyTimeout(id, news.timeoutSeconds, logFor(news, olds));
     let outs: State = { ...olds, ...news };
     if (changed.has("provision") || olds.provisioned === false) {

@@ -3,10 +3,12 @@
  *   create  GET /v2/sandboxes?metadata=<marker> (adopt what an interrupted run made), else POST /sandboxes;
  *           then each `provision` command through the in-sandbox process service (Start, streamed)
  *   read    GET /sandboxes/{id}                  (404 or expired: gone)
- *   update  `timeoutSeconds`: POST /sandboxes/{id}/timeout (not while paused); `provision`: re-run it in the same
+ *   update  `network` egress (allowOut, denyOut) and `allowInternetAccess`: PUT /sandboxes/{id}/network;
+ *           `timeoutSeconds`: POST /sandboxes/{id}/timeout (not while paused); `provision`: re-run it in the same
  *           sandbox (a change of `logging` or `onFailure` alone re-runs nothing)
  *   delete  DELETE /sandboxes/{id}               (404: already gone)
- * Replacement: every other input (the service cannot change a live sandbox), and `provision.triggers`.
+ * Replacement: every other input (the service cannot change a live sandbox), `provision.triggers`,
+ *   and `network.allowPublicTraffic` / `network.maskRequestHost` (ingress is fixed at creation).
  */
 import { z } from "zod";
 import { defineSpec } from "../spec";
@@ -110,10 +112,12 @@ export const sandboxSpec = defineSpec({
     "an expired sandbox gone and the next `pulumi up` creates it again.",
   inputs: SandboxInputs,
   outputs: SandboxOutputs,
-  inPlace: ["timeoutSeconds", "provision"],
+  // The egress rules (and allowInternetAccess, which is denyOut 0.0.0.0/0) change in place: one PUT .../network.
+  inPlace: ["timeoutSeconds", "provision", "network", "allowInternetAccess"],
   // How the output is shown, and what a failure does, change nothing already done: no re-run.
   localOnly: ["provision.logging", "provision.onFailure"],
-  replaceWithin: ["provision.triggers"],
+  // Ingress is fixed at creation: the service has no call that changes it.
+  replaceWithin: ["provision.triggers", "network.allowPublicTraffic", "network.maskRequestHost"],
   // Removing `timeoutSeconds` keeps the sandbox's deadline: the service has no "unset", and its default (15 s) would be a fuse.
   computed: ["timeoutSeconds"],
   renamed: { timeout: "timeoutSeconds" },

@@ -17,6 +17,17 @@ export const Network = z.object({
 });
 export type Network = z.infer<typeof Network>;
 
+/**
+ * Body of PUT /sandboxes/{id}/network: the egress rules of a running sandbox, replaced whole. Ingress
+ * (allowPublicTraffic, maskRequestHost) is fixed at creation.
+ */
+export const NetworkUpdate = z.object({
+  allowOut: z.array(z.string()).optional(),
+  denyOut: z.array(z.string()).optional(),
+  allow_internet_access: z.boolean().optional(),
+});
+export type NetworkUpdate = z.infer<typeof NetworkUpdate>;
+
 /** A volume (by name) mounted at an absolute, clean path. */
 export const VolumeMount = z.object({ name: z.string(), path: z.string() });
 export type VolumeMount = z.infer<typeof VolumeMount>;

@@ -7,7 +7,7 @@
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { inventoryOfStack, ROOT, startStack, type E2eStack } from "./harness";
+import { callsSince, inventoryOfStack, lastSeq, ROOT, startStack, type E2eStack } from "./harness";
 
 let s: E2eStack;
 const FIXTURE = join(ROOT, "test", "e2e", "fixtures", "state-safety");
@@ -85,6 +85,16 @@ describe("state you can trust, on the real engine", () => {
     expect(await plan()).toEqual({ tpl: "update" });
     await s.ok("up", "--yes");
     expect(await ids()).toEqual(before);
+  });
+
+  test("an egress change: preview plans a Sandbox update; up makes it with one PUT, same sandbox", async () => {
+    const before = await ids();
+    await s.ok("config", "set", "denyOut", "192.168.0.0/16");
+    expect(await plan()).toEqual({ box: "update" });
+    const since = lastSeq(s.emulator);
+    await s.ok("up", "--yes");
+    expect(await ids()).toEqual(before);
+    expect(callsSince(s.emulator, since).filter((c) => !c.startsWith("GET"))).toEqual([`PUT /sandboxes/${before.sandboxID}/network`]);
   });
 
   test("a stack rename changes nothing", async () => {

@@ -105,4 +105,19 @@ describe("state", () => {
     expect(log()).toContain(`sandbox ${id} is paused: timeout 900 s is recorded and applies from its next resume`);
     await runtime.remove("Sandbox", id, updated.outs);
   });
+
+  test("an egress change is one PUT .../network with the whole rule set; the sandbox stays", async () => {
+    const inputs = await checked("Sandbox", { templateID: "base", network: { denyOut: ["10.0.0.0/8"] }, __resource: "proj/dev/egress" });
+    const { id, outs } = await runtime.create("Sandbox", inputs);
+    const since = lastSeq(emu());
+    const news = await checked("Sandbox", { templateID: "base", network: { allowOut: ["example.com"], denyOut: ["0.0.0.0/0"] }, __resource: "proj/dev/egress" }, outs);
+    expect(await runtime.diff("Sandbox", id, outs, news)).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
+    const updated = await runtime.update("Sandbox", id, outs, news);
+    expect(updated.outs).toMatchObject({ sandboxID: id, network: { allowOut: ["example.com"], denyOut: ["0.0.0.0/0"] } });
+    const writes = emu().calls(since).filter((c) => c.method !== "GET");
+    expect(writes.map((c) => `${c.method} ${c.path}`)).toEqual([`PUT /sandboxes/${id}/network`]);
+    const detail = (await (await rest(emu(), "GET", `/sandboxes/${id}`)).json()) as { network?: { allowOut?: string[]; denyOut?: string[] } };
+    expect(detail.network).toMatchObject({ allowOut: ["example.com"], denyOut: ["0.0.0.0/0"] });
+    await runtime.remove("Sandbox", id, updated.outs);
+  });
 });

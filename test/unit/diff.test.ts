@@ -69,4 +69,12 @@ describe("diff", () => {
   test("removing timeout keeps the sandbox's deadline: no change", () => {
     expect(diffInputs(sandboxSpec, { templateID: "base", timeout: 600 }, { templateID: "base" }).changes).toBe(false);
   });
+
+  test("network: egress rules and internet access change in place; ingress replaces", () => {
+    const sb = { templateID: "base", secure: true, network: { allowPublicTraffic: false, denyOut: ["10.0.0.0/8"] } };
+    expect(diffInputs(sandboxSpec, sb, { ...sb, network: { ...sb.network, denyOut: ["0.0.0.0/0"] } })).toMatchObject({ changes: true, replaces: [] });
+    expect(diffInputs(sandboxSpec, sb, { ...sb, allowInternetAccess: false })).toMatchObject({ changes: true, replaces: [] });
+    expect(diffInputs(sandboxSpec, sb, { ...sb, network: { ...sb.network, allowPublicTraffic: true } }).replaces).toEqual(["network.allowPublicTraffic"]);
+    expect(diffInputs(sandboxSpec, sb, { ...sb, network: { ...sb.network, maskRequestHost: "x.test" } }).replaces).toEqual(["network.maskRequestHost"]);
+  });
 });
