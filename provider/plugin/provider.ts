@@ -1,0 +1,83 @@
+/**
+ * The native plugin's front end: `@pulumi/pulumi/provider`'s Provider mapped onto the runtime
+ * (../runtime/index.ts), the same code the dynamic provider runs. Each method translates the engine's
+ * request (./adapter.ts) and the runtime's answer, and does nothing else.
+ */
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import type { Provider } from "@pulumi/pulumi/provider";
+import * as runtime from "../runtime/index";
+import { VERSION } from "../runtime/migrate";
+import { fromRuntime, importedInputs, kindOf, toRuntime } from "./adapter";
+
+type Obj = Record<string, unknown>;
+
+/** The package root, found the way the runtime finds its version (by the package's own name). */
+const ROOT = dirname(require.resolve("pulumi-sandbox/package.json"));
+
+export const plugin: Provider = {
+  version: VERSION,
+
+  // schema.json is generated from the specs (`npm run gen`); the plugin serves it as it is.
+  getSchema: async () => readFileSync(join(ROOT, "schema.json"), "utf8"),
+
+  async check(urn, olds, news) {
+    const kind = kindOf(urn);
+    const given = toRuntime(news);
+    // The URN is the resource key: the runtime keeps the stored one after the first create.
+    const outcome = await runtime.check(kind, toRuntime(olds).values, { ...given.values, __resource: urn });
+    return outcome.inputs ? { inputs: fromRuntime(kind, outcome.inputs, given.secretKeys) } : { failures: outcome.failures ?? [] };
+  },
+
+  async diff(id, urn, olds, news) {
+    return runtime.diff(kindOf(urn), id, toRuntime(olds).values, toRuntime(news).values);
+  },
+
+  async create(urn, inputs) {
+    const kind = kindOf(urn);
+    const given = toRuntime(inputs);
+    const { id, outs } = await partial(kind, given.secretKeys, () => runtime.create(kind, given.values));
+    return { id, outs: fromRuntime(kind, outs, given.secretKeys) };
+  },
+
+  async read(id, urn, props) {
+    const kind = kindOf(urn);
+    const stored = toRuntime(props);
+    const found = await runtime.read(kind, id, stored.values);
+    if (!found.id || !found.props) return { id: "", props: {} }; // gone
+    const outs = fromRuntime(kind, found.props, stored.secretKeys);
+    // No stored state: an import (or a get). The engine needs the inputs that would make this resource.
+    const isImport = Object.keys(stored.values).length === 0;
+    return isImport ? { id: found.id, props: outs, inputs: importedInputs(kind, found.props) } : { id: found.id, props: outs };
+  },
+
+  async update(id, urn, olds, news) {
+    const kind = kindOf(urn);
+    const given = toRuntime(news);
+    const { outs } = await partial(kind, given.secretKeys, () => runtime.update(kind, id, toRuntime(olds).values, given.values));
+    return { outs: fromRuntime(kind, outs, given.secretKeys) };
+  },
+
+  async delete(id, urn, props) {
+    await runtime.remove(kindOf(urn), id, toRuntime(props).values);
+  },
+};
+
+/**
+ * A create or update that failed after the resource exists throws an error carrying `id` and
+ * `properties` (../runtime/partial.ts); the server sends those to the engine as they are, so their
+ * secrets are wrapped here like any other result's.
+ */
+async function partial<T>(kind: Parameters<typeof fromRuntime>[0], secretKeys: Set<string>, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    const e = err as { id?: string; properties?: Obj };
+    if (e && typeof e.id === "string" && e.properties) e.properties = fromRuntime(kind, withoutProvider(e.properties), secretKeys);
+    throw err;
+  }
+}
+
+function withoutProvider({ __provider: _none, ...rest }: Obj): Obj {
+  return rest;
+}

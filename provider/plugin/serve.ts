@@ -1,0 +1,84 @@
+/**
+ * Starts the plugin: `@pulumi/pulumi/provider`'s gRPC server around ./provider.ts.
+ *
+ * That server answers Configure itself and drops the request: a Provider has no configure method
+ * (@pulumi/pulumi 3.259, provider/server.js). The provider's config (`sandbox:apiKey`, ...) arrives only
+ * there, so its Configure is wrapped once, at the one place the server is assembled (`addService`),
+ * to hand the request's variables to the runtime's `configure` first; the answer stays the server's.
+ *
+ * The server also reads every request's property structs without asking whether they were sent, and
+ * the engine's import sends a Read with none (the resource has no state yet): the call then fails with
+ * "Cannot read properties of undefined (reading 'toJavaScript')". Absent structs are made empty ones.
+ *
+ * That answer accepts secrets, and this plugin keeps it: with secrets accepted the engine sends each
+ * secret wrapped, so the plugin knows exactly which values a program marked secret, in any language,
+ * and the runtime hides them from logs. Refusing them would strip the marks (the engine would only
+ * re-mark outputs named like secret inputs) and leave the logs nothing to redact but the spec's own
+ * secret fields. The price is that the plugin must wrap secrets again itself (./adapter.ts).
+ */
+import { dirname } from "node:path";
+import { main } from "@pulumi/pulumi/provider";
+import * as runtime from "../runtime/index";
+import { plugin } from "./provider";
+
+interface ConfigureCall {
+  request: { getVariablesMap(): { forEach(fn: (value: string, key: string) => void): void } };
+}
+type Method = (call: { request: Record<string, unknown> }, callback: unknown) => void;
+type Implementation = Record<string, Method> & { configure(call: ConfigureCall, callback: unknown): void };
+interface GrpcServer {
+  prototype: { addService(service: unknown, implementation: Implementation): void };
+}
+
+/**
+ * The engine sends `variables` keyed `<package>:config:<key>` with secrets in plaintext; the runtime
+ * reads the stack-config spelling (`sandbox:apiKey`, ../config-keys.ts).
+ */
+export function configSource(call: ConfigureCall): { get(key: string): string | undefined } {
+  const values = new Map<string, string>();
+  call.request.getVariablesMap().forEach((value, key) => values.set(key.replace(/^([^:]+):config:/, "$1:"), value));
+  return { get: (key) => values.get(key) };
+}
+
+/** The resource methods, and the property structs of their requests (`getOlds` ... `setOlds`). */
+const STRUCTS: Record<string, string[]> = {
+  check: ["Olds", "News"],
+  diff: ["Olds", "News"],
+  create: ["Properties"],
+  read: ["Properties"],
+  update: ["Olds", "News"],
+  delete: ["Properties"],
+};
+
+/** A package as @pulumi/pulumi itself loads it: its server is built from these very classes. */
+function likePulumi<T>(id: string): T {
+  return require(require.resolve(id, { paths: [dirname(require.resolve("@pulumi/pulumi/package.json"))] })) as T;
+}
+
+export async function serve(args: string[]): Promise<void> {
+  const { Server } = likePulumi<{ Server: GrpcServer }>("@grpc/grpc-js");
+  const { Struct } = likePulumi<{ Struct: new () => unknown }>("google-protobuf/google/protobuf/struct_pb");
+  const addService = Server.prototype.addService;
+  Server.prototype.addService = function (service, implementation) {
+    const wrapped = Object.create(implementation) as Implementation;
+    wrapped.configure = (call, callback) => {
+      runtime.configure({ config: configSource(call) });
+      implementation.configure(call, callback);
+    };
+    for (const [method, fields] of Object.entries(STRUCTS)) {
+      wrapped[method] = (call, callback) => {
+        for (const field of fields) {
+          const request = call.request as Record<string, (value?: unknown) => unknown>;
+          if (request[`get${field}`]?.() === undefined) request[`set${field}`]?.(new Struct());
+        }
+        implementation[method]!(call, callback);
+      };
+    }
+    addService.call(this, service, wrapped);
+  };
+  try {
+    await main(plugin, args);
+  } finally {
+    Server.prototype.addService = addService;
+  }
+}

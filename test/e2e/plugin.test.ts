@@ -1,0 +1,94 @@
+/**
+ * The native provider plugin (bin/pulumi-resource-sandbox) through the real engine against the
+ * emulator: resources registered by type token (`sandbox:index:Volume`), served by the same runtime as
+ * the dynamic provider, found by the engine through `plugins.providers` in the fixture's Pulumi.yaml.
+ * Tests in this file share one stack and run in order.
+ */
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { PlatformClient } from "../../sdk/client";
+import { callsSince, inventoryOfStack, lastSeq, ROOT, startStack, type E2eStack } from "./harness";
+
+let s: E2eStack;
+const token = "e2e-plugin-token-5b8e21f0";
+
+beforeAll(async () => {
+  s = await startStack(join(ROOT, "test", "e2e", "fixtures", "plugin"), "e2e-plugin");
+  s.secret(token, "the fixture's token (envVars.TOKEN)");
+  await s.ok("config", "set", "--secret", "token", token);
+}, 300_000);
+
+afterAll(async () => {
+  await s?.close();
+});
+
+type StateResource = { type: string; urn: string; inputs?: Record<string, unknown>; outputs?: Record<string, unknown> };
+async function resources(): Promise<StateResource[]> {
+  return (JSON.parse(await s.exported()) as { deployment: { resources: StateResource[] } }).deployment.resources;
+}
+
+describe("the native plugin on the real engine", () => {
+  test("up creates a Volume and a Sandbox mounting it, through the plugin", async () => {
+    const up = await s.ok("up", "--yes", "--skip-preview");
+    expect(up.output).toMatch(/\+ 3 created/);
+    const out = await s.outputs();
+    const inv = inventoryOfStack(s.emulator);
+    expect(inv.volumes.map((v) => [v.volumeID, v.name])).toEqual([[out.volumeID, "plugin-data"]]);
+    expect(inv.sandboxes.map((x) => x.sandboxID)).toEqual([out.sandboxID]);
+    expect(inv.sandboxes[0]?.metadata).toMatchObject({ team: "plugin", "pulumi-sandbox.resource": "urn:pulumi:e2e-plugin::plugin::sandbox:index:Sandbox::box#0" });
+    expect(out.envdVersion).toEqual(expect.any(String));
+  });
+
+  test("state names the plugin's provider and holds no __provider; secrets stay secret", async () => {
+    const state = await resources();
+    expect(state.map((r) => r.type)).toEqual(["pulumi:pulumi:Stack", "pulumi:providers:sandbox", "sandbox:index:Volume", "sandbox:index:Sandbox"]);
+    for (const r of state) expect(Object.keys({ ...r.inputs, ...r.outputs })).not.toContain("__provider");
+    const [volume, box] = [state[2]!, state[3]!];
+    // Secret inputs and outputs arrive and leave wrapped: the program's envVars, the spec's token.
+    expect(box.inputs?.envVars).toMatchObject({ ciphertext: expect.any(String) });
+    expect(box.outputs?.envVars).toMatchObject({ ciphertext: expect.any(String) });
+    expect(volume.outputs?.token).toMatchObject({ ciphertext: expect.any(String) });
+    // `__secrets` is derived again on every request, never stored.
+    expect(Object.keys({ ...box.inputs, ...box.outputs })).not.toContain("__secrets");
+  });
+
+  test("a second up changes nothing and sends the service nothing", async () => {
+    const since = lastSeq(s.emulator);
+    const up = await s.ok("up", "--yes", "--skip-preview");
+    expect(up.output).toMatch(/3 unchanged/);
+    expect(callsSince(s.emulator, since)).toEqual([]);
+  });
+
+  test("a new timeoutSeconds updates the sandbox in place", async () => {
+    const before = await s.outputs();
+    await s.ok("config", "set", "timeoutSeconds", "900");
+    const up = await s.ok("up", "--yes", "--skip-preview");
+    expect(up.output).toMatch(/~ 1 updated/);
+    expect((await s.outputs()).sandboxID).toBe(before.sandboxID);
+  });
+
+  test("pulumi import reads a volume made outside Pulumi through the plugin; declaring it then changes nothing", async () => {
+    const client = new PlatformClient({ apiUrl: s.emulator.apiUrl, apiKey: s.emulator.apiKey });
+    const made = await client.volumes.create({ name: "outside" });
+    const imported = await s.ok("import", "sandbox:index:Volume", "outside", made.volumeID, "--yes", "--protect=false", "--generate-code=false");
+    expect(imported.output).toMatch(/= 1 imported/);
+    const volume = (await resources()).find((r) => r.urn.endsWith("::outside"));
+    expect(volume?.inputs).toEqual({ name: "outside" });
+    expect(volume?.outputs).toMatchObject({ volumeID: made.volumeID, name: "outside", token: { ciphertext: expect.any(String) } });
+    await s.ok("config", "set", "adopt", "outside");
+    const preview = await s.pulumi("preview", "--expect-no-changes");
+    expect(preview.code, preview.output).toBe(0);
+  });
+
+  test("refresh finds no drift", async () => {
+    await s.ok("refresh", "--yes", "--skip-preview");
+    const preview = await s.pulumi("preview", "--expect-no-changes");
+    expect(preview.code, preview.output).toBe(0);
+  });
+
+  test("destroy empties the emulator", async () => {
+    const down = await s.ok("destroy", "--yes", "--skip-preview");
+    expect(down.output).toMatch(/- 4 deleted/);
+    expect(inventoryOfStack(s.emulator)).toEqual({ sandboxes: [], volumes: [], templates: [] });
+  });
+});
