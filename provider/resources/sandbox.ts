@@ -54,6 +54,7 @@ export const NEW_SANDBOX: WireMap<SpecInputs<"Sandbox">, NewSandbox> = {
   mcp: (mcp) => ({ mcp }),
   volumeMounts: (volumeMounts) => ({ volumeMounts }),
   provision: "not sent: its commands run inside the sandbox once it exists",
+  state: "not sent: a sandbox is made running; paused, it is paused after its provisioning",
 };
 
 /**
@@ -74,6 +75,7 @@ export const NETWORK_UPDATE: WireMap<SpecInputs<"Sandbox">, NetworkUpdate> = {
   mcp: "not sent: fixed at creation",
   volumeMounts: "not sent: fixed at creation",
   provision: "not sent: run inside the sandbox",
+  state: "not sent: POST .../pause or .../connect",
 };
 
 function networkBody(inputs: Inputs): NetworkUpdate {
@@ -133,6 +135,19 @@ async function applyTimeout(id: string, seconds: number, log: (line: string) => 
   await sandboxes.setTimeout(id, seconds);
 }
 
+/**
+ * Brings the sandbox to `state`. A resume (connect) sets the deadline anew, to `timeout` seconds;
+ * a pause keeps memory and files. Either is a no-op when the sandbox is already there.
+ */
+async function applyState(id: string, state: "running" | "paused", timeout: number, log: (line: string) => void): Promise<void> {
+  const { sandboxes } = platform();
+  const now = (await sandboxes.get(id)).state;
+  if (now === state) return;
+  log(state === "paused" ? `pausing sandbox ${id}` : `resuming sandbox ${id} for ${timeout} s`);
+  if (state === "paused") await sandboxes.pause(id);
+  else await sandboxes.connect(id, { timeout });
+}
+
 export const sandboxHandlers: ResourceHandlers<"Sandbox"> = {
   async create(inputs) {
     const { sandboxes } = platform();
@@ -144,6 +159,7 @@ export const sandboxHandlers: ResourceHandlers<"Sandbox"> = {
     const id = made.sandboxID;
     const tokens = { envdAccessToken: made.envdAccessToken ?? null, trafficAccessToken: made.trafficAccessToken ?? null };
     const { failure, ...provisioned } = await provisionIn(id, inputs, tokens);
+    if (!failure && inputs.state === "paused") await applyState(id, "paused", timeout, logFor(inputs, tokens));
     const outs: State = { ...inputs, ...fromDetail(await sandboxes.get(id)), ...tokens, ...provisioned };
     if (!failure) return { id, outs };
     if (inputs.provision?.onFailure === "delete") {
@@ -170,14 +186,20 @@ export const sandboxHandlers: ResourceHandlers<"Sandbox"> = {
 
   async update(id, olds, news) {
     const changed = new Set(changedFields(sandboxSpec, olds, news));
+    const log = logFor(news, olds);
+    const timeout = news.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
+    const reprovision = changed.has("provision") || olds.provisioned === false;
+    // Resumed first when it is to run, or to run its provisioning again (a paused sandbox runs nothing).
+    if (news.state === "running" || (reprovision && news.provision)) await applyState(id, "running", timeout, log);
     if (changed.has("network") || changed.has("allowInternetAccess")) await platform().sandboxes.setNetwork(id, networkBody(news));
-    if (changed.has("timeoutSeconds") && news.timeoutSeconds !== undefined) await applyTimeout(id, news.timeoutSeconds, logFor(news, olds));
+    if (changed.has("timeoutSeconds") && news.timeoutSeconds !== undefined) await applyTimeout(id, news.timeoutSeconds, log);
     let outs: State = { ...olds, ...news };
-    if (changed.has("provision") || olds.provisioned === false) {
+    if (reprovision) {
       const { failure, ...provisioned } = await provisionIn(id, news, olds);
       outs = { ...outs, ...provisioned };
       if (failure) throw new PartialCreateError(`Sandbox ${id}: ${failure}\nThe next \`pulumi up\` runs the provisioning again.`, id, outs, news.__provider);
     }
+    if (news.state === "paused") await applyState(id, "paused", timeout, log);
     return { outs: { ...outs, ...fromDetail(await platform().sandboxes.get(id)) } };
   },
 

@@ -3,7 +3,8 @@
  *   create  GET /v2/sandboxes?metadata=<marker> (adopt what an interrupted run made), else POST /sandboxes;
  *           then each `provision` command through the in-sandbox process service (Start, streamed)
  *   read    GET /sandboxes/{id}                  (404 or expired: gone)
- *   update  `network` egress (allowOut, denyOut) and `allowInternetAccess`: PUT /sandboxes/{id}/network;
+ *   update  `state`: POST /sandboxes/{id}/pause, or POST /sandboxes/{id}/connect to resume;
+ *           `network` egress (allowOut, denyOut) and `allowInternetAccess`: PUT /sandboxes/{id}/network;
  *           `timeoutSeconds`: POST /sandboxes/{id}/timeout (not while paused); `provision`: re-run it in the same
  *           sandbox (a change of `logging` or `onFailure` alone re-runs nothing)
  *   delete  DELETE /sandboxes/{id}               (404: already gone)
@@ -84,6 +85,8 @@ export const SandboxInputs = z.strictObject({
     .describe("Volumes to mount, by name, at absolute paths."),
   provision: ProvisionInput.optional()
     .describe("Commands run inside the sandbox after it is created. A change re-runs them in the same sandbox; a change of `triggers` replaces the sandbox."),
+  state: z.enum(["running", "paused"], { error: "must be \"running\" or \"paused\"" }).optional()
+    .describe("The state to keep the sandbox in: `paused` pauses it (POST .../pause; memory and files are kept), `running` resumes it (POST .../connect). Left out, the service's own pauses (autoPause) are left alone; set, `pulumi refresh` shows them as drift and the next `up` resumes it."),
   timeout: Seconds.describe("Deprecated: the name of `timeoutSeconds` before 0.2, kept until 0.3. A value given here is taken as `timeoutSeconds`."),
 });
 
@@ -113,13 +116,13 @@ export const sandboxSpec = defineSpec({
   inputs: SandboxInputs,
   outputs: SandboxOutputs,
   // The egress rules (and allowInternetAccess, which is denyOut 0.0.0.0/0) change in place: one PUT .../network.
-  inPlace: ["timeoutSeconds", "provision", "network", "allowInternetAccess"],
+  inPlace: ["timeoutSeconds", "provision", "network", "allowInternetAccess", "state"],
   // How the output is shown, and what a failure does, change nothing already done: no re-run.
   localOnly: ["provision.logging", "provision.onFailure"],
   // Ingress is fixed at creation: the service has no call that changes it.
   replaceWithin: ["provision.triggers", "network.allowPublicTraffic", "network.maskRequestHost"],
   // Removing `timeoutSeconds` keeps the sandbox's deadline: the service has no "unset", and its default (15 s) would be a fuse.
-  computed: ["timeoutSeconds"],
+  computed: ["timeoutSeconds", "state"],
   renamed: { timeout: "timeoutSeconds" },
   secretInputs: ["envVars", "provision"],
   secretOutputs: ["envVars", "provision", "provisionResults", "envdAccessToken", "trafficAccessToken"],

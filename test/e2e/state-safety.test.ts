@@ -97,6 +97,20 @@ describe("state you can trust, on the real engine", () => {
     expect(callsSince(s.emulator, since).filter((c) => !c.startsWith("GET"))).toEqual([`PUT /sandboxes/${before.sandboxID}/network`]);
   });
 
+  test("state paused, then running: each an in-place update of one call, the same sandbox", async () => {
+    const before = await ids();
+    for (const [state, call] of [["paused", "pause"], ["running", "connect"]] as const) {
+      await s.ok("config", "set", "state", state);
+      expect(await plan(), state).toEqual({ box: "update" });
+      const since = lastSeq(s.emulator);
+      await s.ok("up", "--yes");
+      expect(callsSince(s.emulator, since).filter((c) => !c.startsWith("GET")), state).toEqual([`POST /sandboxes/${before.sandboxID}/${call}`]);
+      expect(s.emulator.state.sandboxes().map((x) => [x.sandboxID, x.state])).toEqual([[before.sandboxID, state]]);
+    }
+    await s.ok("config", "rm", "state");
+    expect(await plan()).toEqual({});
+  });
+
   test("a stack rename changes nothing", async () => {
     await s.renameStack("e2e-state-renamed");
     const preview = await s.pulumi("preview", "--expect-no-changes");

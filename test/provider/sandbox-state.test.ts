@@ -120,4 +120,44 @@ describe("state", () => {
     expect(detail.network).toMatchObject({ allowOut: ["example.com"], denyOut: ["0.0.0.0/0"] });
     await runtime.remove("Sandbox", id, updated.outs);
   });
+
+  test("state: paused pauses it, running resumes it, in place; a pause made elsewhere shows on read", async () => {
+    const key = "proj/dev/pausable";
+    const inputs = await checked("Sandbox", { templateID: "base", timeoutSeconds: 300, __resource: key });
+    const { id, outs } = await runtime.create("Sandbox", inputs);
+    const writes = (since: number) => emu().calls(since).filter((c) => c.method !== "GET").map((c) => `${c.method} ${c.path}`);
+
+    const paused = await checked("Sandbox", { templateID: "base", timeoutSeconds: 300, state: "paused", __resource: key }, outs);
+    expect(await runtime.diff("Sandbox", id, outs, paused)).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
+    let since = lastSeq(emu());
+    const afterPause = (await runtime.update("Sandbox", id, outs, paused)).outs;
+    expect(writes(since)).toEqual([`POST /sandboxes/${id}/pause`]);
+    expect(afterPause).toMatchObject({ sandboxID: id, state: "paused" });
+
+    const running = await checked("Sandbox", { templateID: "base", timeoutSeconds: 300, state: "running", __resource: key }, afterPause);
+    since = lastSeq(emu());
+    const afterResume = (await runtime.update("Sandbox", id, afterPause, running)).outs;
+    expect(writes(since)).toEqual([`POST /sandboxes/${id}/connect`]);
+    expect(afterResume).toMatchObject({ sandboxID: id, state: "running" });
+
+    // The service pausing it on its own (autoPause) is drift of `state`, not a sandbox gone.
+    expect((await rest(emu(), "POST", `/sandboxes/${id}/pause`)).status).toBe(204);
+    const read = await runtime.read("Sandbox", id, afterResume);
+    expect(read).toMatchObject({ id, props: { state: "paused" } });
+    expect(await runtime.diff("Sandbox", id, read.props!, running)).toMatchObject({ changes: true, replaces: [] });
+    // Left out, the service's own pause is no change.
+    expect(await runtime.diff("Sandbox", id, read.props!, inputs)).toMatchObject({ changes: false });
+    await runtime.remove("Sandbox", id, read.props!);
+  });
+
+  test("a paused sandbox is resumed before its provisioning runs again", async () => {
+    const key = "proj/dev/resume-to-provision";
+    const inputs = await checked("Sandbox", { templateID: "base", provision: { commands: [{ command: "echo first" }] }, __resource: key });
+    const { id, outs } = await runtime.create("Sandbox", inputs);
+    expect((await rest(emu(), "POST", `/sandboxes/${id}/pause`)).status).toBe(204);
+    const news = await checked("Sandbox", { templateID: "base", provision: { commands: [{ command: "echo second" }] }, __resource: key }, outs);
+    const { outs: after } = await runtime.update("Sandbox", id, { ...outs, state: "paused" }, news);
+    expect(after).toMatchObject({ state: "running", provisioned: true, provisionResults: [{ stdoutTail: "second\n" }] });
+    await runtime.remove("Sandbox", id, after);
+  });
 });
