@@ -2,6 +2,7 @@
 // `npm run gen`: regenerates every generated file of the project from its source of truth.
 //   proto/*.proto            -> sdk/gen/**/*_pb.ts       (protoc-gen-es through buf, all local)
 //   provider specs (zod)     -> schema.json, README reference   (scripts/gen-schema.mjs, when present)
+//   schema.json              -> sdks/{nodejs,python,go}   (scripts/gen-sdks.mjs: Pulumi's generators, needs Go)
 // `node scripts/gen.mjs --check` generates into a temp dir and fails if anything differs from the
 // committed files: the drift test runs that, so generated code cannot be edited by hand unnoticed.
 import { execFileSync } from "node:child_process";
@@ -48,6 +49,12 @@ async function main() {
   if (existsSync(schemaStep)) {
     const { generate } = await import(schemaStep);
     steps.push({ name: "schema", files: ["schema.json", "README.md"], run: (out) => generate(root, out) });
+  }
+  const sdksStep = join(root, "scripts", "gen-sdks.mjs");
+  if (existsSync(sdksStep)) {
+    const { generate } = await import(sdksStep);
+    // After the schema step: it reads the schema.json that step just wrote into the same folder.
+    steps.push({ name: "sdks", dir: "sdks", run: (out) => generate(root, out) });
   }
   if (!check) {
     for (const step of steps) step.run(root);

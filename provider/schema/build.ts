@@ -9,6 +9,7 @@ import type { CONFIG_KEYS } from "../config-keys";
 import { INTERNAL_INPUTS, type ResourceSpec } from "../spec";
 import { KINDS, SPECS as REGISTRY } from "../specs";
 import { ObjectTypes, type JsonSchema, type ObjectTypeSpec, type PropertySpec } from "./convert";
+import { LANGUAGES } from "./languages";
 import type { PackageSchema, ResourceSchema } from "./package-schema";
 
 export type { PackageSchema, ResourceSchema } from "./package-schema";
@@ -73,6 +74,7 @@ export function buildSchema(pkg: PackageInfo): PackageSchema {
     config: { variables: configVariables() },
     types: Object.fromEntries([...types.types].sort(([a], [b]) => byName(a, b))),
     resources,
+    language: LANGUAGES,
   };
 }
 

@@ -24,4 +24,6 @@ export interface PackageSchema {
   config: { variables: Record<string, PropertySpec> };
   types: Record<string, ObjectTypeSpec>;
   resources: Record<string, ResourceSchema>;
+  /** What each language's code generator needs (./languages.ts). */
+  language: Record<string, Record<string, unknown>>;
 }
