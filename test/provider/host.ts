@@ -44,9 +44,12 @@ const CALL_DEADLINE_MS = 20_000;
 const HOST = require.resolve("@pulumi/pulumi/cmd/dynamic-provider");
 const CHANGES = { [proto.DiffResponse.DiffChanges.DIFF_SOME]: "some", [proto.DiffResponse.DiffChanges.DIFF_NONE]: "none", [proto.DiffResponse.DiffChanges.DIFF_UNKNOWN]: "unknown" } as const;
 
-/** `env` replaces the host's environment (PATH is kept), so a test decides exactly what it can see. */
-export async function startHost(opts: { cwd: string; project: string; env?: Record<string, string> }): Promise<ProviderHost> {
-  const child = spawn(process.execPath, [HOST, "127.0.0.1:1"], {
+/**
+ * `env` replaces the host's environment (PATH is kept), so a test decides exactly what it can see.
+ * `plugin`: a native provider plugin's executable (a node script) to run instead of the dynamic host.
+ */
+export async function startHost(opts: { cwd: string; project: string; env?: Record<string, string>; plugin?: string }): Promise<ProviderHost> {
+  const child = spawn(process.execPath, [opts.plugin ?? HOST, "127.0.0.1:1"], {
     cwd: opts.cwd,
     env: { PATH: process.env.PATH ?? "", PULUMI_NODEJS_PROJECT: opts.project, ...opts.env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,0 +1,143 @@
+/**
+ * The two front ends of the one runtime, driven with the same inputs and compared (architecture.md
+ * §7): the dynamic provider in @pulumi/pulumi's dynamic-provider host, and the native plugin
+ * (bin/pulumi-resource-sandbox), each over gRPC as the engine drives it, each against its own
+ * emulator so the same names can be used. Each gets its inputs as the engine sends them: the dynamic
+ * one with `__provider` and the class's `__secrets`, the plugin with secrets wrapped (it accepts them).
+ * Their answers must agree once what legitimately differs is set aside: IDs, minted tokens and times,
+ * the dynamic provider's own fields, and the plugin's secret wrappers (checked on their own).
+ */
+import { copyFileSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { specialSecretSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { createEmulator, type Emulator } from "../../emulator";
+import type { ResourceKind } from "../../provider/spec";
+import { startHost, type ProviderHost } from "./host";
+import { makeProject, REPO, type Project } from "./project";
+import { serializedProvider } from "./serialized";
+
+type Obj = Record<string, unknown>;
+
+interface FrontEnd {
+  name: "dynamic" | "plugin";
+  emu: Emulator;
+  host: ProviderHost;
+  urn(kind: ResourceKind, name: string): string;
+  /** A property bag as the engine sends it to this front end; `secret` names the values marked secret. */
+  bag(kind: ResourceKind, props: Obj, secret?: string[]): Obj;
+}
+
+let project: Project;
+const ends: FrontEnd[] = [];
+const text = {} as Record<ResourceKind, string>;
+const wrap = (value: unknown) => ({ [specialSigKey]: specialSecretSig, value });
+
+beforeAll(async () => {
+  project = makeProject();
+  // The plugin's launcher beside the project's fresh build, as the package ships it (bin/ next to dist/).
+  const bin = join(project.dir, "node_modules", "pulumi-sandbox", "bin");
+  mkdirSync(bin);
+  copyFileSync(join(REPO, "bin", "pulumi-resource-sandbox"), join(bin, "pulumi-resource-sandbox"));
+  for (const kind of ["Volume", "Sandbox"] as const) text[kind] = (await serializedProvider(kind)).text;
+  for (const name of ["dynamic", "plugin"] as const) {
+    const emu = await createEmulator({ buildDelayMs: 50 });
+    const config = { "sandbox:apiKey": emu.apiKey, "sandbox:accessToken": emu.accessToken, "sandbox:apiUrl": emu.apiUrl, "sandbox:sandboxUrl": emu.sandboxUrl };
+    if (name === "dynamic") {
+      const host = await startHost({ cwd: project.dir, project: "proj" });
+      await host.configure(config);
+      ends.push({
+        name, emu, host,
+        urn: (kind, n) => `urn:pulumi:dev::proj::pulumi-nodejs:dynamic/sandbox:${kind}::${n}`,
+        bag: (kind, props, secret = []) => ({ ...props, __provider: text[kind], __secrets: secretValues(props, secret) }),
+      });
+    } else {
+      // The plugin's config through the env fallbacks: the Configure path itself is in test/e2e/plugin.test.ts.
+      const env = { E2B_API_KEY: emu.apiKey, E2B_ACCESS_TOKEN: emu.accessToken, E2B_API_URL: emu.apiUrl, E2B_SANDBOX_URL: emu.sandboxUrl };
+      const host = await startHost({ cwd: project.dir, project: "proj", env, plugin: join(bin, "pulumi-resource-sandbox") });
+      await host.configure({});
+      ends.push({
+        name, emu, host,
+        urn: (kind, n) => `urn:pulumi:dev::proj::sandbox:index:${kind}::${n}`,
+        bag: (_kind, props, secret = []) => Object.fromEntries(Object.entries(props).map(([k, v]) => [k, secret.includes(k) ? wrap(v) : v])),
+      });
+    }
+  }
+}, 120_000);
+
+afterAll(async () => {
+  for (const end of ends) {
+    await end.host.close();
+    await end.emu.close();
+  }
+  project?.remove();
+});
+
+function secretValues(props: Obj, secret: string[]): string[] {
+  const strings = (v: unknown): string[] => (typeof v === "string" ? [v] : v && typeof v === "object" ? Object.values(v).flatMap(strings) : []);
+  return secret.flatMap((k) => strings(props[k]));
+}
+
+/** Values that differ by nature between two services and two URNs, set aside. */
+const VOLATILE = new Set(["id", "token", "startedAt", "endAt", "envdAccessToken", "trafficAccessToken", "volumeID", "volumeId", "sandboxID"]);
+const OWN = new Set(["__provider", "__secrets", "__resource"]);
+
+function comparable(value: unknown, key = ""): unknown {
+  if (VOLATILE.has(key) && typeof value === "string") return "<volatile>";
+  if (Array.isArray(value)) return value.map((v) => comparable(v));
+  if (value === null || typeof value !== "object") return value;
+  const obj = value as Obj;
+  if (obj[specialSigKey] === specialSecretSig) return comparable(obj.value, key);
+  return Object.fromEntries(Object.entries(obj).filter(([k]) => !OWN.has(k)).map(([k, v]) => [k, comparable(v, k)]));
+}
+
+/** Runs `step` on both front ends and expects the same comparable answer; returns both raw answers. */
+async function same<T>(step: (end: FrontEnd) => Promise<T>): Promise<[T, T]> {
+  const [a, b] = await Promise.all(ends.map(step)) as [T, T];
+  expect(comparable(b), "plugin vs dynamic").toEqual(comparable(a));
+  return [a, b];
+}
+
+/** This front end's half of a pair `same` returned. */
+const at = <T>(pair: [T, T], e: FrontEnd): T => pair[ends.indexOf(e)]!;
+
+const secretKeysOf = (props: Obj) => Object.keys(props).filter((k) => (props[k] as Obj | null)?.[specialSigKey] === specialSecretSig).sort();
+
+describe("Volume: the same inputs give the same answers", () => {
+  const props = { name: "team-data" };
+  test("check, create, diff, read, delete", async () => {
+    const urn = (e: FrontEnd) => e.urn("Volume", "data");
+    const checked = await same((e) => e.host.check(urn(e), {}, e.bag("Volume", props)));
+    const created = await same((e) => e.host.create(urn(e), at(checked, e).inputs));
+    expect(secretKeysOf(created[1].properties)).toEqual(["token"]);
+    const renamed = await same((e) => e.host.check(urn(e), at(checked, e).inputs, e.bag("Volume", { name: "other" })));
+    const [diff] = await same((e) => e.host.diff(at(created, e).id, urn(e), at(created, e).properties, at(renamed, e).inputs));
+    expect(diff).toEqual({ changes: "some", replaces: ["name"], deleteBeforeReplace: false });
+    await same((e) => e.host.read(at(created, e).id, urn(e), at(created, e).properties));
+    await same((e) => e.host.delete(at(created, e).id, urn(e), at(created, e).properties));
+    for (const e of ends) expect(e.emu.state.volumes(), e.name).toEqual([]);
+  });
+
+  test("a bad input fails the same way", async () => {
+    const [bad] = await same((e) => e.host.check(e.urn("Volume", "data"), {}, e.bag("Volume", { name: "a b" })));
+    expect(bad.failures).toEqual([{ property: "", reason: "name: may contain only letters, digits, '_' and '-' (pattern ^[a-zA-Z0-9_-]+$)" }]);
+  });
+});
+
+describe("Sandbox: the same inputs give the same answers", () => {
+  const props = { templateID: "base", timeoutSeconds: 600, metadata: { team: "a" }, envVars: { TOKEN: "front-end-secret-1f2e" } };
+  test("check, create, diff and update in place, read, delete", async () => {
+    const urn = (e: FrontEnd) => e.urn("Sandbox", "box");
+    const checked = await same((e) => e.host.check(urn(e), {}, e.bag("Sandbox", props, ["envVars"])));
+    expect(secretKeysOf(checked[1].inputs)).toEqual(["envVars"]);
+    const created = await same((e) => e.host.create(urn(e), at(checked, e).inputs));
+    expect(secretKeysOf(created[1].properties)).toEqual(["envVars", "provisionResults"]);
+    const longer = await same((e) => e.host.check(urn(e), at(checked, e).inputs, e.bag("Sandbox", { ...props, timeoutSeconds: 900 }, ["envVars"])));
+    const [diff] = await same((e) => e.host.diff(at(created, e).id, urn(e), at(created, e).properties, at(longer, e).inputs));
+    expect(diff).toEqual({ changes: "some", replaces: [], deleteBeforeReplace: false });
+    const updated = await same((e) => e.host.update(at(created, e).id, urn(e), at(created, e).properties, at(longer, e).inputs));
+    await same((e) => e.host.read(at(created, e).id, urn(e), at(updated, e).properties));
+    await same((e) => e.host.delete(at(created, e).id, urn(e), at(updated, e).properties));
+    for (const e of ends) expect(e.emu.state.sandboxes(), e.name).toEqual([]);
+  });
+});
