@@ -19,7 +19,7 @@ export const USAGE = `usage: sandbox-emulator [options]
   --fault-seed N        seed of the fault PRNG
   -h, --help            print this help
 
-Prints one JSON line {"apiUrl","sandboxUrl","apiKey","accessToken"} on stdout when ready,
+Prints one JSON line {"apiUrl","sandboxUrl","apiKey","accessToken","isolation"} on stdout when ready,
 then one line per request on stderr. Stops on SIGINT or SIGTERM.`;
 
 /** What the command line asks for: run with options, print help, or a usage error. */

@@ -1,9 +1,11 @@
 /**
  * `sandbox-emulator`: runs the emulator until SIGINT/SIGTERM. The first stdout line is the JSON
- * `{apiUrl, sandboxUrl, apiKey, accessToken}` (so a parent process can read its endpoints); request
- * lines go to stderr. Exit codes: 0 on a clean stop, 1 if it could not start, 2 on bad flags.
+ * `{apiUrl, sandboxUrl, apiKey, accessToken, isolation}` (so a parent process can read its endpoints;
+ * `isolation` is `namespaces` or `none`, and `none` also prints a warning on stderr); request lines
+ * go to stderr. Exit codes: 0 on a clean stop, 1 if it could not start, 2 on bad flags.
  */
 import { parseArgs, USAGE } from "./cli-args";
+import { isolationWarning } from "./envd/isolation/mode";
 import { createEmulator, type Emulator, type EmulatorOptions } from "./index";
 
 /** Runs the CLI with the given arguments (default: the process's own). */
@@ -45,7 +47,10 @@ async function run(options: EmulatorOptions): Promise<void> {
   }
   if (stopRequested) return stop();
   const { apiUrl, sandboxUrl, apiKey, accessToken } = emulator;
-  process.stdout.write(`${JSON.stringify({ apiUrl, sandboxUrl, apiKey, accessToken })}\n`);
+  const warning = isolationWarning(emulator.isolation);
+  if (warning) log(warning);
+  const isolation = emulator.isolation.mode;
+  process.stdout.write(`${JSON.stringify({ apiUrl, sandboxUrl, apiKey, accessToken, isolation })}\n`);
 }
 
 function stopFailed(err: unknown): never {

@@ -15,6 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CallLog, type CallRecord } from "./calls";
 import { createEnvdHandler } from "./envd";
+import { detectIsolation, type Isolation } from "./envd/isolation/mode";
 import { Faults, type FaultSettings } from "./faults";
 import { exchangeObserver, type ExchangeObserver } from "./exchanges";
 import { json } from "./http";
@@ -39,6 +40,7 @@ export type { FaultSettings } from "./faults";
 export type { Inventory, InventorySandbox, InventoryTemplate, InventoryVolume } from "./inventory";
 export type { EmulatorSnapshot } from "./snapshot";
 
+export type { Isolation } from "./envd/isolation/mode";
 /** Options of `createEmulator`; every one has a default. */
 export interface EmulatorOptions {
   /** Interface to listen on. Default `127.0.0.1`. */
@@ -86,6 +88,11 @@ export interface Emulator {
   /** Root of sandbox (`sandboxes/<id>/`) and volume (`volumes/<id>/`) files. */
   dataDir: string;
   server: Server;
+  /**
+   * How sandboxes are isolated: `namespaces` (own users, `/`, process list; see envd/isolation) or
+   * `none` (commands are host processes) with the reason.
+   */
+  isolation: Isolation;
   state: EmulatorState;
   /** The request log, oldest first; only records with `seq > since` when given. */
   calls(since?: number): CallRecord[];
@@ -110,7 +117,8 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   const creds = { apiKey: options.apiKey ?? newApiKey(), accessToken: options.accessToken ?? newAccessToken() };
   let apiUrl = "";
   const { restore } = options;
-  const stores = createStores({ dataDir, buildDelayMs, teamID: restore?.teamID ?? newUUID(), userID: restore?.userID ?? newUUID(), apiUrl: () => apiUrl });
+  const isolation = await detectIsolation();
+  const stores = createStores({ dataDir, buildDelayMs, teamID: restore?.teamID ?? newUUID(), userID: restore?.userID ?? newUUID(), apiUrl: () => apiUrl, isolation });
   if (restore) restoreInto(stores, restore);
   const calls = new CallLog();
   const onExchange = exchangeObserver(options.onExchange);
@@ -130,7 +138,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     if (options.dataDir === undefined) await rm(dataDir, { recursive: true, force: true });
   };
   return {
-    apiUrl, sandboxUrl: apiUrl, ...creds, dataDir, server,
+    apiUrl, sandboxUrl: apiUrl, ...creds, dataDir, isolation, server,
     state: stateOf(stores),
     calls: (since) => calls.since(since),
     setFaults: (settings) => faults.set(settings),

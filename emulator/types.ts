@@ -3,6 +3,7 @@
  * in-sandbox API (processes and files). The platform side owns the records and the data dir; the
  * in-sandbox side only asks for a running sandbox by ID and hears when one stops.
  */
+import type { Isolation } from "./envd/isolation/mode";
 
 /** What the in-sandbox API needs to know of one running sandbox. */
 export interface SandboxRuntime {
@@ -12,10 +13,12 @@ export interface SandboxRuntime {
   envdAccessToken: string | null;
   /**
    * Host directory that stands for the sandbox's `/`. Sandbox paths are mapped under it (a request
-   * for `/home/user/x` touches `<rootDir>/home/user/x`). The emulator isolates nothing: commands run
-   * as host processes and can reach the whole host; only cwd, HOME and listed paths are mapped.
+   * for `/home/user/x` touches `<rootDir>/home/user/x`), except volume mount points and, with
+   * namespaces, the host's read-only system dirs (see envd/paths.ts).
    */
   rootDir: string;
+  /** How the sandbox's commands are isolated: in their own namespaces, or not at all (host processes). */
+  isolation: Isolation;
   /** Sandbox path of the default user's home, the default cwd: `/home/user`. */
   homePath: string;
   /** Volumes mounted into this sandbox; each `<rootDir><path>` is a link to the volume's host dir. */

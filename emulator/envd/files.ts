@@ -6,7 +6,7 @@
  * sandbox these calls need the access token like every other call.
  */
 import { createReadStream, createWriteStream } from "node:fs";
-import { mkdir, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
 import { Readable, type Writable } from "node:stream";
@@ -14,7 +14,9 @@ import { pipeline } from "node:stream/promises";
 import { createGunzip } from "node:zlib";
 import { ConnectError } from "@connectrpc/connect";
 import { sendError } from "./gate";
-import { hostPathOf, resolveSandboxPath } from "./paths";
+import { followLinks } from "./links";
+import { giveTo, makeDirsAs } from "./ownership";
+import { assertWritable, hostPathOf, resolveSandboxPath } from "./paths";
 import { homeOf, KNOWN_USERS, type RequestScope } from "./scope";
 
 /** An answer of the file API that is not a success. */
@@ -36,18 +38,29 @@ function withUser(scope: RequestScope, query: URLSearchParams): RequestScope {
   return { ...scope, user };
 }
 
-function resolve(scope: RequestScope, requested: string): { sandbox: string; host: string } {
+/** The request's path: as asked (for messages), with its links followed in the sandbox, on the host. */
+async function resolve(scope: RequestScope, requested: string): Promise<{ sandbox: string; real: string; host: string }> {
   try {
     const sandbox = resolveSandboxPath(requested, homeOf(scope));
-    return { sandbox, host: hostPathOf(scope.runtime, sandbox) };
+    const real = await followLinks(scope.runtime, sandbox, true);
+    return { sandbox, real, host: hostPathOf(scope.runtime, real) };
   } catch (err) {
     const reason = err instanceof ConnectError ? err.rawMessage : String(err);
     throw new FilesError(400, `error expanding and resolving path '${requested}': ${reason}`);
   }
 }
 
+function isReadOnly(scope: RequestScope, sandboxPath: string): boolean {
+  try {
+    assertWritable(scope.runtime, sandboxPath);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
 async function download(res: ServerResponse, scope: RequestScope, query: URLSearchParams): Promise<void> {
-  const at = resolve(scope, query.get("path") ?? "");
+  const at = await resolve(scope, query.get("path") ?? "");
   const st = await stat(at.host).catch(() => undefined);
   if (!st) throw new FilesError(404, `path '${at.sandbox}' does not exist`);
   if (st.isDirectory()) throw new FilesError(400, `path '${at.sandbox}' is a directory`);
@@ -62,11 +75,13 @@ async function download(res: ServerResponse, scope: RequestScope, query: URLSear
 
 /** Writes one upload to a sandbox path, creating parent directories; returns envd's entry. */
 async function store(scope: RequestScope, requested: string, body: Readable) {
-  const at = resolve(scope, requested);
+  const at = await resolve(scope, requested);
+  if (isReadOnly(scope, at.real)) throw new FilesError(403, `error opening file '${at.sandbox}': read-only file system`);
   const existing = await stat(at.host).catch(() => undefined);
   if (existing?.isDirectory()) throw new FilesError(400, `path '${at.sandbox}' is a directory`);
-  await mkdir(path.dirname(at.host), { recursive: true });
+  await makeDirsAs(scope, path.dirname(at.host));
   await pipeline(body, createWriteStream(at.host) as Writable);
+  if (!existing) await giveTo(scope, at.host);
   return { name: path.basename(at.sandbox), type: "file", path: at.sandbox };
 }
 

@@ -4,9 +4,10 @@
  * `connectNodeAdapter`), envd's `/files` transfer and `/health`, behind the proxy and token checks
  * of gate.ts.
  *
- * THE EMULATOR ISOLATES NOTHING. Commands run as ordinary host processes, as the emulator's OS
- * user, and can read and write anything that user can. Only their cwd, HOME and the paths of file
- * calls are mapped into the sandbox's data dir (`rootDir`). Run untrusted code in a real sandbox.
+ * Commands run in the sandbox's own Linux namespaces when the host allows it (./isolation): its
+ * own `/`, users and process list. Where it does not (isolation `none`), they are ordinary host
+ * processes with the emulator's rights; only cwd, HOME and file paths are mapped into the
+ * sandbox's data dir (`rootDir`).
  *
  * Each sandbox has its own process registry; when the directory reports a sandbox stopped, or the
  * emulator closes, the connections open to it are cut and its processes are killed.
@@ -75,7 +76,7 @@ export function createEnvdHandler(options: EnvdOptions): EnvdHandler {
       if (refuseAtEnvd(req, res, runtime) || (http && serveEnvdHttp(req, res, runtime))) return;
       const state = sandboxes.of(target.sandboxID);
       state.track(res);
-      const scope = { runtime, registry: state.registry, ...userFromAuthorization(req.headers.authorization) };
+      const scope = { runtime, registry: state.registry, watchers: state.watchers, namespace: () => state.namespace(runtime), ...userFromAuthorization(req.headers.authorization) };
       if ((req.url ?? "").split("?")[0] === "/files") return void serveFiles(req, res, scope);
       scopes.set(req, scope);
       adapter(req, res);

@@ -2,13 +2,15 @@
  * Sandbox paths ↔ host paths. A sandbox's `/` is the host directory `rootDir`; a sandbox path is
  * always absolute and normalized (`/home/user/x`). Requests may also send `~/x` or a path relative
  * to the user's home, as envd accepts. A `..` that would climb above `/` is refused rather than
- * clamped, so no request path can name a host directory outside `rootDir` by itself (symlinks such
- * as volume mounts are followed by the OS, which is the point of them).
+ * clamped, so no request path can name a host directory outside `rootDir` by itself. Volume mount
+ * points and (with namespaces) the read-only system dirs map to their own host dirs, so the file
+ * API sees what the sandbox's commands see.
  */
 import { realpath } from "node:fs/promises";
 import path from "node:path";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { SandboxRuntime } from "../types";
+import { accountBinds, systemDirOf, systemView } from "./isolation/layout";
 
 /**
  * Resolves a request path to a normalized absolute sandbox path: `~` and `~/…` expand to `home`,
@@ -33,9 +35,48 @@ export function resolveSandboxPath(requested: string, home: string): string {
   return `/${parts.join("/")}`;
 }
 
+/** A host dir or file that a sandbox path stands for, other than the sandbox's own root dir. */
+export interface PathMount {
+  sandboxPath: string;
+  hostPath: string;
+  readOnly: boolean;
+}
+
+/**
+ * What is mounted into the sandbox, deepest first: its volumes (read-write) and, with namespaces,
+ * the host's system dirs and the sandbox's account files (read-only), as isolation/layout.ts lays
+ * them out. A volume at `/` is the root dir itself, so it needs no entry.
+ */
+export function mountsOf(runtime: SandboxRuntime): PathMount[] {
+  const mounts: PathMount[] = runtime.volumeMounts
+    .map((m) => ({ sandboxPath: resolveSandboxPath(m.path, "/"), hostPath: m.hostDir, readOnly: false }))
+    .filter((m) => m.sandboxPath !== "/");
+  if (runtime.isolation.mode === "namespaces") {
+    const system = [...systemView().binds, ...accountBinds(systemDirOf(runtime.rootDir))];
+    mounts.push(...system.map((b) => ({ ...b, readOnly: true })));
+  }
+  return mounts.sort((a, b) => b.sandboxPath.length - a.sandboxPath.length);
+}
+
+function mountHolding(runtime: SandboxRuntime, sandboxPath: string): PathMount | undefined {
+  return mountsOf(runtime).find((m) => sandboxPath === m.sandboxPath || sandboxPath.startsWith(`${m.sandboxPath}/`));
+}
+
 /** Host path that stands for a normalized sandbox path. */
 export function hostPathOf(runtime: SandboxRuntime, sandboxPath: string): string {
-  return path.join(runtime.rootDir, sandboxPath);
+  const mount = mountHolding(runtime, sandboxPath);
+  if (!mount) return path.join(runtime.rootDir, sandboxPath);
+  return mount.hostPath + sandboxPath.slice(mount.sandboxPath.length);
+}
+
+/**
+ * Refuses a change under a read-only system dir, as the sandbox's own file system would (EROFS):
+ * the file API runs as the host's root and must not write the host's files for a sandbox.
+ */
+export function assertWritable(runtime: SandboxRuntime, sandboxPath: string): void {
+  if (mountHolding(runtime, sandboxPath)?.readOnly) {
+    throw new ConnectError(`cannot change '${sandboxPath}': read-only file system`, Code.PermissionDenied);
+  }
 }
 
 /** Joins a child name onto a sandbox directory path. */
@@ -54,8 +95,8 @@ export function mountAt(runtime: SandboxRuntime, sandboxPath: string): SandboxRu
  */
 export async function sandboxPathOfHost(runtime: SandboxRuntime, hostPath: string): Promise<string | undefined> {
   const bases: { host: string; sandbox: string }[] = [];
-  for (const mount of runtime.volumeMounts) {
-    bases.push({ host: await realOrSelf(mount.hostDir), sandbox: resolveSandboxPath(mount.path, "/") });
+  for (const mount of mountsOf(runtime)) {
+    bases.push({ host: await realOrSelf(mount.hostPath), sandbox: mount.sandboxPath });
   }
   bases.push({ host: await realOrSelf(runtime.rootDir), sandbox: "/" });
   for (const base of bases) {

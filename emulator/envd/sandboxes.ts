@@ -1,15 +1,23 @@
 /**
- * What the emulator's envd holds per running sandbox: its process registry and the connections
- * open to it. When a sandbox stops, its connections are cut (as the real proxy drops them when a
- * sandbox dies, so clients see a dropped stream, not a made-up end event) and its processes are
- * killed.
+ * What the emulator's envd holds per running sandbox: its process registry, the connections open
+ * to it and, with isolation, its namespaces (made on its first command). When a sandbox stops, its
+ * connections are cut (as the real proxy drops them when a sandbox dies, so clients see a dropped
+ * stream, not a made-up end event), its processes are killed and its namespaces ended.
  */
 import type { ServerResponse } from "node:http";
+import type { SandboxRuntime } from "../types";
+import { WatcherRegistry } from "./filesystem/watcher-registry";
+import { accountBinds, systemDirOf, systemView, writeAccountFiles } from "./isolation/layout";
+import { SandboxNamespace } from "./isolation/namespace";
+import { mountsOf } from "./paths";
 import { ProcessRegistry } from "./process/registry";
 
-class SandboxState {
+export class SandboxState {
   readonly registry: ProcessRegistry;
+  readonly watchers = new WatcherRegistry();
   private readonly open = new Set<ServerResponse>();
+  private ns: Promise<SandboxNamespace> | undefined;
+  private stopped = false;
 
   constructor(exitRetentionMs: number | undefined) {
     this.registry = new ProcessRegistry(exitRetentionMs);
@@ -21,12 +29,42 @@ class SandboxState {
     res.once("close", () => this.open.delete(res));
   }
 
-  /** Cuts the open connections, then kills the processes and waits until they ended. */
-  stop(): Promise<void> {
+  /**
+   * The sandbox's namespaces, made on first use; undefined when sandboxes are not isolated. A
+   * failed setup is not kept, so the next command tries again.
+   */
+  namespace(runtime: SandboxRuntime): Promise<SandboxNamespace> | undefined {
+    const isolation = runtime.isolation;
+    if (isolation.mode !== "namespaces") return undefined;
+    if (this.stopped) return Promise.reject(new Error("the sandbox stopped"));
+    this.ns ??= startNamespace(runtime, isolation).catch((err: unknown) => {
+      this.ns = undefined;
+      throw err;
+    });
+    return this.ns;
+  }
+
+  /** Cuts the open connections, kills the processes and ends the namespaces; waits for all. */
+  async stop(): Promise<void> {
+    this.stopped = true;
     for (const res of this.open) res.destroy();
     this.open.clear();
-    return this.registry.killAll();
+    this.watchers.closeAll();
+    await this.registry.killAll();
+    const ns = await this.ns?.catch(() => undefined);
+    await ns?.stop();
   }
+}
+
+function startNamespace(runtime: SandboxRuntime, isolation: SandboxRuntime["isolation"] & { mode: "namespaces" }) {
+  const systemDir = systemDirOf(runtime.rootDir);
+  writeAccountFiles(systemDir);
+  const volumes = mountsOf(runtime).filter((m) => !m.readOnly).reverse();
+  return SandboxNamespace.start(isolation, {
+    rootDir: runtime.rootDir,
+    readOnly: [...systemView().binds, ...accountBinds(systemDir)],
+    volumes,
+  });
 }
 
 /** The state of every sandbox that was called since it started. */

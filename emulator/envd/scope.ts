@@ -5,7 +5,10 @@
 import { mkdir } from "node:fs/promises";
 import { Code, ConnectError, createContextKey, type HandlerContext } from "@connectrpc/connect";
 import type { SandboxRuntime } from "../types";
+import { hostId, idsOf } from "./isolation/layout";
 import { hostPathOf } from "./paths";
+import type { WatcherRegistry } from "./filesystem/watcher-registry";
+import type { SandboxNamespace } from "./isolation/namespace";
 import type { ProcessRegistry } from "./process/registry";
 
 /** Users a sandbox knows; `user` is the default, as in E2B's base template. */
@@ -15,6 +18,10 @@ export type Username = (typeof KNOWN_USERS)[number];
 export interface RequestScope {
   runtime: SandboxRuntime;
   registry: ProcessRegistry;
+  /** The sandbox's polling watchers (CreateWatcher and the rest). */
+  watchers: WatcherRegistry;
+  /** The sandbox's namespaces (started on first use), or undefined when sandboxes are not isolated. */
+  namespace: () => Promise<SandboxNamespace> | undefined;
   /** The user from `Authorization: Basic`, or `user` when absent. */
   user: Username;
   /** Set when the Basic header named an unknown user; the auth interceptor refuses the call. */
@@ -41,6 +48,11 @@ export function userFromAuthorization(header: string | undefined): { user: Usern
   const name = decoded.includes(":") ? decoded.slice(0, decoded.indexOf(":")) : decoded;
   const known = KNOWN_USERS.find((u) => u === name);
   return known ? { user: known } : { user: "user", invalidUser: name };
+}
+
+/** The host id that what the calling user makes must belong to; undefined without namespaces. */
+export function hostOwnerOf(scope: RequestScope): number | undefined {
+  return hostId(scope.runtime.isolation, idsOf(scope.user));
 }
 
 /** Sandbox path of a user's home: the sandbox's home for `user`, `/root` for root. */

@@ -1,5 +1,6 @@
 /** The emulator's state: one store per resource, sharing one data dir. */
-import { mkdirSync } from "node:fs";
+import { chmodSync, mkdirSync } from "node:fs";
+import type { Isolation } from "../envd/isolation/mode";
 import { join } from "node:path";
 import { SandboxStore } from "./sandboxes";
 import { TemplateStore } from "./templates";
@@ -26,6 +27,8 @@ export interface StoreOptions {
   userID: string;
   /** Base URL of the platform API, the audience of volume tokens (known once the server listens). */
   apiUrl: () => string;
+  /** How sandboxes are isolated. Default: none. */
+  isolation?: Isolation;
 }
 
 /** Creates the stores and the `sandboxes/` and `volumes/` dirs under `dataDir`. */
@@ -34,10 +37,13 @@ export function createStores(opts: StoreOptions): Stores {
   const volumesDir = join(opts.dataDir, "volumes");
   mkdirSync(sandboxesDir, { recursive: true });
   mkdirSync(volumesDir, { recursive: true });
+  const isolation = opts.isolation ?? { mode: "none", reason: "not asked for" };
+  // A sandbox's setup runs as an unprivileged host id: it must be able to pass through to its root.
+  if (isolation.mode === "namespaces") for (const dir of [opts.dataDir, sandboxesDir, volumesDir]) chmodSync(dir, 0o711);
   return {
-    sandboxes: new SandboxStore(sandboxesDir),
+    sandboxes: new SandboxStore(sandboxesDir, isolation),
     templates: new TemplateStore(opts.buildDelayMs),
-    volumes: new VolumeStore(volumesDir, opts.teamID, opts.apiUrl),
+    volumes: new VolumeStore(volumesDir, opts.teamID, opts.apiUrl, isolation),
     teamID: opts.teamID,
     userID: opts.userID,
   };

@@ -1,9 +1,13 @@
 /**
  * A sandbox's files on the host: `<dataDir>/sandboxes/<id>/` stands for its `/`, with `home/user`
- * created, and each volume mount at path P is a symlink `<root>P` → the volume's directory.
+ * created, and each volume mount at path P is a symlink `<root>P` → the volume's directory. With
+ * namespaces (../envd/isolation), the root is laid out as the sandbox's whole `/` and a mount point
+ * other than `/` is an empty dir the volume is bound onto inside the sandbox's mount namespace.
  */
 import { mkdirSync, rmSync, symlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { prepareRoot } from "../envd/isolation/layout";
+import type { Isolation } from "../envd/isolation/mode";
 
 /** Sandbox path of the default user's home. */
 export const HOME_PATH = "/home/user";
@@ -14,10 +18,21 @@ export const HOME_PATH = "/home/user";
  * writes anywhere lands in the volume, home included, as with a root mount on the service), and
  * deeper mounts are linked inside whatever holds their parent.
  */
-export function createSandboxRoot(sandboxesDir: string, sandboxID: string, mounts: { path: string; hostDir: string }[]): string {
+export function createSandboxRoot(
+  sandboxesDir: string,
+  sandboxID: string,
+  mounts: { path: string; hostDir: string }[],
+  isolation: Isolation = { mode: "none", reason: "not asked for" },
+): string {
   const rootDir = join(sandboxesDir, sandboxID);
   mkdirSync(sandboxesDir, { recursive: true });
   const byDepth = [...mounts].sort((a, b) => depth(a.path) - depth(b.path));
+  if (isolation.mode === "namespaces") {
+    const atRoot = byDepth.find((m) => m.path === "/");
+    if (atRoot) symlinkSync(atRoot.hostDir, rootDir, "dir");
+    prepareRoot(rootDir, isolation, byDepth.map((m) => m.path));
+    return rootDir;
+  }
   for (const mount of byDepth) {
     const link = mount.path === "/" ? rootDir : join(rootDir, mount.path);
     mkdirSync(dirname(link), { recursive: true });

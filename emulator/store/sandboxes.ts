@@ -4,6 +4,7 @@
  * This store is also the emulator's `SandboxDirectory`: the in-sandbox API asks it which sandboxes
  * run and hears when one stops.
  */
+import type { Isolation } from "../envd/isolation/mode";
 import { ApiError } from "../http";
 import { newSandboxID, randomHex } from "../ids";
 import type { SandboxDirectory, SandboxRuntime } from "../types";
@@ -17,7 +18,10 @@ export class SandboxStore implements SandboxDirectory {
   private readonly listeners: ((sandboxID: string) => void)[] = [];
 
   /** `sandboxesDir`: where sandbox roots are made (`<dataDir>/sandboxes`). */
-  constructor(private readonly sandboxesDir: string) {}
+  constructor(
+    private readonly sandboxesDir: string,
+    private readonly isolation: Isolation = { mode: "none", reason: "not asked for" },
+  ) {}
 
   create(input: NewSandboxInput): SandboxRecord {
     const { timeoutMs, ...rest } = input;
@@ -32,7 +36,7 @@ export class SandboxStore implements SandboxDirectory {
       state: "running",
       startedAt: now,
       endAt: new Date(now.getTime() + timeoutMs),
-      rootDir: createSandboxRoot(this.sandboxesDir, sandboxID, input.volumeMounts),
+      rootDir: createSandboxRoot(this.sandboxesDir, sandboxID, input.volumeMounts, this.isolation),
       logs: [],
     };
     this.sandboxes.set(sandboxID, record);
@@ -47,7 +51,7 @@ export class SandboxStore implements SandboxDirectory {
    * mount links (files are not part of a snapshot) and, when running, its expiry timer.
    */
   restore(record: Omit<SandboxRecord, "rootDir">): SandboxRecord {
-    const restored: SandboxRecord = { ...record, rootDir: createSandboxRoot(this.sandboxesDir, record.sandboxID, record.volumeMounts) };
+    const restored: SandboxRecord = { ...record, rootDir: createSandboxRoot(this.sandboxesDir, record.sandboxID, record.volumeMounts, this.isolation) };
     this.sandboxes.set(restored.sandboxID, restored);
     if (restored.state === "running") this.schedule(restored);
     return restored;
@@ -144,6 +148,7 @@ export class SandboxStore implements SandboxDirectory {
       envdAccessToken: record.envdAccessToken,
       rootDir: record.rootDir,
       homePath: HOME_PATH,
+      isolation: this.isolation,
       volumeMounts: record.volumeMounts.map((m) => ({ ...m })),
       envVars: { ...record.envVars },
     };

@@ -4,8 +4,10 @@
  * JWT shaped like the real one (HS256 with a per-start secret), which the content API verifies.
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { mkdirSync, rmSync } from "node:fs";
+import { chownSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { hostId, idsOf } from "../envd/isolation/layout";
+import type { Isolation } from "../envd/isolation/mode";
 import { ApiError } from "../http";
 import { isUUID, newUUID } from "../ids";
 
@@ -32,6 +34,7 @@ export class VolumeStore {
     private readonly rootDir: string,
     private readonly teamID: string,
     private readonly audience: () => string,
+    private readonly isolation: Isolation = { mode: "none", reason: "not asked for" },
   ) {}
 
   all(): VolumeRecord[] {
@@ -48,10 +51,18 @@ export class VolumeStore {
     return this.restore(newUUID(), name, new Date());
   }
 
+  /** With isolated sandboxes, the host id of their id 0 (for the content API's owners); else undefined. */
+  get idBase(): number | undefined {
+    return this.isolation.mode === "namespaces" ? this.isolation.idBase : undefined;
+  }
+
   /** Adds a volume under a known ID, with an empty directory: how create ends, and how a snapshot (../snapshot.ts) puts one back. */
   restore(volumeID: string, name: string, createdAt: Date): VolumeRecord {
     const hostDir = this.dirOf(volumeID);
     mkdirSync(hostDir, { recursive: true });
+    // Isolated sandboxes write as their own ids: the volume's top dir belongs to their `user`.
+    const owner = hostId(this.isolation, idsOf("user"));
+    if (owner !== undefined) chownSync(hostDir, owner, owner);
     const volume = { volumeID, name, createdAt, hostDir };
     this.volumes.set(volumeID, volume);
     return volume;

@@ -23,14 +23,14 @@ const MAX_DEPTH = 64;
 export function volumeContentRoutes(volumes: VolumeStore): Route[] {
   const route = (method: Route["method"], kind: string, handler: (at: VolumePath, ctx: RequestContext) => Promise<Reply>): Route => ({
     method, pattern: `/volumecontent/:id/${kind}`, auth: "none",
-    handler: (ctx) => guarded(() => handler(resolve(volumes, ctx), ctx)),
+    handler: (ctx) => guarded(() => handler(resolve(volumes, ctx, kind === "file"), ctx)),
   });
   return [
     route("GET", "path", async (at) => json(200, await entryStat(at))),
     route("PATCH", "path", async (at, ctx) => {
       const meta = parseBody(MetadataSchema, await ctx.json());
       await entryStat(at);
-      await applyMetadata(at.host, meta);
+      await applyMetadata(at, meta);
       return json(200, await entryStat(at));
     }),
     route("DELETE", "path", async (at) => {
@@ -43,8 +43,9 @@ export function volumeContentRoutes(volumes: VolumeStore): Route[] {
     route("POST", "dir", async (at, ctx) => {
       const force = ctx.query.get("force") === "true";
       if (!force) await parentMustExist(at);
-      await mkdir(at.host, { recursive: true });
-      await applyMetadata(at.host, metadataFromQuery(ctx.query));
+      const made = await mkdir(at.host, { recursive: true });
+      if (made !== undefined) await giveToSandboxUser(at, made);
+      await applyMetadata(at, metadataFromQuery(ctx.query));
       return json(201, await entryStat(at));
     }),
     route("GET", "file", async (at) => {
@@ -58,18 +59,19 @@ export function volumeContentRoutes(volumes: VolumeStore): Route[] {
       const exists = await entryStat(at).then(() => true, () => false);
       if (exists && !force) throw new ApiError(409, `path '${at.path}' already exists; set force to overwrite it`);
       await writeFile(at.host, await ctx.bytes());
-      await applyMetadata(at.host, metadataFromQuery(ctx.query));
+      if (!exists) await giveToSandboxUser(at, at.host);
+      await applyMetadata(at, metadataFromQuery(ctx.query));
       return json(201, await entryStat(at));
     }),
   ];
 }
 
 /** The volume path a request names, after checking its token grants that volume. */
-function resolve(volumes: VolumeStore, ctx: RequestContext): VolumePath {
+function resolve(volumes: VolumeStore, ctx: RequestContext, followLast: boolean): VolumePath {
   const match = /^Bearer\s+(.+)$/i.exec(String(ctx.headers.authorization ?? "").trim());
   const granted = match?.[1] ? volumes.verifyToken(match[1]) : undefined;
   if (!granted || granted !== ctx.params.id?.toLowerCase()) throw new ApiError(401, "invalid or missing volume token");
-  return volumePath(volumes.get(granted).hostDir, ctx.query.get("path"));
+  return { ...volumePath(volumes.get(granted).hostDir, ctx.query.get("path"), followLast), idBase: volumes.idBase };
 }
 
 /** Runs a handler; its errors become this API's `{code: "<status>", message}`. */
@@ -92,11 +94,29 @@ function metadataFromQuery(query: URLSearchParams): z.infer<typeof MetadataSchem
   return { uid: pick("uid"), gid: pick("gid"), mode: pick("mode") };
 }
 
-/** chmod, and chown when an owner is given (the emulator's user may not be allowed: then 400). */
-async function applyMetadata(host: string, meta: z.infer<typeof MetadataSchema>): Promise<void> {
+/**
+ * What this API makes belongs, with isolated sandboxes, to their `user` (uid 1000), so a sandbox
+ * can change it, as files a sandbox makes do. `first` is the outermost new path (mkdir -p).
+ */
+async function giveToSandboxUser(at: VolumePath, first: string): Promise<void> {
+  if (at.idBase === undefined) return;
+  const owner = at.idBase + 1000;
+  for (let p = at.host; ; p = dirname(p)) {
+    await chown(p, owner, owner);
+    if (p === first || p === dirname(p)) return;
+  }
+}
+
+/**
+ * chmod, and chown when an owner is given, in the sandboxes' ids (the emulator's user may not be
+ * allowed: then 400).
+ */
+async function applyMetadata(at: VolumePath, meta: z.infer<typeof MetadataSchema>): Promise<void> {
+  const host = at.host;
   if (meta.mode !== undefined) await chmod(host, meta.mode);
   if (meta.uid === undefined && meta.gid === undefined) return;
-  await chown(host, meta.uid ?? -1, meta.gid ?? -1).catch((err: NodeJS.ErrnoException) => {
+  const id = (v: number | undefined) => (v === undefined ? -1 : v + (at.idBase ?? 0));
+  await chown(host, id(meta.uid), id(meta.gid)).catch((err: NodeJS.ErrnoException) => {
     throw new ApiError(400, `cannot change the owner of the path: ${err.code ?? err.message}`);
   });
 }

@@ -27,10 +27,11 @@ const sandbox = new Sandbox("quickstart", {
   envVars: { DEMO_TOKEN: config.getSecret("demoToken") ?? pulumi.secret("demo-token-5d1f0c2a9e") },
   volumeMounts: [{ name: volume.name, path: "/home/user/data" }],
   provision: {
-    // Installs nothing from the internet: writes a file in the home dir and one on the volume.
+    // Installs nothing from the internet: writes a file in the home dir and one on the volume, by
+    // the absolute paths the sandbox (real or emulated) has, as user `user`.
     commands: [
-      { command: `echo "${message}" > ~/provisioned.txt && cat ~/provisioned.txt` },
-      { command: "date -u +%Y-%m-%dT%H:%M:%SZ > ~/data/last-provisioned && ls ~/data" },
+      { command: `echo "${message}" > /home/user/provisioned.txt && cat /home/user/provisioned.txt` },
+      { command: "date -u +%Y-%m-%dT%H:%M:%SZ > /home/user/data/last-provisioned && ls /home/user/data" },
     ],
   },
 });

@@ -3,6 +3,8 @@
  * it: up, up again, refresh, change things, lose a sandbox behind Pulumi's back, destroy. Tests in this
  * file share one stack and run in order.
  */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { callsSince, inventoryOfStack, lastSeq, startStack, type E2eStack } from "./harness";
 
@@ -33,6 +35,9 @@ describe("quickstart on the real engine", () => {
     expect(inv.sandboxes[0]?.metadata).toMatchObject({ purpose: "quickstart", "pulumi-sandbox.resource": "urn:pulumi:e2e-quickstart::sandbox-quickstart::pulumi-nodejs:dynamic/sandbox:Sandbox::quickstart#0" });
     expect(out.provisioned).toBe(true);
     expect(out.provisionResults).toMatchObject([{ exitCode: 0, stdoutTail: "provisioned by pulumi\n" }, { exitCode: 0, stdoutTail: "last-provisioned\n" }]);
+    // The steps wrote /home/user/... inside the sandbox: its own home and the mounted volume.
+    expect(readFileSync(join(inv.sandboxes[0]!.rootDir, "home/user/provisioned.txt"), "utf8")).toBe("provisioned by pulumi\n");
+    expect(existsSync(join(inv.volumes[0]!.hostDir, "last-provisioned"))).toBe(true);
   });
 
   test("a second up changes nothing and sends the service nothing", async () => {

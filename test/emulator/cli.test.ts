@@ -38,13 +38,13 @@ afterAll(() => {
 
 interface Running {
   child: ChildProcess;
-  ready: { apiUrl: string; sandboxUrl: string; apiKey: string; accessToken: string };
+  ready: { apiUrl: string; sandboxUrl: string; apiKey: string; accessToken: string; isolation: string };
   stderr: () => string;
   exit: Promise<number | null>;
 }
 
-function start(args: string[]): Promise<Running> {
-  const child = spawn(process.execPath, [bin, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+function start(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<Running> {
+  const child = spawn(process.execPath, [bin, ...args], { stdio: ["ignore", "pipe", "pipe"], env });
   children.push(child);
   let out = "";
   let err = "";
@@ -65,12 +65,26 @@ function runToEnd(args: string[]): { status: number | null; stdout: string; stde
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+/** Linux as root (CI) isolates with namespaces; elsewhere the emulator says it does not. */
+const expectedIsolation = process.platform === "linux" && process.getuid?.() === 0 ? "namespaces" : "none";
+
 describe("sandbox-emulator", () => {
+  test("without namespaces it says so: isolation none in the ready line, and a warning on stderr", async () => {
+    const emu = await start([], { ...process.env, SANDBOX_EMULATOR_ISOLATION: "none" });
+    expect(emu.ready.isolation).toBe("none");
+    expect(emu.stderr()).toContain(
+      "sandbox-emulator: WARNING: sandboxes are NOT isolated (SANDBOX_EMULATOR_ISOLATION=none). " +
+        "Commands run as host processes with this user's rights; never run untrusted code.",
+    );
+    emu.child.kill("SIGTERM");
+    expect(await emu.exit).toBe(0);
+  });
+
   test("prints its endpoints first, serves the API, logs requests without the key, stops on SIGTERM with exit 0", async () => {
     const emu = await start(["--api-key", "e2b_cli_key_123456", "--access-token=sk_e2b_cli_token", "--build-seconds", "0.05"]);
     expect(emu.ready).toEqual({
       apiUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), sandboxUrl: emu.ready.apiUrl,
-      apiKey: "e2b_cli_key_123456", accessToken: "sk_e2b_cli_token",
+      apiKey: "e2b_cli_key_123456", accessToken: "sk_e2b_cli_token", isolation: expectedIsolation,
     });
     const res = await fetch(`${emu.ready.apiUrl}/sandboxes`, {
       method: "POST", headers: { "x-api-key": emu.ready.apiKey, "content-type": "application/json" }, body: JSON.stringify({ templateID: "base" }),

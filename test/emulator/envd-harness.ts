@@ -94,6 +94,8 @@ export async function startBench(options: { exitRetentionMs?: number } = {}): Pr
         envdAccessToken: opts.secure ? `tok-${id}-secret` : null,
         rootDir,
         homePath: "/home/user",
+        // This bench drives envd alone, over host dirs: the unisolated mode (isolation has its own tests).
+        isolation: { mode: "none", reason: "envd harness" },
         volumeMounts,
         envVars: opts.envVars ?? {},
       };

@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
@@ -56,7 +56,17 @@ describe("volume CRUD", () => {
 });
 
 describe("volume mounts", () => {
-  test("a mount is a symlink into the volume; content outlives the sandbox", async () => {
+  // Files go through envd's /files, so the same test holds with and without isolation; only the
+  // host-side form of a mount point differs (a link, or a dir the volume is bound onto inside).
+  const put = (sandboxID: string, path: string, text: string) =>
+    fetch(`${env.emu.sandboxUrl}/files?path=${encodeURIComponent(path)}`, {
+      method: "POST", headers: { "e2b-sandbox-id": sandboxID, "content-type": "application/octet-stream" }, body: text,
+    }).then((r) => expect(r.status).toBe(200));
+  const get = (sandboxID: string, path: string) =>
+    fetch(`${env.emu.sandboxUrl}/files?path=${encodeURIComponent(path)}`, { headers: { "e2b-sandbox-id": sandboxID } }).then((r) => r.text());
+  const isLink = (p: string) => lstatSync(p).isSymbolicLink();
+
+  test("a mount shows the volume (a link, or a dir bound inside with isolation); content outlives the sandbox", async () => {
     const volume = (await env.c.post("/volumes", { name: "shared" })).body;
     const first = await env.c.post("/sandboxes", { templateID: "base", volumeMounts: [{ name: "shared", path: "/data" }] });
     expect(first.status).toBe(201);
@@ -64,27 +74,29 @@ describe("volume mounts", () => {
     expect(detail.body.volumeMounts).toEqual([{ name: "shared", path: "/data" }]);
     const root = env.emu.state.sandboxes().find((s) => s.sandboxID === first.body.sandboxID)!.rootDir;
     const hostDir = join(env.emu.dataDir, "volumes", volume.volumeID);
-    expect(lstatSync(join(root, "data")).isSymbolicLink()).toBe(true);
-    expect(readlinkSync(join(root, "data"))).toBe(hostDir);
-    writeFileSync(join(root, "data", "kept.txt"), "hello");
+    if (env.emu.isolation.mode === "none") expect(readlinkSync(join(root, "data"))).toBe(hostDir);
+    else expect(isLink(join(root, "data"))).toBe(false);
+    await put(first.body.sandboxID, "/data/kept.txt", "hello");
+    expect(readFileSync(join(hostDir, "kept.txt"), "utf8")).toBe("hello");
     await env.c.del(`/sandboxes/${first.body.sandboxID}`);
     expect(readFileSync(join(hostDir, "kept.txt"), "utf8")).toBe("hello");
     const second = await env.c.post("/sandboxes", { templateID: "base", volumeMounts: [{ name: "shared", path: "/home/user/work" }] });
-    const root2 = env.emu.state.sandboxes().find((s) => s.sandboxID === second.body.sandboxID)!.rootDir;
-    expect(readFileSync(join(root2, "home/user/work/kept.txt"), "utf8")).toBe("hello");
+    expect(await get(second.body.sandboxID, "/home/user/work/kept.txt")).toBe("hello");
   });
 
   test("a volume at / is the sandbox's root (the service takes / as a clean absolute path); deleting the sandbox keeps it", async () => {
     const volume = (await env.c.post("/volumes", { name: "rootvol" })).body;
-    await env.c.post("/volumes", { name: "inner" });
+    const inner = (await env.c.post("/volumes", { name: "inner" })).body;
     const made = await env.c.post("/sandboxes", { templateID: "base", volumeMounts: [{ name: "inner", path: "/srv" }, { name: "rootvol", path: "/" }] });
     expect(made.status).toBe(201);
     const root = env.emu.state.sandboxes().find((s) => s.sandboxID === made.body.sandboxID)!.rootDir;
     const hostDir = join(env.emu.dataDir, "volumes", volume.volumeID);
     expect(readlinkSync(root)).toBe(hostDir);
-    expect(lstatSync(join(root, "srv")).isSymbolicLink()).toBe(true);
+    expect(isLink(join(root, "srv"))).toBe(env.emu.isolation.mode === "none");
     expect(lstatSync(join(hostDir, "home", "user")).isDirectory()).toBe(true);
-    writeFileSync(join(root, "at-root.txt"), "root");
+    await put(made.body.sandboxID, "/at-root.txt", "root");
+    await put(made.body.sandboxID, "/srv/in-inner.txt", "inner");
+    expect(readFileSync(join(env.emu.dataDir, "volumes", inner.volumeID, "in-inner.txt"), "utf8")).toBe("inner");
     await env.c.del(`/sandboxes/${made.body.sandboxID}`);
     expect(readFileSync(join(hostDir, "at-root.txt"), "utf8")).toBe("root");
   });
@@ -128,7 +140,7 @@ describe("SandboxDirectory (the store the in-sandbox API reads)", () => {
     const a = store.create(input(60_000));
     expect(store.running(a.sandboxID)).toEqual({
       sandboxID: a.sandboxID, secure: true, envdAccessToken: a.envdAccessToken, rootDir: join(dir, a.sandboxID),
-      homePath: "/home/user", volumeMounts: [], envVars: { A: "1" },
+      homePath: "/home/user", volumeMounts: [], envVars: { A: "1" }, isolation: { mode: "none", reason: "not asked for" },
     });
     store.pause(a.sandboxID);
     expect(store.running(a.sandboxID)).toBeUndefined();

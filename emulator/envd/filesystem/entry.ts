@@ -5,8 +5,8 @@
  * `symlinkTarget` the resolved sandbox path. A volume mount point (a link in the emulator's data
  * dir, a mount in a real sandbox) reports as the directory it is, with no link target.
  *
- * Owner and group: files the emulator's OS user owns are reported as `user` (the sandbox's default
- * user), uid/gid 0 as `root`, anything else as the number, as envd does when a name is unknown.
+ * Owner and group: named as the sandbox sees them (isolation/layout.ts `ownerName`): `user`,
+ * `root`, or the number, as envd does when a name is unknown.
  */
 import { lstat, realpath, stat } from "node:fs/promises";
 import type { BigIntStats } from "node:fs";
@@ -14,7 +14,9 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { FileType, type EntryInfoSchema } from "../../../sdk/gen/filesystem/filesystem_pb";
 import type { SandboxRuntime } from "../../types";
-import { mountAt, sandboxPathOfHost } from "../paths";
+import { ownerName } from "../isolation/layout";
+import { followLinks } from "../links";
+import { hostPathOf, mountAt, sandboxPathOfHost } from "../paths";
 
 export type EntryInit = MessageInitShape<typeof EntryInfoSchema>;
 
@@ -46,12 +48,7 @@ function typeOf(st: BigIntStats): FileType {
   return FileType.UNSPECIFIED;
 }
 
-function nameOf(id: bigint, own: number | undefined): string {
-  if (own !== undefined && id === BigInt(own)) return "user";
-  return id === 0n ? "root" : id.toString();
-}
-
-function fromStats(name: string, sandboxPath: string, st: BigIntStats): EntryInit {
+function fromStats(runtime: SandboxRuntime, name: string, sandboxPath: string, st: BigIntStats): EntryInit {
   return {
     name,
     type: typeOf(st),
@@ -59,8 +56,8 @@ function fromStats(name: string, sandboxPath: string, st: BigIntStats): EntryIni
     size: st.size,
     mode: Number(st.mode & 0o777n),
     permissions: permissionsText(Number(st.mode)),
-    owner: nameOf(st.uid, process.getuid?.()),
-    group: nameOf(st.gid, process.getgid?.()),
+    owner: ownerName(runtime.isolation, Number(st.uid)),
+    group: ownerName(runtime.isolation, Number(st.gid)),
     modifiedTime: { seconds: st.mtimeNs / 1_000_000_000n, nanos: Number(st.mtimeNs % 1_000_000_000n) },
   };
 }
@@ -77,15 +74,28 @@ export async function entryInfo(runtime: SandboxRuntime, hostPath: string, sandb
     }
     throw new ConnectError(`error getting file info: ${err.code ?? err.message}`, Code.Internal);
   });
-  if (!link.isSymbolicLink()) return fromStats(name, sandboxPath, link);
-  const target = await stat(hostPath, { bigint: true }).catch(() => undefined);
-  if (target && mountAt(runtime, sandboxPath)) return fromStats(name, sandboxPath, target);
-  const resolved = await realpath(hostPath).catch(() => undefined);
-  const targetPath = resolved === undefined ? sandboxPath : ((await sandboxPathOfHost(runtime, resolved)) ?? resolved);
+  if (!link.isSymbolicLink()) return fromStats(runtime, name, sandboxPath, link);
+  const { target, targetPath } = await linkTarget(runtime, hostPath, sandboxPath);
+  if (target && mountAt(runtime, sandboxPath)) return fromStats(runtime, name, sandboxPath, target);
   return {
-    ...fromStats(name, sandboxPath, link),
+    ...fromStats(runtime, name, sandboxPath, link),
     type: target ? typeOf(target) : FileType.UNSPECIFIED,
     mode: target ? Number(target.mode & 0o777n) : 0,
     symlinkTarget: targetPath,
   };
+}
+
+/**
+ * What a link points to. With namespaces the link is followed in the sandbox (../links.ts), never
+ * on the host, where an absolute target would name the host's file; otherwise the OS follows it.
+ */
+async function linkTarget(runtime: SandboxRuntime, hostPath: string, sandboxPath: string): Promise<{ target: BigIntStats | undefined; targetPath: string }> {
+  if (runtime.isolation.mode === "namespaces") {
+    const targetPath = await followLinks(runtime, sandboxPath, true);
+    return { target: await stat(hostPathOf(runtime, targetPath), { bigint: true }).catch(() => undefined), targetPath };
+  }
+  const target = await stat(hostPath, { bigint: true }).catch(() => undefined);
+  const resolved = await realpath(hostPath).catch(() => undefined);
+  const targetPath = resolved === undefined ? sandboxPath : ((await sandboxPathOfHost(runtime, resolved)) ?? resolved);
+  return { target, targetPath };
 }

@@ -1,30 +1,41 @@
 /**
  * The `filesystem.Filesystem` Connect service of the emulator's envd: Stat, MakeDir, Move, ListDir
  * and Remove on the sandbox's data dir, with envd's codes and messages (paths in messages are
- * sandbox paths). The watch RPCs are not served (unimplemented).
+ * sandbox paths), and the watch RPCs (watchers.ts).
  */
-import { mkdir, readdir, realpath, rename, rm, stat } from "node:fs/promises";
+import { readdir, realpath, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
 import { FileType, type Filesystem } from "../../../sdk/gen/filesystem/filesystem_pb";
-import { hostPathOf, joinSandbox, resolveSandboxPath } from "../paths";
+import { followLinks } from "../links";
+import { makeDirsAs } from "../ownership";
+import { assertWritable, hostPathOf, joinSandbox, resolveSandboxPath } from "../paths";
 import { homeOf, scopeOf, type RequestScope } from "../scope";
 import { entryInfo, type EntryInit } from "./entry";
+import { pollingWatchers, watchDir } from "./watchers";
 
 interface Located {
+  /** The path as asked (what messages and answers name). */
   sandbox: string;
+  /** The sandbox path it names once links are followed in the sandbox (links.ts). */
+  real: string;
   host: string;
 }
 
-/** Resolves a request path for the calling user: sandbox path and the host path behind it. */
-function locate(scope: RequestScope, requested: string): Located {
+/**
+ * Resolves a request path for the calling user: sandbox path and the host path behind it. The last
+ * segment's link is followed only for `followLast` (ListDir, MakeDir); Stat, Move and Remove act on
+ * a link itself, as envd's lstat, rename and RemoveAll do.
+ */
+async function locate(scope: RequestScope, requested: string, followLast = false): Promise<Located> {
   const sandbox = resolveSandboxPath(requested, homeOf(scope));
-  return { sandbox, host: hostPathOf(scope.runtime, sandbox) };
+  const real = await followLinks(scope.runtime, sandbox, followLast);
+  return { sandbox, real, host: hostPathOf(scope.runtime, real) };
 }
 
-function located(ctx: HandlerContext, requested: string): { scope: RequestScope; at: Located } {
+async function located(ctx: HandlerContext, requested: string, followLast = false): Promise<{ scope: RequestScope; at: Located }> {
   const scope = scopeOf(ctx);
-  return { scope, at: locate(scope, requested) };
+  return { scope, at: await locate(scope, requested, followLast) };
 }
 
 /** The directory a ListDir names, with symlinks (volume mounts) followed. */
@@ -46,7 +57,10 @@ async function directoryAt(at: Located): Promise<string> {
 async function walk(scope: RequestScope, dir: Located, depth: number, out: EntryInit[]): Promise<void> {
   const names = (await readdir(dir.host)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   for (const name of names) {
-    const child = { sandbox: joinSandbox(dir.sandbox, name), host: path.join(dir.host, name) };
+    // The child's host path comes from its sandbox path, so a volume bound at a mount point (an
+    // empty dir on the host side, with namespaces) is listed with the volume's content.
+    const real = joinSandbox(dir.real, name);
+    const child = { sandbox: joinSandbox(dir.sandbox, name), real, host: scope.runtime.isolation.mode === "namespaces" ? hostPathOf(scope.runtime, real) : path.join(dir.host, name) };
     const entry = await entryInfo(scope.runtime, child.host, child.sandbox).catch((err: unknown) => {
       // Gone since readdir: skip it, as envd does.
       if (err instanceof ConnectError && err.code === Code.NotFound) return undefined;
@@ -67,14 +81,17 @@ async function makeDir(at: Located, scope: RequestScope) {
   if (existing) {
     throw new ConnectError(`path already exists but it is not a directory: ${at.sandbox}`, Code.InvalidArgument);
   }
-  await mkdir(at.host, { recursive: true }).catch((err: NodeJS.ErrnoException) => {
+  assertWritable(scope.runtime, at.real);
+  await makeDirsAs(scope, at.host).catch((err: NodeJS.ErrnoException) => {
     throw new ConnectError(`failed to create directory: ${err.code ?? err.message}`, Code.Internal);
   });
   return { entry: await entryInfo(scope.runtime, at.host, at.sandbox) };
 }
 
 async function move(source: Located, destination: Located, scope: RequestScope) {
-  await mkdir(path.dirname(destination.host), { recursive: true }).catch((err: NodeJS.ErrnoException) => {
+  assertWritable(scope.runtime, source.real);
+  assertWritable(scope.runtime, destination.real);
+  await makeDirsAs(scope, path.dirname(destination.host)).catch((err: NodeJS.ErrnoException) => {
     throw new ConnectError(`failed to create directory: ${err.code ?? err.message}`, Code.Internal);
   });
   await rename(source.host, destination.host).catch((err: NodeJS.ErrnoException) => {
@@ -89,28 +106,31 @@ async function move(source: Located, destination: Located, scope: RequestScope) 
 /** The service implementation for `router.service(Filesystem, …)`. */
 export function filesystemService(): Partial<ServiceImpl<typeof Filesystem>> {
   return {
+    watchDir,
+    ...pollingWatchers,
     async stat(req, ctx) {
-      const { scope, at } = located(ctx, req.path);
+      const { scope, at } = await located(ctx, req.path);
       return { entry: await entryInfo(scope.runtime, at.host, at.sandbox) };
     },
     async listDir(req, ctx) {
-      const { scope, at } = located(ctx, req.path);
+      const { scope, at } = await located(ctx, req.path, true);
       const host = await directoryAt(at);
       const entries: EntryInit[] = [];
-      await walk(scope, { sandbox: at.sandbox, host }, req.depth === 0 ? 1 : req.depth, entries);
+      await walk(scope, { ...at, host }, req.depth === 0 ? 1 : req.depth, entries);
       return { entries };
     },
-    makeDir(req, ctx) {
-      const { scope, at } = located(ctx, req.path);
+    async makeDir(req, ctx) {
+      const { scope, at } = await located(ctx, req.path, true);
       return makeDir(at, scope);
     },
-    move(req, ctx) {
-      const { scope, at } = located(ctx, req.source);
-      return move(at, locate(scope, req.destination), scope);
+    async move(req, ctx) {
+      const { scope, at } = await located(ctx, req.source);
+      return move(at, await locate(scope, req.destination), scope);
     },
     async remove(req, ctx) {
       // envd removes with os.RemoveAll: a missing path is not an error.
-      const { at } = located(ctx, req.path);
+      const { scope, at } = await located(ctx, req.path);
+      assertWritable(scope.runtime, at.real);
       // The root is the platform's data dir for this sandbox; wiping it would break the sandbox.
       if (at.sandbox === "/") throw new ConnectError("cannot remove the sandbox root", Code.InvalidArgument);
       await rm(at.host, { recursive: true, force: true }).catch((err: NodeJS.ErrnoException) => {

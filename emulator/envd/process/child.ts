@@ -1,7 +1,7 @@
 /**
- * A command run as a host process with pipes (the non-PTY case). THE EMULATOR ISOLATES NOTHING:
- * the command runs as the emulator's own OS user, with full access to the host; only its cwd,
- * HOME and environment point into the sandbox's data dir.
+ * A command run with pipes (the non-PTY case): inside the sandbox's namespaces through `nsenter`
+ * (spec.launch), or, without isolation, as a host process with the emulator's own rights, where
+ * only its cwd, HOME and environment point into the sandbox's data dir.
  *
  * The command is started through `/bin/sh -c 'exec "$@"'`, as envd wraps its commands in a shell:
  * a missing binary then ends with the shell's exit 127 and message instead of failing the call.
@@ -19,8 +19,10 @@ export type OutputKind = "stdout" | "stderr" | "pty";
 export interface SpawnSpec {
   cmd: string;
   args: string[];
-  /** Host directory. */
+  /** Host directory (without `launch`). */
   cwd: string;
+  /** The full argv when the command runs inside the sandbox's namespaces (cwd, wrapper included). */
+  launch?: { file: string; args: string[] };
   env: Record<string, string>;
   /** Keep stdin open as a pipe (else it reads /dev/null). Ignored for a PTY. */
   stdin: boolean;
@@ -52,6 +54,12 @@ export function wrapperArgs(spec: SpawnSpec): string[] {
   return ["-c", 'exec "$@"', "--", spec.cmd, ...spec.args];
 }
 
+/** What the host starts for a spec: the namespace launcher, or the shell wrapper in the host's cwd. */
+export function hostCommand(spec: SpawnSpec): { file: string; args: string[]; cwd: string } {
+  if (spec.launch) return { ...spec.launch, cwd: "/" };
+  return { file: "/bin/sh", args: wrapperArgs(spec), cwd: spec.cwd };
+}
+
 /** Sends a signal to a process group, or to the process alone if it has no group of its own. */
 export function signalGroup(pid: number, signal: NodeJS.Signals): void {
   try {
@@ -67,8 +75,9 @@ export function signalGroup(pid: number, signal: NodeJS.Signals): void {
 
 /** Starts a piped child. Throws invalid_argument if it cannot be started. */
 export function spawnPiped(spec: SpawnSpec, sink: ChildSink): ChildControl {
-  const child = spawn("/bin/sh", wrapperArgs(spec), {
-    cwd: spec.cwd,
+  const command = hostCommand(spec);
+  const child = spawn(command.file, command.args, {
+    cwd: command.cwd,
     env: spec.env,
     stdio: [spec.stdin ? "pipe" : "ignore", "pipe", "pipe"],
     detached: true,

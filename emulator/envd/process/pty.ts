@@ -1,13 +1,13 @@
 /**
  * A command run in a real pseudo-terminal (`@lydell/node-pty`), for Start requests with `pty` set.
  * Output arrives as raw bytes (`data.pty`); input goes to the terminal; Update resizes it. Like the
- * piped case it runs as a host process, isolated from nothing, in its own session (node-pty calls
- * setsid), so a kill reaches the whole group.
+ * piped case it runs in the sandbox's namespaces when there are some, in its own session (node-pty
+ * calls setsid), so a kill reaches the whole group.
  */
 import { closeSync, constants, openSync } from "node:fs";
 import { spawn as spawnTerminal, type IPty } from "@lydell/node-pty";
 import { endInfo } from "./exit";
-import { signalGroup, wrapperArgs, type ChildControl, type ChildSink, type SpawnSpec } from "./child";
+import { hostCommand, signalGroup, type ChildControl, type ChildSink, type SpawnSpec } from "./child";
 
 /**
  * Keeps the terminal's slave side open in the emulator until the child has exited. Otherwise
@@ -29,13 +29,14 @@ function holdTerminal(term: IPty): number | undefined {
 /** Starts a child in a PTY of `spec.pty`'s size. */
 export function spawnPty(spec: SpawnSpec, sink: ChildSink): ChildControl {
   const size = spec.pty ?? { cols: 80, rows: 24 };
-  const term = spawnTerminal("/bin/sh", wrapperArgs(spec), {
+  const command = hostCommand(spec);
+  const term = spawnTerminal(command.file, command.args, {
     // node-pty sets TERM from `name`; keep the caller's TERM (the SDK sends xterm-256color).
     name: spec.env.TERM ?? "xterm",
     // A zero size (an unset field) is not a terminal size; fall back to the classic 80x24.
     cols: size.cols || 80,
     rows: size.rows || 24,
-    cwd: spec.cwd,
+    cwd: command.cwd,
     env: spec.env,
     // null: deliver raw bytes, not decoded strings (output may split UTF-8 sequences).
     encoding: null,

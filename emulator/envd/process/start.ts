@@ -1,7 +1,7 @@
 /**
- * Start: runs the requested command as a host process (see child.ts: nothing is isolated) and
- * streams its events. The sandbox's paths are mapped: cwd (default: the user's home) under
- * rootDir, HOME to the mapped home. The environment is envd's: PATH (the emulator's), HOME, USER,
+ * Start: runs the requested command in the sandbox's namespaces as the calling user (or, without
+ * isolation, as a host process whose cwd and HOME are mapped under rootDir) and streams its events.
+ * cwd defaults to the user's home. The environment is envd's: PATH (the emulator's), HOME, USER,
  * LOGNAME, then the sandbox's envVars, then the request's envs, later ones winning.
  *
  * `Connect-Timeout-Ms` bounds the process's life: when it passes the process is killed and the
@@ -11,10 +11,14 @@ import { stat } from "node:fs/promises";
 import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
 import type { ProcessConfig, StartRequest } from "../../../sdk/gen/process/process_pb";
 import { hostPathOf, resolveSandboxPath } from "../paths";
+import { idsOf } from "../isolation/layout";
 import { ensureHome, scopeOf, type RequestScope } from "../scope";
 import type { SpawnSpec } from "./child";
 import { ManagedProcess } from "./managed";
 import { startEvent, streamUpdates } from "./stream";
+
+/** The PATH of a login shell in E2B's base image. */
+const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 /** The Start RPC. */
 export async function* start(req: StartRequest, ctx: HandlerContext) {
@@ -44,9 +48,13 @@ async function spawnSpec(req: StartRequest, config: ProcessConfig, scope: Reques
   const hostCwd = hostPathOf(scope.runtime, cwd);
   const isDir = await stat(hostCwd).then((s) => s.isDirectory(), () => false);
   if (!isDir) throw new ConnectError(`cwd '${cwd}' does not exist`, Code.InvalidArgument);
+  const ns = await scope.namespace()?.catch((err: unknown) => {
+    throw new ConnectError((err as Error).message, Code.Unavailable);
+  });
   const env: Record<string, string> = {
-    PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
-    HOME: hostPathOf(scope.runtime, home),
+    // Inside its namespaces a sandbox has the usual PATH; outside, the emulator's own.
+    PATH: ns ? SANDBOX_PATH : (process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin"),
+    HOME: ns ? home : hostPathOf(scope.runtime, home),
     USER: scope.user,
     LOGNAME: scope.user,
     ...scope.runtime.envVars,
@@ -56,6 +64,7 @@ async function spawnSpec(req: StartRequest, config: ProcessConfig, scope: Reques
     cmd: config.cmd,
     args: config.args,
     cwd: hostCwd,
+    ...(ns ? { launch: ns.launch(idsOf(scope.user), cwd, [config.cmd, ...config.args]) } : {}),
     env,
     // Absent means true: envd keeps stdin open for clients older than the field.
     stdin: req.stdin ?? true,

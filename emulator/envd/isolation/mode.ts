@@ -1,0 +1,98 @@
+/**
+ * How the emulator's sandboxes are isolated, decided once per process.
+ *
+ * `namespaces`: each sandbox runs in its own Linux user, mount and PID namespaces (util-linux
+ * `unshare`/`nsenter`, see namespace.ts). Its users are mapped to unprivileged host ids:
+ * sandbox uid/gid N is host N + `idBase`, so even a sandbox's root is an ordinary user on the
+ * host and the host's own files stay protected by their permissions, not only by the mount view.
+ * Writing a user namespace's map for a range of ids needs CAP_SETUID on the host, so this mode
+ * needs the emulator to run as root (CI, containers). A normal user would need setuid
+ * `newuidmap`, which a stock machine does not have configured for this.
+ *
+ * `none`: today's mode, where commands are plain host processes (macOS, containers that forbid
+ * namespaces, a non-root user). The CLI warns on stderr and says so in its ready line.
+ */
+import { execFile } from "node:child_process";
+import { accessSync, constants } from "node:fs";
+
+/** Host id that stands for the sandbox's id 0; the sandbox's ids 0..65535 map from here. */
+export const ID_BASE = 100_000;
+/** How many sandbox ids are mapped (0..65535). */
+export const ID_COUNT = 65_536;
+
+/** Paths of the util-linux tools the namespaces mode runs. */
+export interface Tools {
+  unshare: string;
+  nsenter: string;
+  setpriv: string;
+  bash: string;
+}
+
+export type Isolation = { mode: "namespaces"; idBase: number; tools: Tools } | { mode: "none"; reason: string };
+
+const SEARCH = ["/usr/bin", "/bin", "/usr/sbin", "/sbin"];
+
+function find(name: string): string | undefined {
+  for (const dir of SEARCH) {
+    try {
+      accessSync(`${dir}/${name}`, constants.X_OK);
+      return `${dir}/${name}`;
+    } catch {
+      // not in this dir
+    }
+  }
+  return undefined;
+}
+
+/** The tools, or the first one missing. */
+function findTools(): Tools | string {
+  const names = ["unshare", "nsenter", "setpriv", "bash", "mount", "pivot_root"] as const;
+  const found: Record<string, string> = {};
+  for (const name of names) {
+    const at = find(name);
+    if (!at) return name;
+    found[name] = at;
+  }
+  return found as unknown as Tools;
+}
+
+/** Runs `unshare` with the three namespaces once, as the setup of every sandbox will. */
+function tryUnshare(tools: Tools): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    execFile(tools.unshare, ["--user", "--mount", "--pid", "--fork", "--", "/bin/true"], { timeout: 10_000 }, (err, _out, stderr) =>
+      resolve(err ? `${stderr.trim() || err.message}` : undefined),
+    );
+  });
+}
+
+let detected: Promise<Isolation> | undefined;
+
+/**
+ * The isolation this process can give sandboxes. `SANDBOX_EMULATOR_ISOLATION=none` turns it off
+ * on purpose (for comparing, or where namespaces misbehave). Cached: probing costs a few ms.
+ */
+export function detectIsolation(env: NodeJS.ProcessEnv = process.env): Promise<Isolation> {
+  if (env.SANDBOX_EMULATOR_ISOLATION === "none") return Promise.resolve({ mode: "none", reason: "SANDBOX_EMULATOR_ISOLATION=none" });
+  return (detected ??= probe());
+}
+
+async function probe(): Promise<Isolation> {
+  if (process.platform !== "linux") return { mode: "none", reason: `Linux namespaces are not available on ${process.platform}` };
+  if (process.getuid?.() !== 0) {
+    return { mode: "none", reason: "mapping a sandbox's users (root and user) into a user namespace needs the emulator to run as root" };
+  }
+  const tools = findTools();
+  if (typeof tools === "string") return { mode: "none", reason: `'${tools}' (util-linux) was not found` };
+  const failure = await tryUnshare(tools);
+  if (failure) return { mode: "none", reason: `unshare --user --mount --pid failed: ${failure}` };
+  return { mode: "namespaces", idBase: ID_BASE, tools };
+}
+
+/** The one-line warning the CLI prints when sandboxes are not isolated. */
+export function isolationWarning(isolation: Isolation): string | undefined {
+  if (isolation.mode !== "none") return undefined;
+  return (
+    `sandbox-emulator: WARNING: sandboxes are NOT isolated (${isolation.reason}). ` +
+    "Commands run as host processes with this user's rights; never run untrusted code."
+  );
+}

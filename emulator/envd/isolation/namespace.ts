@@ -1,0 +1,115 @@
+/**
+ * A sandbox's namespaces: one long-lived init process per running sandbox, made with util-linux
+ * `unshare` (user + mount + PID namespaces), into which every command is started with `nsenter`.
+ *
+ * Start-up, in order:
+ * 1. `setpriv` drops to the host id that stands for the sandbox's root (see mode.ts) and arms a
+ *    parent-death signal, then `unshare` makes the namespaces and forks the init.
+ * 2. The init says `unshared`; the emulator (host root) writes the user namespace's id maps
+ *    (sandbox 0..65535 = host idBase..), which `unshare` itself cannot do without `newuidmap`.
+ * 3. The init re-executes itself, now root of its namespace, and runs the mount setup
+ *    (setup-script.ts): binds, its own /proc and /dev, pivot_root into the sandbox's root dir.
+ * 4. It prints its host pid and waits forever as the namespace's PID 1, reaping orphans.
+ *
+ * Nothing outlives the emulator: the emulator's death kills `unshare` (parent-death signal), whose
+ * death kills the init (its own parent-death signal, re-armed after the setup), and the init's
+ * death makes the kernel kill every process of its PID namespace.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { realpathSync } from "node:fs";
+import { ID_COUNT, type Isolation } from "./mode";
+import { writeFileSync } from "node:fs";
+import { setupScript, type SetupPlan } from "./setup-script";
+
+/** How long the namespace setup may take before the sandbox's first call fails, in ms. */
+const SETUP_TIMEOUT_MS = 15_000;
+
+type Namespaces = Isolation & { mode: "namespaces" };
+
+/** The argv that runs a command inside a started namespace as one of its users. */
+export interface Launch {
+  file: string;
+  args: string[];
+}
+
+export class SandboxNamespace {
+  private init: ChildProcess | undefined;
+  private initPid = 0;
+
+  private constructor(private readonly isolation: Namespaces) {}
+
+  /** Makes the namespaces and runs the setup; rejects with the setup's own error output. */
+  static async start(isolation: Namespaces, plan: SetupPlan): Promise<SandboxNamespace> {
+    const ns = new SandboxNamespace(isolation);
+    await ns.boot({ ...plan, rootDir: realpathSync(plan.rootDir) });
+    return ns;
+  }
+
+  private boot(plan: SetupPlan): Promise<void> {
+    const { tools, idBase } = this.isolation;
+    const stage = 'echo unshared && read -r _ && exec "$0" -c "$1" sandbox-setup';
+    const child = spawn(
+      tools.setpriv,
+      ["--pdeathsig", "KILL", `--reuid=${idBase}`, `--regid=${idBase}`, "--clear-groups", "--",
+        tools.unshare, "--user", "--mount", "--pid", "--fork", "--kill-child", "--propagation", "private", "--",
+        tools.bash, "-c", stage, tools.bash, setupScript(plan, tools)],
+      { stdio: ["pipe", "pipe", "pipe"], env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" } },
+    );
+    this.init = child;
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => void (stderr += d.toString()));
+    return new Promise<void>((resolve, reject) => {
+      const fail = (why: string) => {
+        clearTimeout(timer);
+        child.kill("SIGKILL");
+        reject(new Error(`sandbox isolation setup failed: ${why}${stderr.trim() ? `: ${stderr.trim()}` : ""}`));
+      };
+      const timer = setTimeout(() => fail(`no answer within ${SETUP_TIMEOUT_MS} ms`), SETUP_TIMEOUT_MS);
+      child.once("error", (err) => fail(err.message));
+      child.once("exit", (code, signal) => fail(`the init ended (${signal ?? `exit ${code}`})`));
+      let out = "";
+      child.stdout.on("data", (d: Buffer) => {
+        out += d.toString();
+        if (out === "unshared\n") {
+          try {
+            writeFileSync(`/proc/${child.pid}/uid_map`, `0 ${idBase} ${ID_COUNT}\n`);
+            writeFileSync(`/proc/${child.pid}/gid_map`, `0 ${idBase} ${ID_COUNT}\n`);
+          } catch (err) {
+            return fail(`writing the id maps: ${(err as Error).message}`);
+          }
+          child.stdin.write("go\n");
+        }
+        const ready = /ready (\d+)\n/.exec(out);
+        if (ready) {
+          clearTimeout(timer);
+          child.removeAllListeners("exit");
+          this.initPid = Number(ready[1]);
+          resolve();
+        }
+      });
+    });
+  }
+
+  /** The argv prefix that runs `argv` in the sandbox as `id` (0 root, 1000 user), in `cwd`. */
+  launch(id: number, cwd: string, argv: string[]): Launch {
+    const { tools } = this.isolation;
+    return {
+      file: tools.nsenter,
+      args: [
+        `--target=${this.initPid}`, "--user", "--mount", "--pid", "--root", `--setuid=${id}`, `--setgid=${id}`, "--",
+        // nsenter resolves --wd on the host, so the sandbox's cwd is entered by the shell inside.
+        "/bin/sh", "-c", 'cd "$1" || exit 1; shift; exec "$@"', "--", cwd, ...argv,
+      ],
+    };
+  }
+
+  /** Kills the init, which ends every process of the sandbox; resolves once it is gone. */
+  stop(): Promise<void> {
+    const init = this.init;
+    if (!init || init.exitCode !== null || init.signalCode !== null) return Promise.resolve();
+    return new Promise((resolve) => {
+      init.once("exit", () => resolve());
+      init.kill("SIGKILL");
+    });
+  }
+}

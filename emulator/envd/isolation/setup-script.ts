@@ -1,0 +1,59 @@
+/**
+ * The mount setup a sandbox's init runs as root of its fresh user + mount namespaces (see
+ * namespace.ts), as one bash script: every mount is made in the sandbox's own mount namespace, so
+ * the host's mounts never change. Paths are passed quoted; none comes from a request unchecked
+ * (volume mount paths are validated clean absolute paths at create).
+ */
+import type { SystemBind } from "./layout";
+import type { Tools } from "./mode";
+
+/** What one sandbox's view is made of. */
+export interface SetupPlan {
+  /** Host dir that becomes the sandbox's `/` (real path). */
+  rootDir: string;
+  /** Host dirs and files bound read-only, in order (a file over a bound dir comes after it). */
+  readOnly: SystemBind[];
+  /** Volumes: host dir → sandbox path, read-write. */
+  volumes: SystemBind[];
+}
+
+/** Device nodes a sandbox gets from the host; no disk, no kernel memory. */
+const DEVICES = ["null", "zero", "full", "random", "urandom", "tty"];
+
+/** Single-quotes a string for bash. */
+function q(s: string): string {
+  return `'${s.replaceAll("'", `'\\''`)}'`;
+}
+
+/** The script; it ends by printing `ready <host pid>` and becoming the namespace's reaping init. */
+export function setupScript(plan: SetupPlan, tools: Pick<Tools, "setpriv" | "bash">): string {
+  const R = q(plan.rootDir);
+  const at = (sandboxPath: string) => q(plan.rootDir + sandboxPath);
+  const lines = [
+    "set -eu",
+    `mount --bind ${R} ${R}`,
+    ...plan.readOnly.map((b) => `mount --bind -o ro ${q(b.hostPath)} ${at(b.sandboxPath)}`),
+    ...plan.volumes.map((b) => `mount --bind ${q(b.hostPath)} ${at(b.sandboxPath)}`),
+    // Read while /proc is still the host's: the init's pid as the host (and nsenter) sees it.
+    "read -r hostpid _ < /proc/self/stat",
+    `mount -t proc -o nosuid,nodev,noexec proc ${at("/proc")}`,
+    `mount -t tmpfs -o nosuid,mode=755,size=64k dev ${at("/dev")}`,
+    ...DEVICES.flatMap((d) => [`: > ${at(`/dev/${d}`)}`, `mount --bind /dev/${d} ${at(`/dev/${d}`)}`]),
+    `mkdir ${at("/dev/pts")} ${at("/dev/shm")}`,
+    `mount -t devpts -o newinstance,ptmxmode=0666,mode=620 devpts ${at("/dev/pts")}`,
+    `ln -s pts/ptmx ${at("/dev/ptmx")}`,
+    `mount -t tmpfs -o nosuid,nodev,mode=1777 shm ${at("/dev/shm")}`,
+    `mkdir -p ${at("/.old-root")}`,
+    `cd ${R}`,
+    "pivot_root . .old-root",
+    "umount -l /.old-root",
+    "rmdir /.old-root",
+    "cd /",
+    'echo "ready $hostpid"',
+    "exec 0</dev/null 1>/dev/null 2>/dev/null",
+    // The re-exec above (with new capabilities) cleared the parent-death signal; arm it again so the
+    // init dies with `unshare`. As PID 1, bash reaps every orphan while it waits.
+    `exec ${q(tools.setpriv)} --pdeathsig KILL -- ${q(tools.bash)} -c 'while :; do sleep 86400 & wait; done'`,
+  ];
+  return lines.join("\n");
+}

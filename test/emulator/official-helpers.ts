@@ -1,0 +1,29 @@
+/**
+ * One emulator and one sandbox made with E2B's official SDK, per test file that checks the SDK
+ * against the emulator: started before the file's tests, killed and closed after them.
+ */
+import { Sandbox, type ConnectionOpts } from "e2b";
+import { afterAll, beforeAll } from "vitest";
+import { createEmulator, type Emulator } from "../../emulator";
+
+export interface OfficialBench {
+  emu: Emulator;
+  /** What every SDK call takes to reach this emulator. */
+  opts: ConnectionOpts;
+  sandbox: Sandbox;
+}
+
+/** Registers the hooks; the returned object is filled in before the first test runs. */
+export function useOfficialSandbox(): OfficialBench {
+  const bench = {} as OfficialBench;
+  beforeAll(async () => {
+    bench.emu = await createEmulator();
+    bench.opts = { apiKey: bench.emu.apiKey, apiUrl: bench.emu.apiUrl, sandboxUrl: bench.emu.sandboxUrl };
+    bench.sandbox = await Sandbox.create("base", { ...bench.opts, timeoutMs: 120_000 });
+  });
+  afterAll(async () => {
+    await bench.sandbox?.kill().catch(() => undefined);
+    await bench.emu?.close();
+  });
+  return bench;
+}
