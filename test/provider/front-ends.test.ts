@@ -39,7 +39,7 @@ beforeAll(async () => {
   const bin = join(project.dir, "node_modules", "pulumi-sandbox", "bin");
   mkdirSync(bin);
   copyFileSync(join(REPO, "bin", "pulumi-resource-sandbox"), join(bin, "pulumi-resource-sandbox"));
-  for (const kind of ["Volume", "Sandbox"] as const) text[kind] = (await serializedProvider(kind)).text;
+  for (const kind of ["Volume", "Sandbox", "Template"] as const) text[kind] = (await serializedProvider(kind)).text;
   for (const name of ["dynamic", "plugin"] as const) {
     const emu = await createEmulator({ buildDelayMs: 50 });
     const config = { "sandbox:apiKey": emu.apiKey, "sandbox:accessToken": emu.accessToken, "sandbox:apiUrl": emu.apiUrl, "sandbox:sandboxUrl": emu.sandboxUrl };
@@ -79,7 +79,10 @@ function secretValues(props: Obj, secret: string[]): string[] {
 }
 
 /** Values that differ by nature between two services and two URNs, set aside. */
-const VOLATILE = new Set(["id", "token", "startedAt", "endAt", "envdAccessToken", "trafficAccessToken", "volumeID", "volumeId", "sandboxID"]);
+const VOLATILE = new Set([
+  ...["id", "token", "startedAt", "endAt", "envdAccessToken", "trafficAccessToken", "volumeID", "volumeId", "sandboxID"],
+  ...["templateID", "buildID", "latestBuildID", "createdAt", "updatedAt"],
+]);
 const OWN = new Set(["__provider", "__secrets", "__resource"]);
 
 function comparable(value: unknown, key = ""): unknown {
@@ -139,5 +142,22 @@ describe("Sandbox: the same inputs give the same answers", () => {
     await same((e) => e.host.read(at(created, e).id, urn(e), at(updated, e).properties));
     await same((e) => e.host.delete(at(created, e).id, urn(e), at(updated, e).properties));
     for (const e of ends) expect(e.emu.state.sandboxes(), e.name).toEqual([]);
+  });
+});
+
+describe("Template: the same inputs give the same answers", () => {
+  const props = { alias: "front-end-tpl", dockerfile: "FROM ubuntu:22.04\nRUN echo ready\n" };
+  test("check, create (a build), diff and update in place, read, delete", async () => {
+    const urn = (e: FrontEnd) => e.urn("Template", "tpl");
+    const checked = await same((e) => e.host.check(urn(e), {}, e.bag("Template", props)));
+    expect(checked[1].failures).toEqual([]);
+    const created = await same((e) => e.host.create(urn(e), at(checked, e).inputs));
+    const published = await same((e) => e.host.check(urn(e), at(checked, e).inputs, e.bag("Template", { ...props, public: true })));
+    const [diff] = await same((e) => e.host.diff(at(created, e).id, urn(e), at(created, e).properties, at(published, e).inputs));
+    expect(diff).toEqual({ changes: "some", replaces: [], deleteBeforeReplace: false });
+    const updated = await same((e) => e.host.update(at(created, e).id, urn(e), at(created, e).properties, at(published, e).inputs));
+    expect(updated[1].properties.public).toBe(true);
+    await same((e) => e.host.read(at(created, e).id, urn(e), at(updated, e).properties));
+    await same((e) => e.host.delete(at(created, e).id, urn(e), at(updated, e).properties));
   });
 });
