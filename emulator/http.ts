@@ -35,8 +35,11 @@ export interface RequestContext {
   headers: IncomingHttpHeaders;
   /** The parsed JSON body; `undefined` when the body is empty. Throws a 400 on bad JSON. */
   json(): Promise<unknown>;
-  /** The raw body (for uploads). A request's body is read once: call `json` or `bytes`, not both. */
-  bytes(): Promise<Buffer>;
+  /**
+   * The raw body (for uploads), at most `limit` bytes (default MAX_BODY_BYTES). A request's body is
+   * read once: call `json` or `bytes`, not both.
+   */
+  bytes(limit?: number): Promise<Buffer>;
 }
 
 /** Largest request body accepted, in bytes (Dockerfiles are the big ones). */
@@ -57,13 +60,13 @@ export function errorReply(err: ApiError): Reply {
   return { status: err.status, body: { code: err.status, message: err.message }, headers: err.headers };
 }
 
-/** Reads the whole body; a body over `MAX_BODY_BYTES` is a 413. */
-export async function readBytes(req: IncomingMessage): Promise<Buffer> {
+/** Reads the whole body; a body over `limit` bytes (default `MAX_BODY_BYTES`) is a 413. */
+export async function readBytes(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new ApiError(413, `request body is larger than ${MAX_BODY_BYTES} bytes`);
+    if (size > limit) throw new ApiError(413, `request body is larger than ${limit} bytes`);
     chunks.push(chunk);
   }
   return Buffer.concat(chunks);

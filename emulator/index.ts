@@ -26,6 +26,7 @@ import { adminRoutes } from "./routes/admin";
 import { sandboxListRoutes } from "./routes/sandbox-list";
 import { sandboxRoutes } from "./routes/sandboxes";
 import { sandboxUpdateRoutes } from "./routes/sandbox-updates";
+import { templateBuildRoutes } from "./routes/template-builds";
 import { templateRoutes } from "./routes/templates";
 import { unservedRoutes } from "./routes/unserved";
 import { volumeRoutes } from "./routes/volumes";
@@ -154,6 +155,7 @@ function allRoutes(stores: Stores, faults: Faults, calls: CallLog) {
     ...sandboxRoutes(stores),
     ...sandboxUpdateRoutes(stores),
     ...templateRoutes(stores),
+    ...templateBuildRoutes(stores),
     ...volumeRoutes(stores),
     ...volumeContentRoutes(stores.volumes),
     ...adminRoutes(stores, faults, calls),

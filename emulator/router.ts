@@ -89,7 +89,7 @@ function context(req: IncomingMessage, url: URL, method: string, names: string[]
           if (seen && value !== undefined) seen.requestBody = value;
           return value;
         })),
-    bytes: () => readBytes(req),
+    bytes: (limit) => readBytes(req, limit),
   };
 }
 

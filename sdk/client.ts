@@ -5,6 +5,7 @@
 import { resolveOptions, type ClientOptions, type ResolvedOptions } from "./config";
 import { HttpClient } from "./http";
 import { Sandboxes } from "./sandboxes";
+import { TemplateBuilds } from "./build/client";
 import { Templates } from "./templates";
 import { Volumes } from "./volumes";
 
@@ -12,6 +13,8 @@ export class PlatformClient {
   readonly options: ResolvedOptions;
   readonly sandboxes: Sandboxes;
   readonly templates: Templates;
+  /** The current build system (v3/v2 calls, uploads, tags). */
+  readonly builds: TemplateBuilds;
   readonly volumes: Volumes;
   private readonly http: HttpClient;
 
@@ -27,6 +30,7 @@ export class PlatformClient {
     this.http = new HttpClient(this.options);
     this.sandboxes = new Sandboxes(this.http);
     this.templates = new Templates(this.http);
+    this.builds = new TemplateBuilds(this.http);
     this.volumes = new Volumes(this.http);
   }
 

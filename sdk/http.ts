@@ -27,9 +27,10 @@ export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 /**
  * How an operation authenticates: `apiKey` (X-API-Key), `bearer` (access token), or
- * `apiKeyOrBearer` (the API key when configured, else the access token).
+ * `apiKeyOrBearer` (the API key when configured, else the access token); `none` sends no
+ * credential (a presigned upload URL carries its own authorisation).
  */
-export type AuthScheme = "apiKey" | "bearer" | "apiKeyOrBearer";
+export type AuthScheme = "apiKey" | "bearer" | "apiKeyOrBearer" | "none";
 
 /** One platform API request, as a table row. */
 export interface Operation {
@@ -42,6 +43,13 @@ export interface Operation {
   query?: Record<string, string | number | undefined>;
   /** JSON request body. */
   body?: unknown;
+  /** A raw request body instead of JSON, sent with an explicit Content-Length. */
+  bytes?: { data: Uint8Array; contentType: string };
+  /**
+   * An absolute URL to send to instead of the API base URL + `route` (a presigned upload URL);
+   * `route` then only names the operation in messages, so the URL's token never reaches one.
+   */
+  url?: string;
   auth: AuthScheme;
   /** Whether repeating is harmless. Default: true for GET/PUT/DELETE, false for POST/PATCH. */
   idempotent?: boolean;
@@ -128,7 +136,7 @@ export class HttpClient {
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), timeoutMs);
     const signal = call.signal ? AbortSignal.any([deadline.signal, call.signal]) : deadline.signal;
-    const body = op.body === undefined ? null : JSON.stringify(op.body);
+    const body = op.bytes ? op.bytes.data : op.body === undefined ? null : JSON.stringify(op.body);
     try {
       const res = await request(url, { method: op.method, headers, body, signal, dispatcher: this.agent });
       const text = await res.body.text();
@@ -179,6 +187,12 @@ export class HttpClient {
   private headersFor(op: Operation): Record<string, string> {
     const headers: Record<string, string> = { "user-agent": USER_AGENT, accept: "application/json" };
     if (op.body !== undefined) headers["content-type"] = "application/json";
+    if (op.bytes) {
+      // Object stores refuse a chunked upload (501): the length is always stated.
+      headers["content-type"] = op.bytes.contentType;
+      headers["content-length"] = String(op.bytes.data.byteLength);
+    }
+    if (op.auth === "none") return headers;
     const { apiKey, accessToken } = this.options;
     const useKey = op.auth === "apiKey" || (op.auth === "apiKeyOrBearer" && (apiKey !== undefined || accessToken === undefined));
     try {
@@ -193,6 +207,7 @@ export class HttpClient {
   }
 
   private urlFor(op: Operation): string {
+    if (op.url !== undefined) return op.url;
     const path = op.route.replace(/\{(\w+)\}/g, (_, name: string) => {
       const value = op.params?.[name];
       if (typeof value !== "string" || value === "") {

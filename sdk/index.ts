@@ -13,11 +13,13 @@ export { HttpClient, labelOf, type AuthScheme, type CallOptions, type HttpMethod
 export * from "./schemas/common";
 export * from "./schemas/sandboxes";
 export * from "./schemas/templates";
+export * from "./schemas/builds";
 export * from "./schemas/volumes";
 export { parseWire } from "./schemas/parse";
 export { Sandboxes, encodeMetadata, type ListSandboxesQuery, type SandboxPage } from "./sandboxes";
 export { Templates, BuildFailedError, DEFAULT_BUILD_TIMEOUT_MS, type WaitForBuildOptions } from "./templates";
 export { Volumes } from "./volumes";
+export * from "./build";
 export { PlatformClient } from "./client";
 
 // ---- in-sandbox API (rpc.ts, process.ts, filesystem.ts, tail.ts): export lines go below ----

@@ -8,7 +8,7 @@ import { checkEgress } from "../egress";
 import { ApiError, json, type Reply, type RequestContext } from "../http";
 import type { Stores } from "../store";
 import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, type MountRecord } from "../store/sandbox-records";
-import { readyBuild } from "../store/templates";
+import { fillSandboxRoot } from "../store/template-tree";
 import { parseBody } from "../validate";
 import { sandboxView } from "./sandbox-views";
 
@@ -62,7 +62,8 @@ export async function createSandbox(stores: Stores, ctx: RequestContext, version
     memoryMB: build.memoryMB,
     diskSizeMB: build.diskSizeMB,
     metadata: body.metadata ?? {},
-    envVars: body.envVars ?? {},
+    // A template's ENV steps are the sandbox's environment; the request's variables win.
+    envVars: { ...stores.templates.resultOf(build)?.env, ...body.envVars },
     network: body.network,
     allowInternetAccess: body.allow_internet_access ?? null,
     autoPause: body.autoPause === true,
@@ -70,6 +71,8 @@ export async function createSandbox(stores: Stores, ctx: RequestContext, version
     volumeMounts,
     timeoutMs,
   });
+  const result = stores.templates.resultOf(build);
+  if (result) fillSandboxRoot(record.rootDir, result, volumeMounts.map((m) => m.path));
   return json(201, sandboxView(record));
 }
 
@@ -77,8 +80,8 @@ function resolveTemplate(stores: Stores, ref: string) {
   const found = stores.templates.resolve(ref);
   const name = ref.trim().toLowerCase().replace(/:[^:/]*$/, "");
   if (!found) throw new ApiError(404, `template '${name}' not found`);
-  const build = readyBuild(found.template);
-  if (found.tag !== "default" || !build) throw new ApiError(404, `tag '${found.tag}' does not exist for template '${name}'`);
+  const build = stores.templates.buildFor(found.template, found.tag);
+  if (!build) throw new ApiError(404, `tag '${found.tag}' does not exist for template '${name}'`);
   return { template: found.template, build };
 }
 

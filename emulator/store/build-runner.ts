@@ -4,7 +4,18 @@
  * `ready` or `error` (with a reason naming the failing step, as the real builder reports it).
  */
 import { planBuild, type PlannedStep } from "../dockerfile";
-import type { BuildLogEntry, BuildRecord, LogLevel } from "./template-records";
+import { applyStep } from "./build-steps";
+import type { BuildLogEntry, BuildRecord, LogLevel, V2BuildSpec } from "./template-records";
+import { cloneResult, emptyResult, type TemplateResult } from "./template-tree";
+
+/** What a v2 build needs besides its record: the uploaded archives and its base template's result. */
+export interface V2Inputs {
+  archive: (hash: string) => Buffer | undefined;
+  /** The result of `fromTemplate`'s ready build; undefined when there is no such template. */
+  base: TemplateResult | undefined;
+  /** Receives the result of a build that ends ready. */
+  done: (result: TemplateResult) => void;
+}
 
 /** Stops a build that has not finished; it ends in `error` with the given reason. */
 export type CancelBuild = (reason: string) => void;
@@ -16,8 +27,8 @@ const WAITING_SHARE = 0.2;
  * Starts the timer chain of `build` (which must be `waiting`). `delayMs` is the whole duration of a
  * successful build; `onDone` runs once, when the build reaches `ready` or `error`.
  */
-export function runBuild(build: BuildRecord, delayMs: number, onDone: (build: BuildRecord) => void): CancelBuild {
-  const actions = buildActions(build);
+export function runBuild(build: BuildRecord, delayMs: number, onDone: (build: BuildRecord) => void, v2?: V2Inputs): CancelBuild {
+  const actions = build.spec && v2 ? v2Actions(build, build.spec, v2) : buildActions(build);
   const tick = (delayMs * (1 - WAITING_SHARE)) / actions.length;
   let timer: NodeJS.Timeout | undefined;
   let index = 0;
@@ -55,6 +66,39 @@ function buildActions(build: BuildRecord): (() => boolean)[] {
   };
   if (!plan.ok) return [start];
   return [start, ...plan.steps.map((step) => () => runStep(build, step)), () => finalize(build), () => succeed(build)];
+}
+
+/** A v2 build: the base, then each requested step applied to the result, then finalize. */
+function v2Actions(build: BuildRecord, spec: V2BuildSpec, inputs: V2Inputs): (() => boolean)[] {
+  let result = emptyResult();
+  const total = spec.steps.length;
+  const start = () => {
+    build.status = "building";
+    log(build, "info", `Building template ${build.templateID}, build ${build.buildID}`);
+    if (spec.fromTemplate !== undefined && !inputs.base) {
+      const message = `base template '${spec.fromTemplate}' not found`;
+      fail(build, { message, step: "base", logEntries: [log(build, "error", message, "base")] });
+      return true;
+    }
+    if (inputs.base) result = cloneResult(inputs.base);
+    log(build, "info", spec.fromTemplate !== undefined ? `FROM TEMPLATE ${spec.fromTemplate}` : `FROM ${spec.fromImage ?? "e2bdev/base"}`, "base");
+    return false;
+  };
+  const steps = spec.steps.map((step, i) => () => {
+    const index = String(i + 1);
+    log(build, "info", `[${index}/${total}] ${step.type.toUpperCase()} ${(step.args ?? []).join(" ")}`.trimEnd(), index);
+    if (step.type.toUpperCase() === "RUN") log(build, "debug", "RUN is logged, not executed: the emulator is not the service's builder", index);
+    const failure = applyStep(result, step, inputs.archive);
+    if (!failure) return false;
+    const entries = [failure.output ?? "", failure.message].filter((m) => m !== "").map((m) => log(build, "error", m, index));
+    fail(build, { message: failure.message, step: index, logEntries: entries });
+    return true;
+  });
+  const done = () => {
+    inputs.done(result);
+    return succeed(build);
+  };
+  return [start, ...steps, () => finalize(build), done];
 }
 
 function runStep(build: BuildRecord, step: PlannedStep): boolean {

@@ -33,6 +33,10 @@ export interface BuildRecord {
   readyCmd: string | null;
   dockerfile: string;
   logEntries: BuildLogEntry[];
+  /** A v2 build's start request; absent for v1 builds, which build `dockerfile`. Set once started. */
+  spec?: V2BuildSpec;
+  /** Tags this build takes when it becomes ready (v3 request; `default` unless others were named). */
+  pendingTags?: string[];
   reason?: { message: string; step?: string; logEntries?: BuildLogEntry[] };
 }
 
@@ -51,6 +55,16 @@ export interface TemplateRecord {
   buildCount: number;
   /** Oldest first. */
   builds: BuildRecord[];
+  /** Tags of v2 builds → the build each names. `default` is absent until a v2 build sets it. */
+  tags?: Record<string, { buildID: string; createdAt: string }>;
+}
+
+/** What POST /v2/templates/{id}/builds/{buildID} asked for (JSON-safe: it is part of snapshots). */
+export interface V2BuildSpec {
+  fromImage?: string | undefined;
+  fromTemplate?: string | undefined;
+  steps: { type: string; args?: string[] | undefined; filesHash?: string | undefined }[];
+  force: boolean;
 }
 
 /** Version of the in-sandbox server the emulator reports (volume mounts need ≥ 0.5.14). */

@@ -7,11 +7,14 @@
 import { ApiError } from "../http";
 import { newTemplateID, newUUID } from "../ids";
 import { checkResources } from "../validate";
-import { runBuild, type CancelBuild } from "./build-runner";
+import { BuildFileStore } from "./build-files";
+import { runBuild, type CancelBuild, type V2Inputs } from "./build-runner";
 import {
   DEFAULT_CPU_COUNT, DEFAULT_DISK_MB, DEFAULT_MEMORY_MB, ENVD_VERSION,
-  type BuildRecord, type TemplateRecord,
+  type BuildRecord, type TemplateRecord, type V2BuildSpec,
 } from "./template-records";
+import { buildForTag, setTags } from "./template-tags";
+import { emptyResult, type TemplateResult } from "./template-tree";
 
 /** A v1 build request (POST /templates, POST /templates/{id}). */
 export interface BuildRequest {
@@ -33,6 +36,10 @@ const ALIAS_RE = /^[a-z0-9_-]+$/;
 export class TemplateStore {
   private readonly templates = new Map<string, TemplateRecord>();
   private readonly cancels = new Map<string, CancelBuild>();
+  /** What each ready v2 build produced, by buildID (kept out of the records: snapshots are JSON). */
+  private readonly results = new Map<string, TemplateResult>();
+  /** The archives COPY steps uploaded, and their upload URLs. */
+  readonly files = new BuildFileStore();
 
   /** `buildDelayMs`: how long a successful build takes, in milliseconds. */
   constructor(private readonly buildDelayMs: number) {
@@ -77,6 +84,43 @@ export class TemplateStore {
   }
 
   /**
+   * Registers a waiting v2 build (POST /v3/templates): of `existing`, or of a new template. It
+   * starts only with startV2; `tags` go to it once it is ready.
+   */
+  requestV2(existing: TemplateRecord | undefined, req: { alias: string; tags: string[]; cpuCount?: number | undefined; memoryMB?: number | undefined }) {
+    checkResources(req.cpuCount, req.memoryMB);
+    const templateID = existing?.templateID ?? newTemplateID();
+    this.checkAliasFree(req.alias, templateID);
+    const template = existing ?? this.addTemplate(templateID);
+    template.aliases = [req.alias];
+    template.tags ??= {};
+    const build = newBuild(templateID, { dockerfile: "", cpuCount: req.cpuCount, memoryMB: req.memoryMB });
+    build.pendingTags = req.tags;
+    template.builds.push(build);
+    template.buildCount += 1;
+    template.updatedAt = new Date();
+    return { template, build };
+  }
+
+  /** Starts a waiting v2 build with its steps; builds of the template still running are cancelled. */
+  startV2(template: TemplateRecord, build: BuildRecord, spec: V2BuildSpec): void {
+    this.cancelInFlight(template, "The build was canceled because it was superseded by a newer one.");
+    build.spec = spec;
+    build.startCmd = null;
+    this.start(template, build);
+  }
+
+  /** The build a sandbox of `template` starts from for `tag`, if it is ready. */
+  buildFor(template: TemplateRecord, tag: string): BuildRecord | undefined {
+    return buildForTag(template, tag);
+  }
+
+  /** What a ready v2 build produced; undefined for v1 builds (and v2 builds from a snapshot). */
+  resultOf(build: BuildRecord): TemplateResult | undefined {
+    return this.results.get(build.buildID);
+  }
+
+  /**
    * Puts back a template from a snapshot (../snapshot.ts), under its own ID. A build that was in flight
    * lost its timer with the emulator that ran it: it starts over, so it still ends ready or in error.
    */
@@ -84,6 +128,8 @@ export class TemplateStore {
     this.templates.set(template.templateID, template);
     for (const build of template.builds) {
       if (build.status !== "waiting" && build.status !== "building") continue;
+      // A v2 build requested but never started stays waiting for its start call.
+      if (build.status === "waiting" && build.spec === undefined && build.dockerfile === "") continue;
       Object.assign(build, { status: "waiting", logEntries: [], finishedAt: null });
       this.start(template, build);
     }
@@ -93,6 +139,8 @@ export class TemplateStore {
   delete(template: TemplateRecord): void {
     this.cancelInFlight(template, "The build was canceled because the template was deleted.");
     this.templates.delete(template.templateID);
+    this.files.dropTemplate(template.templateID);
+    for (const build of template.builds) this.results.delete(build.buildID);
   }
 
   /** Counts a sandbox started from the template. */
@@ -110,8 +158,22 @@ export class TemplateStore {
     const cancel = runBuild(build, this.buildDelayMs, () => {
       this.cancels.delete(build.buildID);
       template.updatedAt = new Date();
-    });
+    }, build.spec ? this.v2Inputs(template, build, build.spec) : undefined);
     this.cancels.set(build.buildID, cancel);
+  }
+
+  private v2Inputs(template: TemplateRecord, build: BuildRecord, spec: V2BuildSpec): V2Inputs {
+    const base = spec.fromTemplate === undefined ? undefined : this.resolve(spec.fromTemplate);
+    const baseBuild = base ? buildForTag(base.template, base.tag) : undefined;
+    return {
+      archive: (hash) => this.files.get(template.templateID, hash),
+      // A base built through v1 (or restored from a snapshot) has no tree: it adds no files.
+      base: baseBuild ? (this.results.get(baseBuild.buildID) ?? emptyResult()) : undefined,
+      done: (result) => {
+        this.results.set(build.buildID, result);
+        setTags(template, build.pendingTags ?? ["default"], build.buildID);
+      },
+    };
   }
 
   private cancelInFlight(template: TemplateRecord, reason: string): void {

@@ -6,6 +6,7 @@
 import { describe, expect, test } from "vitest";
 import { z } from "zod";
 import { ErrorBody } from "../../sdk/schemas/common";
+import * as builds from "../../sdk/schemas/builds";
 import * as sandboxes from "../../sdk/schemas/sandboxes";
 import * as templates from "../../sdk/schemas/templates";
 import * as volumes from "../../sdk/schemas/volumes";
@@ -47,6 +48,12 @@ const PAIRS: [name: string, operation: string, where: string, schema: z.ZodType,
   ["NewVolume", "POST /volumes", "request", volumes.NewVolume],
   ["VolumeAndToken", "POST /volumes", "201", volumes.VolumeAndToken],
   ["Volume", "GET /volumes", "200", volumes.Volume, "items"],
+  ["TemplateBuildRequestV3", "POST /v3/templates", "request", builds.TemplateBuildRequestV3],
+  ["TemplateRequestResponseV3", "POST /v3/templates", "202", builds.TemplateRequestResponseV3],
+  ["TemplateBuildFileUpload", "GET /templates/{templateID}/files/{hash}", "201", builds.TemplateBuildFileUpload],
+  ["TemplateBuildStartV2", "POST /v2/templates/{templateID}/builds/{buildID}", "request", builds.TemplateBuildStartV2],
+  ["AssignedTemplateTags", "POST /templates/tags", "201", builds.AssignedTemplateTags],
+  ["TemplateTag", "GET /templates/{templateID}/tags", "200", builds.TemplateTag, "items"],
 ];
 
 function specSchema(operation: string, where: string, items?: "items"): Node {

@@ -1,0 +1,166 @@
+/**
+ * The service's current build system (service-facts §3): POST /v3/templates registers a waiting
+ * build (an upsert by name), GET /templates/{id}/files/{hash} hands out upload URLs of the
+ * emulator's own (PUT /_uploads/<token>, standing for the object store), POST /v2/…/builds/{buildID}
+ * starts the build with its steps, and the tag calls point names at builds. API key throughout.
+ */
+import { z } from "zod";
+import { ApiError, json, noContent, type Reply, type RequestContext } from "../http";
+import { isUUID } from "../ids";
+import type { Route } from "../router";
+import type { Stores } from "../store";
+import { MAX_UPLOAD_BYTES, UPLOAD_PATH } from "../store/build-files";
+import type { TemplateRecord } from "../store/template-records";
+import { setTags, tagList } from "../store/template-tags";
+import { parseAlias, templateNames } from "../store/templates";
+import { parseBody } from "../validate";
+
+const RequestV3Schema = z.object({
+  name: z.string().max(128).optional(),
+  alias: z.string().max(128).optional(),
+  tags: z.array(z.string()).optional(),
+  teamID: z.string().optional(),
+  cpuCount: z.int32().optional(),
+  memoryMB: z.int32().optional(),
+});
+const StepSchema = z.object({ type: z.string(), args: z.array(z.string()).optional(), filesHash: z.string().optional(), force: z.boolean().optional() });
+const StartV2Schema = z.object({
+  fromImage: z.string().optional(),
+  fromTemplate: z.string().optional(),
+  fromImageRegistry: z.object({ type: z.enum(["registry", "aws", "gcp"]) }).optional(),
+  force: z.boolean().optional(),
+  steps: z.array(StepSchema).optional(),
+  startCmd: z.string().optional(),
+  readyCmd: z.string().optional(),
+});
+const AssignTagsSchema = z.object({ target: z.string(), tags: z.array(z.string()) });
+const DeleteTagsSchema = z.object({ name: z.string(), tags: z.array(z.string()) });
+const TAG_RE = /^[a-z0-9-_.]+$/;
+const HASH_RE = /^[0-9a-f]{64}$/;
+
+/** The v3/v2 build routes, the tag routes and the upload URL. */
+export function templateBuildRoutes(stores: Stores): Route[] {
+  return [
+    { method: "POST", pattern: "/v3/templates", auth: "apiKey", handler: (ctx) => requestBuild(stores, ctx) },
+    { method: "GET", pattern: "/templates/:templateID/files/:hash", auth: "either", handler: (ctx) => fileLink(stores, ctx) },
+    { method: "PUT", pattern: `${UPLOAD_PATH}/:token`, auth: "none", handler: (ctx) => upload(stores, ctx) },
+    { method: "POST", pattern: "/v2/templates/:templateID/builds/:buildID", auth: "apiKey", handler: (ctx) => startBuild(stores, ctx) },
+    { method: "POST", pattern: "/templates/tags", auth: "apiKey", handler: (ctx) => assignTags(stores, ctx) },
+    { method: "DELETE", pattern: "/templates/tags", auth: "apiKey", handler: (ctx) => deleteTags(stores, ctx) },
+    { method: "GET", pattern: "/templates/:templateID/tags", auth: "apiKey", handler: (ctx) => json(200, tagList(ownTemplate(stores, ctx.params.templateID!))) },
+  ];
+}
+
+async function requestBuild(stores: Stores, ctx: RequestContext): Promise<Reply> {
+  const body = parseBody(RequestV3Schema, await ctx.json());
+  const raw = body.name ?? body.alias;
+  if (raw === undefined || raw.trim() === "") throw new ApiError(400, "name is required");
+  const colon = raw.lastIndexOf(":");
+  const alias = parseAlias(colon >= 0 ? raw.slice(0, colon) : raw);
+  const named = colon >= 0 ? [raw.slice(colon + 1).trim().toLowerCase()] : [];
+  const tags = [...new Set([...named, ...(body.tags ?? []).map((t) => t.trim().toLowerCase())])];
+  for (const tag of tags) checkTag(tag);
+  const existing = stores.templates.all().find((t) => t.aliases.includes(alias));
+  if (existing?.builtIn) throw new ApiError(403, `You do not have access to the template '${alias}'`);
+  const { template, build } = stores.templates.requestV2(existing, {
+    alias, tags: tags.length > 0 ? tags : ["default"], cpuCount: body.cpuCount, memoryMB: body.memoryMB,
+  });
+  return json(202, {
+    templateID: template.templateID, buildID: build.buildID, public: template.public,
+    names: templateNames(template), tags: build.pendingTags ?? [], aliases: [...template.aliases],
+  });
+}
+
+function fileLink(stores: Stores, ctx: RequestContext): Reply {
+  const template = ownTemplate(stores, ctx.params.templateID!);
+  const hash = ctx.params.hash!;
+  if (!HASH_RE.test(hash)) throw new ApiError(400, "Invalid files hash");
+  const present = stores.templates.files.has(template.templateID, hash);
+  const url = `http://${ctx.headers.host ?? "127.0.0.1"}${stores.templates.files.uploadPath(template.templateID, hash)}`;
+  return json(201, { present, url });
+}
+
+/** The object store's side: PUT only, Content-Length required (a chunked upload is a 501), size-capped. */
+async function upload(stores: Stores, ctx: RequestContext): Promise<Reply> {
+  const length = ctx.headers["content-length"];
+  if (length === undefined) {
+    return storeError(501, "NotImplemented", "A header you provided implies functionality that is not implemented", "Transfer-Encoding");
+  }
+  if (Number(length) > MAX_UPLOAD_BYTES) {
+    return storeError(400, "EntityTooLarge", `Your proposed upload exceeds the maximum allowed size (${MAX_UPLOAD_BYTES} bytes)`);
+  }
+  const token = ctx.params.token!;
+  if (!stores.templates.files.accepts(token)) return storeError(403, "AccessDenied", "Request has expired or the signature does not match");
+  stores.templates.files.put(token, await ctx.bytes(MAX_UPLOAD_BYTES));
+  return { status: 200 };
+}
+
+/** An object store's XML error body. */
+function storeError(status: number, code: string, message: string, header?: string): Reply {
+  const extra = header ? `<Header>${header}</Header>` : "";
+  const xml = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message>${extra}</Error>`;
+  return { status, body: Buffer.from(xml), headers: { "content-type": "application/xml" } };
+}
+
+async function startBuild(stores: Stores, ctx: RequestContext): Promise<Reply> {
+  const template = ownTemplate(stores, ctx.params.templateID!);
+  const buildID = ctx.params.buildID!;
+  if (!isUUID(buildID)) throw new ApiError(400, `Invalid build ID: ${buildID}`);
+  const build = template.builds.find((b) => b.buildID === buildID.toLowerCase());
+  if (!build) throw new ApiError(404, `Build '${buildID}' not found`);
+  const body = parseBody(StartV2Schema, await ctx.json());
+  if (build.status !== "waiting" || build.spec !== undefined) throw new ApiError(400, "build is not in waiting state");
+  if (body.fromImage !== undefined && body.fromTemplate !== undefined) throw new ApiError(400, "fromImage and fromTemplate cannot be used together");
+  for (const step of body.steps ?? []) {
+    if (step.filesHash !== undefined && !HASH_RE.test(step.filesHash)) throw new ApiError(400, `Invalid files hash '${step.filesHash}'`);
+  }
+  stores.templates.startV2(template, build, {
+    fromImage: body.fromImage, fromTemplate: body.fromTemplate, force: body.force === true,
+    steps: (body.steps ?? []).map((s) => ({ type: s.type, args: s.args, filesHash: s.filesHash })),
+  });
+  build.startCmd = body.startCmd ?? null;
+  build.readyCmd = body.readyCmd ?? null;
+  // An empty 202 says so (as Go's server does): clients decide from Content-Length not to parse it.
+  return { status: 202, headers: { "content-length": "0" } };
+}
+
+async function assignTags(stores: Stores, ctx: RequestContext): Promise<Reply> {
+  const body = parseBody(AssignTagsSchema, await ctx.json());
+  const found = stores.templates.resolve(body.target);
+  if (!found || found.template.builtIn) throw new ApiError(404, `template '${nameOf(body.target)}' not found`);
+  const build = stores.templates.buildFor(found.template, found.tag);
+  if (!build) throw new ApiError(404, `tag '${found.tag}' does not exist for template '${nameOf(body.target)}'`);
+  const tags = body.tags.map((t) => t.trim().toLowerCase());
+  if (tags.length === 0) throw new ApiError(400, "at least one tag is required");
+  for (const tag of tags) checkTag(tag);
+  setTags(found.template, tags, build.buildID);
+  return json(201, { tags, buildID: build.buildID });
+}
+
+async function deleteTags(stores: Stores, ctx: RequestContext): Promise<Reply> {
+  const body = parseBody(DeleteTagsSchema, await ctx.json());
+  const found = stores.templates.resolve(body.name);
+  if (!found || found.template.builtIn) throw new ApiError(404, `template '${nameOf(body.name)}' not found`);
+  const tags = body.tags.map((t) => t.trim().toLowerCase());
+  if (tags.includes("default")) throw new ApiError(400, "the 'default' tag cannot be deleted");
+  const missing = tags.find((t) => !found.template.tags?.[t]);
+  if (missing !== undefined) throw new ApiError(404, `tag '${missing}' does not exist for template '${nameOf(body.name)}'`);
+  for (const tag of tags) delete found.template.tags![tag];
+  return noContent();
+}
+
+function checkTag(tag: string): void {
+  if (!TAG_RE.test(tag) || isUUID(tag)) throw new ApiError(400, `Invalid tag '${tag}': use lowercase letters, numbers, '-', '_' and '.', and not a UUID`);
+}
+
+function nameOf(ref: string): string {
+  return ref.trim().toLowerCase().replace(/:[^:/]*$/, "");
+}
+
+/** A template of ours by ID or alias: 404 when unknown, 403 for the built-in one. */
+function ownTemplate(stores: Stores, ref: string): TemplateRecord {
+  const template = stores.templates.resolve(ref)?.template;
+  if (!template) throw new ApiError(404, `Template '${ref}' not found`);
+  if (template.builtIn) throw new ApiError(403, `You do not have access to the template '${ref}'`);
+  return template;
+}

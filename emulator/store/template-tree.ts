@@ -1,0 +1,158 @@
+/**
+ * What a v2 template build produces: a file tree (the files its COPY/ADD steps placed, with their
+ * modes and owners) and the sandbox defaults its ENV, WORKDIR and USER steps set. Every sandbox
+ * started from the build gets the tree written into its root (fillSandboxRoot) and the env as its
+ * environment. The base image's own files are not emulated: a tree holds only what the steps added.
+ */
+import { chmodSync, lstatSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { dirname, join, posix } from "node:path";
+import type { TarMember } from "./tar-read";
+
+/** One path of a template's tree. */
+export interface TreeNode {
+  type: "file" | "dir" | "symlink";
+  /** Permission bits. */
+  mode: number;
+  /** The user the files belong to in the sandbox (`--chown`, else the build's user then). */
+  owner: string;
+  data?: Buffer;
+  linkname?: string;
+}
+
+/** A finished build's result. `tree` is keyed by absolute sandbox path. */
+export interface TemplateResult {
+  tree: Map<string, TreeNode>;
+  env: Record<string, string>;
+  workdir: string;
+  user: string;
+}
+
+/** The service's defaults before any step: user `user` in `/home/user` (service-facts §3.2). */
+export function emptyResult(): TemplateResult {
+  return { tree: new Map(), env: {}, workdir: "/home/user", user: "user" };
+}
+
+/** A copy that later steps can change without touching `from` (a base template's result). */
+export function cloneResult(from: TemplateResult): TemplateResult {
+  return { tree: new Map([...from.tree].map(([k, v]) => [k, { ...v }])), env: { ...from.env }, workdir: from.workdir, user: from.user };
+}
+
+/** `path` made absolute against `cwd` and normalised. */
+export function sandboxPath(path: string, cwd: string): string {
+  return posix.normalize(path.startsWith("/") ? path : posix.join(cwd, path)).replace(/(.)\/+$/, "$1");
+}
+
+/** Creates `dir` and its missing parents in the tree. */
+export function ensureDir(tree: Map<string, TreeNode>, dir: string, owner: string): void {
+  if (dir === "/") return;
+  ensureDir(tree, posix.dirname(dir), owner);
+  if (!tree.has(dir)) tree.set(dir, { type: "dir", mode: 0o755, owner });
+}
+
+/** How a COPY step places the uploaded members (Docker's rules). */
+export interface CopyArgs {
+  src: string;
+  dest: string;
+  owner: string;
+  /** Permission bits for every copied entry, from `--chmod`; undefined keeps each member's. */
+  mode: number | undefined;
+  workdir: string;
+}
+
+/**
+ * Copies the members `src` names into the tree: a directory's contents go into `dest`, a file goes
+ * to `dest` itself, or into it when `dest` ends with `/`, is a directory, or several sources match.
+ *
+ * @returns how many entries were placed; 0 means `src` matched nothing.
+ */
+export function applyCopy(tree: Map<string, TreeNode>, members: readonly TarMember[], args: CopyArgs): number {
+  const src = posix.normalize(args.src).replace(/^\.\/+/, "").replace(/\/+$/, "");
+  const dest = sandboxPath(args.dest, args.workdir);
+  const before = tree.size;
+  let placed = 0;
+  const put = (path: string, m: TarMember) => {
+    ensureDir(tree, posix.dirname(path), args.owner);
+    const node: TreeNode = { type: m.type, mode: args.mode ?? m.mode, owner: args.owner };
+    if (m.type === "file") node.data = m.data;
+    if (m.type === "symlink") node.linkname = m.linkname;
+    tree.set(path, node);
+    placed++;
+  };
+  if (src === "." || src === "") {
+    ensureDir(tree, dest, args.owner);
+    for (const m of members) put(posix.join(dest, m.path), m);
+    return Math.max(placed, tree.size - before, 1);
+  }
+  const re = globRegExp(src);
+  const tops = members.filter((m) => re.test(m.path));
+  const into = args.dest.endsWith("/") || tops.length > 1 || tree.get(dest)?.type === "dir";
+  for (const top of tops) {
+    if (top.type === "dir") {
+      ensureDir(tree, dest, args.owner);
+      placed++;
+      for (const m of members) if (m.path.startsWith(`${top.path}/`)) put(posix.join(dest, m.path.slice(top.path.length + 1)), m);
+    } else {
+      put(into ? posix.join(dest, posix.basename(top.path)) : dest, top);
+    }
+  }
+  return placed;
+}
+
+function globRegExp(glob: string): RegExp {
+  const body = glob.replace(/[.+^${}()|\\]/g, "\\$&").replace(/\*\*/g, "\u0000").replace(/\*/g, "[^/]*").replace(/\?/g, "[^/]").replace(/\u0000/g, ".*");
+  return new RegExp(`^${body}$`);
+}
+
+/**
+ * Writes a template's tree into a new sandbox's root (`rootDir` stands for `/`). Paths at or under
+ * `skip` (volume mount points) are left alone, and nothing is written through a symlink, so a
+ * template can never reach outside the sandbox's root or into a volume.
+ */
+export function fillSandboxRoot(rootDir: string, result: TemplateResult, skip: readonly string[] = []): void {
+  const paths = [...result.tree.keys()].sort();
+  for (const path of paths) {
+    if (skip.some((s) => s === "/" || path === s || path.startsWith(`${s}/`))) continue;
+    const node = result.tree.get(path)!;
+    const host = join(rootDir, path);
+    if (!safeParents(rootDir, path)) continue;
+    if (node.type === "dir") {
+      mkdirSync(host, { recursive: true });
+      chmodSync(host, node.mode | 0o700);
+    } else if (node.type === "file") {
+      mkdirSync(dirname(host), { recursive: true });
+      if (isSymlink(host)) continue;
+      writeFileSync(host, node.data ?? Buffer.alloc(0), { mode: node.mode });
+      chmodSync(host, node.mode);
+    } else if (!exists(host)) {
+      mkdirSync(dirname(host), { recursive: true });
+      symlinkSync(node.linkname ?? "", host);
+    }
+  }
+}
+
+/** Whether every existing ancestor of `path` under `rootDir` is a real directory, not a link. */
+function safeParents(rootDir: string, path: string): boolean {
+  let at = rootDir;
+  for (const part of posix.dirname(path).split("/").filter(Boolean)) {
+    at = join(at, part);
+    if (isSymlink(at)) return false;
+  }
+  return true;
+}
+
+function isSymlink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+function exists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * One build through the current build system, end to end: request it, hash each COPY step's files,
+ * upload only the archives the service lacks, start it with its steps, wait for it. This is the
+ * sequence of service-facts §3.1, in the order the service's SDK runs it.
+ */
+import { SandboxError } from "../errors";
+import type { TemplateBuildInfo, BuildLogEntry } from "../schemas/templates";
+import type { TemplateBuildStartV2, TemplateStep } from "../schemas/builds";
+import type { Templates } from "../templates";
+import type { TemplateBuilds } from "./client";
+import { listContextFiles, readDockerignore } from "./context-files";
+import { contextArchive } from "./context-tar";
+import { filesHash, hashEntries } from "./files-hash";
+
+/** What to build. */
+export interface BuildSpec {
+  /** `[namespace/]alias[:tag]`; a rebuild under the same name keeps the templateID. */
+  name: string;
+  tags?: string[];
+  cpuCount?: number;
+  memoryMB?: number;
+  /** The v2 start body; COPY steps need no `filesHash`, it is computed from `contextDir`. */
+  build: TemplateBuildStartV2;
+  /** Directory COPY sources are read from. */
+  contextDir: string;
+  onLog?: (entry: BuildLogEntry) => void;
+  signal?: AbortSignal;
+  /** Overall deadline of the wait, in milliseconds. */
+  timeoutMs?: number;
+}
+
+/** What a finished build did. */
+export interface BuildOutcome {
+  templateID: string;
+  buildID: string;
+  /** Files hashes whose archives were uploaded (the rest the service already had). */
+  uploaded: string[];
+  info: TemplateBuildInfo;
+}
+
+/** The steps with each COPY step's `filesHash` filled in from `contextDir` (and its .dockerignore). */
+export function withFilesHashes(steps: readonly TemplateStep[], contextDir: string): TemplateStep[] {
+  const ignore = readDockerignore(contextDir);
+  return steps.map((step) => {
+    if (step.type.toUpperCase() !== "COPY") return step;
+    const [src = "", dest = ""] = step.args ?? [];
+    return { ...step, filesHash: filesHash(src, dest, contextDir, ignore) };
+  });
+}
+
+/** Runs one build. @throws BuildFailedError when it ends in `error`; SandboxError otherwise. */
+export async function runTemplateBuild(builds: TemplateBuilds, templates: Templates, spec: BuildSpec): Promise<BuildOutcome> {
+  const call = spec.signal ? { signal: spec.signal } : {};
+  const accepted = await builds.request({ name: spec.name, tags: spec.tags, cpuCount: spec.cpuCount, memoryMB: spec.memoryMB }, call);
+  const { templateID, buildID } = accepted;
+  const steps = withFilesHashes(spec.build.steps ?? [], spec.contextDir);
+  const ignore = readDockerignore(spec.contextDir);
+  const uploaded: string[] = [];
+  for (const step of steps) {
+    if (step.filesHash === undefined) continue;
+    const link = await builds.fileUploadLink(templateID, step.filesHash, call);
+    if (link.present || link.url === undefined || uploaded.includes(step.filesHash)) continue;
+    const [src = "", dest = ""] = step.args ?? [];
+    const entries = listContextFiles(src, spec.contextDir, ignore);
+    // The files may have changed since they were hashed: upload only what the hash names.
+    if (hashEntries(src, dest, entries) !== step.filesHash) {
+      throw new SandboxError({ code: "conflict", message: `COPY ${src}: the files changed while the build was being prepared; run it again` });
+    }
+    await builds.upload(link.url, contextArchive(entries), call);
+    uploaded.push(step.filesHash);
+  }
+  await builds.start(templateID, buildID, { ...spec.build, steps }, call);
+  const info = await templates.waitForBuild(templateID, buildID, {
+    ...(spec.onLog ? { onLog: spec.onLog } : {}),
+    ...(spec.signal ? { signal: spec.signal } : {}),
+    ...(spec.timeoutMs !== undefined ? { timeoutMs: spec.timeoutMs } : {}),
+    intervalMs: 200,
+  });
+  return { templateID, buildID, uploaded, info };
+}

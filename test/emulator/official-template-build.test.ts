@@ -1,0 +1,92 @@
+/**
+ * Conformance: the official `e2b` SDK's own template build (Template().…, Template.build, and its
+ * fromDockerfile), unmodified, against the emulator's v3/v2 build system; a sandbox created from the
+ * result sees the copied files, their modes and the template's environment.
+ */
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { BuildError, Sandbox, Template, type ConnectionOpts } from "e2b";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createEmulator, type Emulator } from "../../emulator";
+
+let emu: Emulator;
+let opts: ConnectionOpts;
+let context: string;
+const sandboxes: Sandbox[] = [];
+
+beforeAll(async () => {
+  emu = await createEmulator({ buildDelayMs: 300 });
+  opts = { apiKey: emu.apiKey, apiUrl: emu.apiUrl, sandboxUrl: emu.sandboxUrl };
+  context = mkdtempSync(join(tmpdir(), "official-build-"));
+  mkdirSync(join(context, "app"));
+  writeFileSync(join(context, "app", "hello.txt"), "hello from the context\n");
+  writeFileSync(join(context, "app", "run.sh"), "#!/bin/sh\necho run\n");
+  chmodSync(join(context, "app", "run.sh"), 0o755);
+  writeFileSync(join(context, "notes.md"), "# notes\n");
+});
+afterAll(async () => {
+  for (const s of sandboxes) await s.kill().catch(() => undefined);
+  await emu?.close();
+  rmSync(context, { recursive: true, force: true });
+});
+
+const uploads = () => emu.calls().filter((c) => c.method === "PUT" && c.path.startsWith("/_uploads/"));
+
+async function start(name: string): Promise<Sandbox> {
+  const sandbox = await Sandbox.create(name, { ...opts, timeoutMs: 60_000 });
+  sandboxes.push(sandbox);
+  return sandbox;
+}
+
+describe("Template.build", () => {
+  const template = () =>
+    Template({ fileContextPath: context })
+      .fromImage("e2bdev/base")
+      .copy("app", "/home/user/app")
+      .copy("notes.md", "/home/user/docs/", { mode: 0o600 })
+      .setEnvs({ GREETING: "from the template" })
+      .runCmd("echo building");
+
+  it("builds, and a sandbox from it has the files with their modes and the template's env", async () => {
+    const logs: string[] = [];
+    const built = await Template.build(template(), "official-build", { ...opts, onBuildLogs: (e) => void logs.push(e.message) });
+    expect(uploads()).toHaveLength(2);
+    expect(logs).toContain("[4/4] RUN echo building");
+    const sandbox = await start("official-build");
+    expect(await sandbox.files.read("/home/user/app/hello.txt")).toBe("hello from the context\n");
+    expect(await sandbox.files.read("/home/user/docs/notes.md")).toBe("# notes\n");
+    const modes = await sandbox.commands.run("stat -c %a app/run.sh docs/notes.md; echo \"$GREETING\"");
+    expect(modes.stdout).toBe("755\n600\nfrom the template\n");
+    expect(built.templateId).toMatch(/^[a-z0-9]{20}$/);
+  });
+
+  it("rebuilds under the same name with the same templateID, uploading only changed files", async () => {
+    const first = await Template.build(template(), "official-rebuild", opts);
+    const before = uploads().length;
+    writeFileSync(join(context, "notes.md"), "# notes, edited\n");
+    const second = await Template.build(template(), "official-rebuild", opts);
+    expect(second.templateId).toBe(first.templateId);
+    expect(second.buildId).not.toBe(first.buildId);
+    expect(uploads().length - before).toBe(1);
+    const sandbox = await start("official-rebuild");
+    expect(await sandbox.files.read("/home/user/docs/notes.md")).toBe("# notes, edited\n");
+  });
+
+  it("fails at the step whose command fails, with the service's message", async () => {
+    const failing = Template({ fileContextPath: context }).fromImage("e2bdev/base").runCmd("echo ok").runCmd("exit 3");
+    const err = await Template.build(failing, "official-failing", opts).then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(BuildError);
+    expect((err as Error).message).toBe("failed to run command 'exit 3': exit status 3");
+  });
+});
+
+describe("fromDockerfile", () => {
+  it("builds a Dockerfile's COPY, ENV and WORKDIR into the sandbox", async () => {
+    const dockerfile = ["FROM node:22", "COPY app/hello.txt /opt/greeting.txt", "ENV MODE=docker", "WORKDIR /opt", 'CMD ["node", "server.js"]'].join("\n");
+    await Template.build(Template({ fileContextPath: context }).fromDockerfile(dockerfile), "official-dockerfile", opts);
+    const sandbox = await start("official-dockerfile");
+    expect(await sandbox.files.read("/opt/greeting.txt")).toBe("hello from the context\n");
+    expect((await sandbox.commands.run('echo "$MODE"')).stdout).toBe("docker\n");
+  });
+});
