@@ -40,7 +40,7 @@ function handle(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
  */
 const ID_OUTPUTS: Record<ResourceKind, string[]> = { Template: ["templateID"], Volume: ["volumeID", "volumeId"], Sandbox: ["sandboxID"] };
 
-function register(resource: pulumi.CustomResource, kind: ResourceKind): void {
+function setIdOutputs(resource: pulumi.CustomResource, kind: ResourceKind): void {
   for (const key of ID_OUTPUTS[kind]) (resource as unknown as Record<string, unknown>)[key] = resource.id;
 }
 
@@ -84,7 +84,7 @@ export interface Volume extends OutputsOf<"Volume"> {}
 export class Volume extends pulumi.dynamic.Resource {
   constructor(name: string, args: VolumeArgs = {}, opts?: pulumi.CustomResourceOptions) {
     super(handle("Volume"), name, props(SPECS.Volume, name, args, opts), options(SPECS.Volume, opts), "sandbox", "Volume");
-    register(this, "Volume");
+    setIdOutputs(this, "Volume");
   }
 
   /** Reads an existing volume by ID into the program (read-only: Pulumi does not manage it). */
@@ -98,7 +98,7 @@ export interface Template extends OutputsOf<"Template"> {}
 export class Template extends pulumi.dynamic.Resource {
   constructor(name: string, args: TemplateArgs, opts?: pulumi.CustomResourceOptions) {
     super(handle("Template"), name, props(SPECS.Template, name, args, opts), options(SPECS.Template, opts), "sandbox", "Template");
-    register(this, "Template");
+    setIdOutputs(this, "Template");
   }
 
   /** Reads an existing template by ID into the program (read-only). */
@@ -112,7 +112,7 @@ export interface Sandbox extends OutputsOf<"Sandbox"> {}
 export class Sandbox extends pulumi.dynamic.Resource {
   constructor(name: string, args: SandboxArgs, opts?: pulumi.CustomResourceOptions) {
     super(handle("Sandbox"), name, props(SPECS.Sandbox, name, args, opts), options(SPECS.Sandbox, opts), "sandbox", "Sandbox");
-    register(this, "Sandbox");
+    setIdOutputs(this, "Sandbox");
   }
 
   /** Reads an existing sandbox by ID into the program (read-only). */
