@@ -19,6 +19,8 @@
 import { dirname } from "node:path";
 import { main } from "@pulumi/pulumi/provider";
 import * as runtime from "../runtime/index";
+import { setLogSink } from "../runtime/log";
+import { engineAddress, engineLogSink } from "./engine-log";
 import { plugin } from "./provider";
 
 interface ConfigureCall {
@@ -26,8 +28,9 @@ interface ConfigureCall {
 }
 type Method = (call: { request: Record<string, unknown> }, callback: unknown) => void;
 type Implementation = Record<string, Method> & { configure(call: ConfigureCall, callback: unknown): void };
-interface GrpcServer {
-  prototype: { addService(service: unknown, implementation: Implementation): void };
+interface Grpc {
+  Server: { prototype: { addService(service: unknown, implementation: Implementation): void } };
+  credentials: { createInsecure(): import("@grpc/grpc-js").ChannelCredentials };
 }
 
 /**
@@ -56,7 +59,9 @@ function likePulumi<T>(id: string): T {
 }
 
 export async function serve(args: string[]): Promise<void> {
-  const { Server } = likePulumi<{ Server: GrpcServer }>("@grpc/grpc-js");
+  const { Server, credentials } = likePulumi<Grpc>("@grpc/grpc-js");
+  const engine = engineAddress(args);
+  if (engine) setLogSink(engineLogSink(engine, credentials.createInsecure()));
   const { Struct } = likePulumi<{ Struct: new () => unknown }>("google-protobuf/google/protobuf/struct_pb");
   const addService = Server.prototype.addService;
   Server.prototype.addService = function (service, implementation) {

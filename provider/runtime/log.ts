@@ -10,11 +10,24 @@ export interface Logger {
   (line: string): void;
 }
 
+/** Where finished lines go, with the key of their resource (its URN since 0.2). */
+export type LogSink = (line: string, resourceKey: string) => void;
+
+/**
+ * stderr, which the engine shows for the dynamic-provider host. A native plugin's stderr reaches only
+ * the engine's verbose log, so the plugin front end sends lines to the engine's log instead.
+ */
+let sink: LogSink = (line) => process.stderr.write(`${line}\n`);
+
+export function setLogSink(next: LogSink): void {
+  sink = next;
+}
+
 export function resourceLogger(kind: string, resourceKey: string, secrets: () => Iterable<string | undefined>): Logger {
   const name = resourceNameOf(resourceKey) || kind;
   return (line) => {
     for (const part of line.replace(/\r/g, "").split("\n")) {
-      if (part.trim() !== "") process.stderr.write(`[${kind} ${name}] ${redact(part, secrets())}\n`);
+      if (part.trim() !== "") sink(`[${kind} ${name}] ${redact(part, secrets())}`, resourceKey);
     }
   };
 }

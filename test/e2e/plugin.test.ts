@@ -28,9 +28,12 @@ async function resources(): Promise<StateResource[]> {
 }
 
 describe("the native plugin on the real engine", () => {
-  test("up creates a Volume and a Sandbox mounting it, through the plugin", async () => {
+  test("up creates a Volume and a provisioned Sandbox mounting it, through the plugin; progress on the Sandbox's row", async () => {
     const up = await s.ok("up", "--yes", "--skip-preview");
     expect(up.output).toMatch(/\+ 3 created/);
+    // Progress lines reach the engine's log against the URN: shown on the resource's own row.
+    expect(up.output).toMatch(/sandbox:index:Sandbox box creating \([\d.]+s\) \[Sandbox box\] provision 1\/1 \| provisioned through the plugin/);
+    expect(up.output).toContain("sandbox:index:Sandbox (box):\n    [Sandbox box] provision 1/1");
     const out = await s.outputs();
     const inv = inventoryOfStack(s.emulator);
     expect(inv.volumes.map((v) => [v.volumeID, v.name])).toEqual([[out.volumeID, "plugin-data"]]);

@@ -161,3 +161,25 @@ describe("Template: the same inputs give the same answers", () => {
     await same((e) => e.host.delete(at(created, e).id, urn(e), at(updated, e).properties));
   });
 });
+
+/**
+ * Where the two differ, on purpose. The dynamic provider hides from logs only what the program marked
+ * secret (its class collects those values before wrapping the spec's secret inputs). The plugin cannot
+ * tell the two apart: a generated SDK wraps the spec's secret inputs (`envVars`, `provision`) itself,
+ * so they reach the plugin wrapped whether or not the program marked them. It hides them all: a
+ * provisioning command shows as `[redacted]`, never a secret in plaintext.
+ */
+describe("Sandbox provisioning: the plugin hides what arrives secret, the dynamic provider what the program marked", () => {
+  const props = { templateID: "base", timeoutSeconds: 600, provision: { commands: [{ command: "echo front-ends-agree" }] } };
+  test("the command shows in the dynamic provider's results, [redacted] in the plugin's; the output in both", async () => {
+    const results = await Promise.all(ends.map(async (e) => {
+      const urn = e.urn("Sandbox", "prov");
+      const { inputs } = await e.host.check(urn, {}, e.bag("Sandbox", props, e.name === "plugin" ? ["provision"] : []));
+      const { id, properties } = await e.host.create(urn, inputs);
+      await e.host.delete(id, urn, properties);
+      return comparable(properties.provisionResults) as { command: string; stdoutTail: string }[];
+    }));
+    expect(results.map((r) => r[0]?.command)).toEqual(["echo front-ends-agree", "[redacted]"]);
+    expect(results.map((r) => r[0]?.stdoutTail)).toEqual(["front-ends-agree\n", "front-ends-agree\n"]);
+  });
+});
