@@ -5,6 +5,7 @@
 import { posix } from "node:path";
 import { z } from "zod";
 import { checkEgress } from "../egress";
+import { hostId, idsOf } from "../envd/isolation/layout";
 import { ApiError, json, type Reply, type RequestContext } from "../http";
 import type { Stores } from "../store";
 import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, type MountRecord } from "../store/sandbox-records";
@@ -72,7 +73,12 @@ export async function createSandbox(stores: Stores, ctx: RequestContext, version
     timeoutMs,
   });
   const result = stores.templates.resultOf(build);
-  if (result) fillSandboxRoot(record.rootDir, result, volumeMounts.map((m) => m.path));
+  if (result) {
+    const isolation = stores.sandboxes.running(record.sandboxID)?.isolation;
+    // An isolated sandbox has two accounts: its root, and `user` for every other name.
+    const hostOwner = (owner: string) => (isolation ? hostId(isolation, idsOf(owner === "root" ? "root" : "user")) : undefined);
+    fillSandboxRoot(record.rootDir, result, volumeMounts.map((m) => m.path), hostOwner);
+  }
   return json(201, sandboxView(record));
 }
 

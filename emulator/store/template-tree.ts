@@ -4,7 +4,7 @@
  * started from the build gets the tree written into its root (fillSandboxRoot) and the env as its
  * environment. The base image's own files are not emulated: a tree holds only what the steps added.
  */
-import { chmodSync, lstatSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, lchownSync, lstatSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join, posix } from "node:path";
 import type { TarMember } from "./tar-read";
 
@@ -106,9 +106,15 @@ function globRegExp(glob: string): RegExp {
 /**
  * Writes a template's tree into a new sandbox's root (`rootDir` stands for `/`). Paths at or under
  * `skip` (volume mount points) are left alone, and nothing is written through a symlink, so a
- * template can never reach outside the sandbox's root or into a volume.
+ * template can never reach outside the sandbox's root or into a volume. `hostOwner` maps a node's
+ * owner to the host id that stands for it (isolated sandboxes); without it, files are the emulator's.
  */
-export function fillSandboxRoot(rootDir: string, result: TemplateResult, skip: readonly string[] = []): void {
+export function fillSandboxRoot(
+  rootDir: string,
+  result: TemplateResult,
+  skip: readonly string[] = [],
+  hostOwner: (owner: string) => number | undefined = () => undefined,
+): void {
   const paths = [...result.tree.keys()].sort();
   for (const path of paths) {
     if (skip.some((s) => s === "/" || path === s || path.startsWith(`${s}/`))) continue;
@@ -127,6 +133,8 @@ export function fillSandboxRoot(rootDir: string, result: TemplateResult, skip: r
       mkdirSync(dirname(host), { recursive: true });
       symlinkSync(node.linkname ?? "", host);
     }
+    const id = hostOwner(node.owner);
+    if (id !== undefined && (node.type === "symlink" || !isSymlink(host))) lchownSync(host, id, id);
   }
 }
 

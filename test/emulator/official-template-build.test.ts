@@ -58,6 +58,10 @@ describe("Template.build", () => {
     expect(await sandbox.files.read("/home/user/docs/notes.md")).toBe("# notes\n");
     const modes = await sandbox.commands.run("stat -c %a app/run.sh docs/notes.md; echo \"$GREETING\"");
     expect(modes.stdout).toBe("755\n600\nfrom the template\n");
+    // Copied files belong to the build's user at that step (`user`: no USER step ran), in a sandbox
+    // with users of its own (this suite's machines isolate: see isolation.test.ts).
+    expect(emu.isolation.mode).toBe("namespaces");
+    expect((await sandbox.commands.run("stat -c '%U %G' app/hello.txt")).stdout).toBe("user user\n");
     expect(built.templateId).toMatch(/^[a-z0-9]{20}$/);
   });
 
