@@ -11,6 +11,8 @@ export const USAGE = `usage: sandbox-emulator [options]
   --access-token T      the valid access token (default: sk_e2b_ + 40 random hex)
   --build-seconds S     duration of a template build in seconds (default 1.5)
   --data-dir D          where sandbox and volume files live (default: a temp dir, removed on exit)
+  --max-processes N     processes a sandbox may run at once (default 1024)
+  --max-file-mb N       largest file a sandbox may write or upload, in MiB (default 1024)
   --latency-ms N        delay added to every platform request
   --rate-429 R          share of platform requests answered 429 (0..1)
   --rate-503 R          share of platform requests answered 503 (0..1)
@@ -34,6 +36,8 @@ const FLAGS: Record<string, Setter> = {
   "--access-token": (o, _f, v) => (o.accessToken = v),
   "--build-seconds": (o, _f, v) => (o.buildDelayMs = Math.round(number("--build-seconds", v) * 1000)),
   "--data-dir": (o, _f, v) => (o.dataDir = v),
+  "--max-processes": (o, _f, v) => (o.limits = { ...o.limits, processes: integer("--max-processes", v, 1, 2 ** 31 - 1) }),
+  "--max-file-mb": (o, _f, v) => (o.limits = { ...o.limits, fileSizeBytes: integer("--max-file-mb", v, 1, 2 ** 40) * 1024 * 1024 }),
   "--latency-ms": (_o, f, v) => (f.latencyMs = number("--latency-ms", v)),
   "--rate-429": (_o, f, v) => (f.rate429 = number("--rate-429", v)),
   "--rate-503": (_o, f, v) => (f.rate503 = number("--rate-503", v)),

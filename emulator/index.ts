@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { CallLog, type CallRecord } from "./calls";
 import { createEnvdHandler } from "./envd";
 import { detectIsolation, type Isolation } from "./envd/isolation/mode";
+import type { SandboxLimits } from "./envd/limits";
 import { Faults, type FaultSettings } from "./faults";
 import { exchangeObserver, type ExchangeObserver } from "./exchanges";
 import { json } from "./http";
@@ -40,8 +41,9 @@ export type { Exchange, ExchangeObserver } from "./exchanges";
 export type { FaultSettings } from "./faults";
 export type { Inventory, InventorySandbox, InventoryTemplate, InventoryVolume } from "./inventory";
 export type { EmulatorSnapshot } from "./snapshot";
-
 export type { Isolation } from "./envd/isolation/mode";
+export type { SandboxLimits } from "./envd/limits";
+
 /** Options of `createEmulator`; every one has a default. */
 export interface EmulatorOptions {
   /** Interface to listen on. Default `127.0.0.1`. */
@@ -66,6 +68,8 @@ export interface EmulatorOptions {
    * against a spec; `SANDBOX_EMULATOR_EXCHANGES=<dir>` adds one that writes NDJSON files. Default: none.
    */
   onExchange?: ExchangeObserver;
+  /** What each sandbox may use (processes at once, file size); see envd/limits.ts. Default: 1024 processes, 1 GiB. */
+  limits?: Partial<SandboxLimits>;
   /** State to start with, from `emulator.snapshot()` (see ./snapshot.ts): same IDs, same team. Default: only `base`. */
   restore?: EmulatorSnapshot;
 }
@@ -88,12 +92,12 @@ export interface Emulator {
   accessToken: string;
   /** Root of sandbox (`sandboxes/<id>/`) and volume (`volumes/<id>/`) files. */
   dataDir: string;
-  server: Server;
   /**
    * How sandboxes are isolated: `namespaces` (own users, `/`, process list; see envd/isolation) or
    * `none` (commands are host processes) with the reason.
    */
   isolation: Isolation;
+  server: Server;
   state: EmulatorState;
   /** The request log, oldest first; only records with `seq > since` when given. */
   calls(since?: number): CallRecord[];
@@ -123,7 +127,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   if (restore) restoreInto(stores, restore);
   const calls = new CallLog();
   const onExchange = exchangeObserver(options.onExchange);
-  const envd = createEnvdHandler({ directory: stores.sandboxes, onExchange });
+  const envd = createEnvdHandler({ directory: stores.sandboxes, onExchange, limits: options.limits });
   const router = createRouter(allRoutes(stores, faults, calls), creds);
   const server = createServer(createListener({ envd, router, faults, calls, log: options.log, onExchange }));
   const port = await listen(server, options.port ?? 0, options.host ?? "127.0.0.1");

@@ -6,10 +6,10 @@
  * sandbox these calls need the access token like every other call.
  */
 import { createReadStream, createWriteStream } from "node:fs";
-import { stat } from "node:fs/promises";
+import { rm, stat } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
-import { Readable, type Writable } from "node:stream";
+import { Readable, Transform, type Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGunzip } from "node:zlib";
 import { ConnectError } from "@connectrpc/connect";
@@ -73,14 +73,32 @@ async function download(res: ServerResponse, scope: RequestScope, query: URLSear
   await pipeline(createReadStream(at.host), res);
 }
 
+/** Passes bytes through until there are more than `max`; then fails the upload with 507. */
+function capped(max: number, sandboxPath: string): Transform {
+  let seen = 0;
+  return new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      seen += chunk.length;
+      if (seen > max) return done(new FilesError(507, `error writing file '${sandboxPath}': larger than the sandbox's file size limit (${max} bytes)`));
+      done(null, chunk);
+    },
+  });
+}
+
 /** Writes one upload to a sandbox path, creating parent directories; returns envd's entry. */
 async function store(scope: RequestScope, requested: string, body: Readable) {
   const at = await resolve(scope, requested);
-  if (isReadOnly(scope, at.real)) throw new FilesError(403, `error opening file '${at.sandbox}': read-only file system`);
+  if (isReadOnly(scope, at.real)) throw new FilesError(400, `error opening file '${at.sandbox}': read-only file system`);
   const existing = await stat(at.host).catch(() => undefined);
   if (existing?.isDirectory()) throw new FilesError(400, `path '${at.sandbox}' is a directory`);
   await makeDirsAs(scope, path.dirname(at.host));
-  await pipeline(body, createWriteStream(at.host) as Writable);
+  try {
+    await pipeline(body, capped(scope.limits.fileSizeBytes, at.sandbox), createWriteStream(at.host) as Writable);
+  } catch (err) {
+    // No half-written new file stays behind.
+    if (!existing) await rm(at.host, { force: true });
+    throw err;
+  }
   if (!existing) await giveTo(scope, at.host);
   return { name: path.basename(at.sandbox), type: "file", path: at.sandbox };
 }

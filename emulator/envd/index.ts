@@ -23,6 +23,7 @@ import { serveFiles } from "./files";
 import { filesystemService } from "./filesystem/service";
 import { notFound, refuseAtEnvd, refuseAtProxy, targetOf } from "./gate";
 import { isConnectPath, serveEnvdHttp } from "./http-api";
+import { resolveLimits, type SandboxLimits } from "./limits";
 import { processService } from "./process/service";
 import { SandboxStates } from "./sandboxes";
 import { scopeKey, userFromAuthorization, type RequestScope } from "./scope";
@@ -31,6 +32,8 @@ export interface EnvdOptions {
   directory: SandboxDirectory;
   /** How long Connect still replays the end of a process that ended, in ms. Default 30 000 (envd's). */
   exitRetentionMs?: number;
+  /** What each sandbox may use; defaults in limits.ts. */
+  limits?: Partial<SandboxLimits>;
   /** Sees each answer of envd's plain HTTP API (not the proxy's, not the Connect services'). */
   onExchange?: ExchangeObserver | undefined;
 }
@@ -53,6 +56,7 @@ const userCheck: Interceptor = (next) => (req) => {
 /** Creates the in-sandbox API handler over a directory of running sandboxes. */
 export function createEnvdHandler(options: EnvdOptions): EnvdHandler {
   const sandboxes = new SandboxStates(options.exitRetentionMs);
+  const limits = resolveLimits(options.limits);
   const scopes = new WeakMap<IncomingMessage, RequestScope>();
   options.directory.onStopped((sandboxID) => void sandboxes.stop(sandboxID));
   const adapter = connectNodeAdapter({
@@ -76,7 +80,7 @@ export function createEnvdHandler(options: EnvdOptions): EnvdHandler {
       if (refuseAtEnvd(req, res, runtime) || (http && serveEnvdHttp(req, res, runtime))) return;
       const state = sandboxes.of(target.sandboxID);
       state.track(res);
-      const scope = { runtime, registry: state.registry, watchers: state.watchers, namespace: () => state.namespace(runtime), ...userFromAuthorization(req.headers.authorization) };
+      const scope = { runtime, registry: state.registry, watchers: state.watchers, limits, namespace: () => state.namespace(runtime), ...userFromAuthorization(req.headers.authorization) };
       if ((req.url ?? "").split("?")[0] === "/files") return void serveFiles(req, res, scope);
       scopes.set(req, scope);
       adapter(req, res);

@@ -8,6 +8,7 @@ import type { SandboxRuntime } from "../types";
 import { hostId, idsOf } from "./isolation/layout";
 import { hostPathOf } from "./paths";
 import type { WatcherRegistry } from "./filesystem/watcher-registry";
+import type { SandboxLimits } from "./limits";
 import type { SandboxNamespace } from "./isolation/namespace";
 import type { ProcessRegistry } from "./process/registry";
 
@@ -18,6 +19,8 @@ export type Username = (typeof KNOWN_USERS)[number];
 export interface RequestScope {
   runtime: SandboxRuntime;
   registry: ProcessRegistry;
+  /** What the sandbox may use (processes, file sizes). */
+  limits: SandboxLimits;
   /** The sandbox's polling watchers (CreateWatcher and the rest). */
   watchers: WatcherRegistry;
   /** The sandbox's namespaces (started on first use), or undefined when sandboxes are not isolated. */

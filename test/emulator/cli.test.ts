@@ -7,7 +7,9 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { Sandbox } from "e2b";
+import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
+import { hostSleeps } from "./host-processes";
 
 const REPO = resolve(__dirname, "../..");
 let work: string;
@@ -129,6 +131,17 @@ describe("sandbox-emulator", () => {
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain(`sandbox-emulator: ${message}`);
     expect(r.stderr).toContain("usage: sandbox-emulator");
+  });
+
+  test("an emulator killed with SIGKILL leaves no sandbox process running", async () => {
+    const emu = await start([]);
+    const opts = { apiKey: emu.ready.apiKey, apiUrl: emu.ready.apiUrl, sandboxUrl: emu.ready.sandboxUrl };
+    const sandbox = await Sandbox.create("base", opts);
+    await sandbox.commands.run("sleep 987004", { background: true });
+    await vi.waitFor(() => expect(hostSleeps("987004")).toHaveLength(1));
+    emu.child.kill("SIGKILL");
+    await emu.exit;
+    await vi.waitFor(() => expect(hostSleeps("987004")).toEqual([]));
   });
 
   test("--help prints the usage on stdout, exit 0", () => {

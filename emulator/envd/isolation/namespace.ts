@@ -90,15 +90,18 @@ export class SandboxNamespace {
     });
   }
 
-  /** The argv prefix that runs `argv` in the sandbox as `id` (0 root, 1000 user), in `cwd`. */
-  launch(id: number, cwd: string, argv: string[]): Launch {
+  /**
+   * The argv that runs `argv` in the sandbox as `id` (0 root, 1000 user), in `cwd`, after
+   * `prefix` (a command that execs the rest inside, e.g. `prlimit ... --`).
+   */
+  launch(id: number, cwd: string, argv: string[], prefix: string[] = []): Launch {
     const { tools } = this.isolation;
     return {
       file: tools.nsenter,
       args: [
         `--target=${this.initPid}`, "--user", "--mount", "--pid", "--root", `--setuid=${id}`, `--setgid=${id}`, "--",
         // nsenter resolves --wd on the host, so the sandbox's cwd is entered by the shell inside.
-        "/bin/sh", "-c", 'cd "$1" || exit 1; shift; exec "$@"', "--", cwd, ...argv,
+        ...prefix, "/bin/sh", "-c", 'cd "$1" || exit 1; shift; exec "$@"', "--", cwd, ...argv,
       ],
     };
   }

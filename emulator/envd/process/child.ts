@@ -23,6 +23,8 @@ export interface SpawnSpec {
   cwd: string;
   /** The full argv when the command runs inside the sandbox's namespaces (cwd, wrapper included). */
   launch?: { file: string; args: string[] };
+  /** Without `launch`: a command that execs the wrapper (e.g. `prlimit ... --`). */
+  prefix?: string[];
   env: Record<string, string>;
   /** Keep stdin open as a pipe (else it reads /dev/null). Ignored for a PTY. */
   stdin: boolean;
@@ -57,7 +59,8 @@ export function wrapperArgs(spec: SpawnSpec): string[] {
 /** What the host starts for a spec: the namespace launcher, or the shell wrapper in the host's cwd. */
 export function hostCommand(spec: SpawnSpec): { file: string; args: string[]; cwd: string } {
   if (spec.launch) return { ...spec.launch, cwd: "/" };
-  return { file: "/bin/sh", args: wrapperArgs(spec), cwd: spec.cwd };
+  const [file, ...args] = [...(spec.prefix ?? []), "/bin/sh", ...wrapperArgs(spec)] as [string, ...string[]];
+  return { file, args, cwd: spec.cwd };
 }
 
 /** Sends a signal to a process group, or to the process alone if it has no group of its own. */

@@ -12,6 +12,7 @@ import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
 import type { ProcessConfig, StartRequest } from "../../../sdk/gen/process/process_pb";
 import { hostPathOf, resolveSandboxPath } from "../paths";
 import { idsOf } from "../isolation/layout";
+import { limitArgv, orphanGuardArgv } from "../limits";
 import { ensureHome, scopeOf, type RequestScope } from "../scope";
 import type { SpawnSpec } from "./child";
 import { ManagedProcess } from "./managed";
@@ -25,6 +26,10 @@ export async function* start(req: StartRequest, ctx: HandlerContext) {
   const scope = scopeOf(ctx);
   const config = req.process;
   if (!config?.cmd) throw new ConnectError("process.cmd is required", Code.InvalidArgument);
+  const running = scope.registry.list().length;
+  if (running >= scope.limits.processes) {
+    throw new ConnectError(`the sandbox runs ${running} processes, its limit: end one before starting another`, Code.ResourceExhausted);
+  }
   const spec = await spawnSpec(req, config, scope);
   const proc = new ManagedProcess(spec, config, req.tag);
   // Attached in the same tick as the spawn: child output is only delivered on a later turn of the
@@ -64,7 +69,9 @@ async function spawnSpec(req: StartRequest, config: ProcessConfig, scope: Reques
     cmd: config.cmd,
     args: config.args,
     cwd: hostCwd,
-    ...(ns ? { launch: ns.launch(idsOf(scope.user), cwd, [config.cmd, ...config.args]) } : {}),
+    ...(ns
+      ? { launch: ns.launch(idsOf(scope.user), cwd, [config.cmd, ...config.args], limitArgv(scope.limits, true)) }
+      : { prefix: [...orphanGuardArgv(), ...limitArgv(scope.limits, false)] }),
     env,
     // Absent means true: envd keeps stdin open for clients older than the field.
     stdin: req.stdin ?? true,
