@@ -1,7 +1,8 @@
 // Bench 4: the provider in the real Pulumi engine. `pulumi up` then `pulumi preview` (no changes) of
 // a stack of N sandboxes, in a project where pulumi-sandbox is installed as users install it, and the
 // bytes each resource stores for its serialized provider (`__provider`), against a provider object
-// written inline in the program (bench/fixture/inline.js).
+// written inline in the program (bench/fixture/inline.js) and the native provider plugin
+// (bench/fixture/native.js), which stores no provider at all.
 import { mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -33,14 +34,14 @@ async function deploy({ project, binDir, mode, count, latencyMs }) {
     const up = await pulumi("up", "--yes", "--skip-preview");
     const preview = await pulumi("preview", "--expect-no-changes");
     const state = JSON.parse((await pulumi("stack", "export")).stdout);
-    const boxes = state.deployment.resources.filter((r) => r.outputs?.__provider !== undefined);
+    const boxes = state.deployment.resources.filter((r) => r.custom && !r.type.startsWith("pulumi:providers:"));
     if (boxes.length !== count || emu.state.sandboxes().length !== count) throw new Error(`${mode}: expected ${count} sandboxes`);
     await pulumi("destroy", "--yes", "--skip-preview");
     return {
       up: up.ms,
       preview: preview.ms,
       upRequests: up.requests,
-      provider: boxes.length === 0 ? 0 : median(boxes.map((r) => Buffer.byteLength(JSON.stringify(r.outputs.__provider)))),
+      provider: boxes.length === 0 ? 0 : median(boxes.map((r) => (r.outputs.__provider === undefined ? 0 : Buffer.byteLength(JSON.stringify(r.outputs.__provider))))),
       copies: boxes.length === 0 ? 0 : [boxes[0].inputs, boxes[0].outputs].filter((o) => o?.__provider !== undefined).length,
       resource: boxes.length === 0 ? 0 : median(boxes.map((r) => Buffer.byteLength(JSON.stringify(r)))),
     };
@@ -53,11 +54,12 @@ async function deploy({ project, binDir, mode, count, latencyMs }) {
 
 export async function engineBench({ reps, count, latencyMs, project, log }) {
   const binDir = await ensurePulumi();
-  const runs = { package: [], inline: [] };
+  const modes = ["package", "inline", "native"];
+  const runs = { package: [], inline: [], native: [] };
   const empty = {};
-  for (const mode of ["package", "inline"]) empty[mode] = await deploy({ project: project.dir, binDir, mode, count: 0, latencyMs });
+  for (const mode of modes) empty[mode] = await deploy({ project: project.dir, binDir, mode, count: 0, latencyMs });
   for (let i = 0; i < reps; i++) {
-    for (const mode of ["package", "inline"]) {
+    for (const mode of modes) {
       runs[mode].push(await deploy({ project: project.dir, binDir, mode, count, latencyMs }));
       log(`  engine ${mode} run ${i + 1}/${reps}: up ${fmt(runs[mode].at(-1).up / 1000)} s`);
     }
@@ -66,11 +68,11 @@ export async function engineBench({ reps, count, latencyMs, project, log }) {
   // Per resource: beyond what the same command takes on an empty stack (engine and program start).
   const per = (mode, key) => (m(mode, key) - empty[mode][key]) / count;
   const row = (label, f, digits) => {
-    const [o, i] = [f("package"), f("inline")];
-    return [label, fmt(o, digits), fmt(i, digits), ratio(o, i)];
+    const [o, i, n] = [f("package"), f("inline"), f("native")];
+    return [label, fmt(o, digits), fmt(i, digits), ratio(o, i), fmt(n, digits), ratio(n, o)];
   };
   return table(
-    [`${count} sandboxes, median of ${reps}`, "pulumi-sandbox (installed)", "inline provider", "ours / inline"],
+    [`${count} sandboxes, median of ${reps}`, "pulumi-sandbox (installed)", "inline provider", "ours / inline", "native plugin", "native / ours"],
     [
       row("`pulumi up` wall (s)", (mode) => m(mode, "up") / 1000, 2),
       row("`pulumi up` of an empty stack (s)", (mode) => empty[mode].up / 1000, 2),
