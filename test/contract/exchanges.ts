@@ -79,9 +79,11 @@ export function checkExchangeDir(dir: string, contract = loadContract()): RunRep
   return report;
 }
 
-/** `/v2/sandboxes/i3k.../connect` → `/v2/sandboxes/{id}/connect`: sandbox IDs and UUIDs folded. */
+/** `/v2/sandboxes/i3k.../connect` → `/v2/sandboxes/{id}/connect`: sandbox IDs, UUIDs and upload tokens folded. */
 function foldIDs(path: string): string {
-  return path.replace(/\/(i[a-z0-9]{20}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?=\/|$)/gi, "/{id}");
+  return path
+    .replace(/^\/_uploads\/[^/]+$/, "/_uploads/{token}")
+    .replace(/\/(i[a-z0-9]{20}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?=\/|$)/gi, "/{id}");
 }
 
 function* readLines(dir: string): Generator<ExchangeLine> {

@@ -58,11 +58,14 @@ describe("Template.build", () => {
     expect(await sandbox.files.read("/home/user/docs/notes.md")).toBe("# notes\n");
     const modes = await sandbox.commands.run("stat -c %a app/run.sh docs/notes.md; echo \"$GREETING\"");
     expect(modes.stdout).toBe("755\n600\nfrom the template\n");
-    // Copied files belong to the build's user at that step (`user`: no USER step ran), in a sandbox
-    // with users of its own (this suite's machines isolate: see isolation.test.ts).
-    expect(emu.isolation.mode).toBe("namespaces");
-    expect((await sandbox.commands.run("stat -c '%U %G' app/hello.txt")).stdout).toBe("user user\n");
     expect(built.templateId).toMatch(/^[a-z0-9]{20}$/);
+  });
+
+  it("gives copied files to the build's user at that step, in a sandbox with users of its own", async () => {
+    // This suite's machines isolate (see isolation.test.ts); without namespaces every file is the host user's.
+    expect(emu.isolation.mode).toBe("namespaces");
+    const sandbox = await start("official-build");
+    expect((await sandbox.commands.run("stat -c '%U %G' app/hello.txt")).stdout).toBe("user user\n");
   });
 
   it("rebuilds under the same name with the same templateID, uploading only changed files", async () => {
@@ -82,6 +85,21 @@ describe("Template.build", () => {
     const err = await Template.build(failing, "official-failing", opts).then(() => undefined, (e: unknown) => e);
     expect(err).toBeInstanceOf(BuildError);
     expect((err as Error).message).toBe("failed to run command 'exit 3': exit status 3");
+  });
+});
+
+describe("tags", () => {
+  it("builds with a tag, assigns and removes others, and a sandbox starts from a tag", async () => {
+    const built = await Template.build(Template({ fileContextPath: context }).fromImage("e2bdev/base").copy("notes.md", "/home/user/"), "official-tags:v1", opts);
+    expect(built.tags).toEqual(["v1"]);
+    expect(await Template.assignTags("official-tags:v1", ["prod", "stable"], opts)).toEqual({ buildId: built.buildId, tags: ["prod", "stable"] });
+    await Template.removeTags("official-tags", "stable", opts);
+    expect((await Template.getTags(built.templateId, opts)).map((t) => [t.tag, t.buildId])).toEqual([
+      ["v1", built.buildId], ["prod", built.buildId],
+    ]);
+    const sandbox = await start("official-tags:prod");
+    expect(await sandbox.files.read("/home/user/notes.md")).toMatch(/^# notes/);
+    await expect(Sandbox.create("official-tags:stable", opts)).rejects.toThrow("tag 'stable' does not exist for template 'official-tags'");
   });
 });
 
