@@ -118,7 +118,7 @@ interface Provisioned {
 async function provisionIn(id: string, inputs: Inputs, tokens: Tokens): Promise<Provisioned> {
   const { provision } = inputs;
   if (!provision) return { provisioned: true, provisionResults: [] };
-  const outcome = await runProvision({ sandboxID: id, envdAccessToken: tokens.envdAccessToken }, provision, logFor(inputs, tokens), secretsOf(inputs, tokens));
+  const outcome = await runProvision({ sandboxID: id, envdAccessToken: tokens.envdAccessToken }, provision, markerOf(inputs), logFor(inputs, tokens), secretsOf(inputs, tokens));
   return { provisioned: outcome.ok, provisionResults: outcome.results, failure: outcome.failure };
 }
 

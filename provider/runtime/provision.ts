@@ -2,12 +2,15 @@
  * Runs a Sandbox's `provision` commands, in order, through the in-sandbox process service, streaming
  * their output to the log as it comes. The first non-zero exit or timeout stops the sequence. What is
  * kept for state is bounded (the last lines of each stream) and redacted of every secret in play.
+ * A run picks up where an interrupted one stopped (./resume.ts).
  */
 import { redact } from "../../sdk/errors";
+import { FilesystemClient } from "../../sdk/filesystem";
 import { ProcessClient } from "../../sdk/process";
 import type { ProvisionInput, ProvisionResult } from "../specs/provision";
 import { clientOptions } from "./context";
 import { lineWriter, type Logger } from "./log";
+import { commandTag, earlierRuns, WRAPPER, wrapperEnv } from "./resume";
 
 /** Bytes of each output stream kept in state per command: enough to diagnose, small for state. */
 export const STATE_TAIL_BYTES = 4096;
@@ -36,10 +39,12 @@ const SHOWN: Record<ProvisionInput["logging"], { stdout: boolean; stderr: boolea
 /**
  * `secrets`: every value to hide (credentials, tokens, and the values the program marked secret). A
  * command that holds one is shown and stored with it redacted; a command made whole from a secret
- * (`pulumi.interpolate` over one) is then nothing but `[redacted]`.
+ * (`pulumi.interpolate` over one) is then nothing but `[redacted]`. `runKey` (the resource's key and
+ * generation) names this run's commands, so that a run of the same provisioning resumes it.
  */
-export async function runProvision(target: SandboxTarget, provision: ProvisionInput, log: Logger, secrets: string[]): Promise<ProvisionOutcome> {
+export async function runProvision(target: SandboxTarget, provision: ProvisionInput, runKey: string, log: Logger, secrets: string[]): Promise<ProvisionOutcome> {
   const client = new ProcessClient({ ...target, options: clientOptions() });
+  const earlier = await earlierRuns(new FilesystemClient({ ...target, options: clientOptions() }), client);
   const scrub = (text: string) => redact(text, secrets);
   const shown = SHOWN[provision.logging ?? "both"];
   const results: ProvisionResult[] = [];
@@ -47,7 +52,14 @@ export async function runProvision(target: SandboxTarget, provision: ProvisionIn
   for (const [i, cmd] of provision.commands.entries()) {
     const label = `provision ${i + 1}/${total}`;
     const command = scrub(cmd.command);
-    log(`${label}: $ ${command}`);
+    const tag = commandTag(runKey, provision, i);
+    if (earlier.succeeded.has(tag)) {
+      log(`${label}: $ ${command} succeeded in an earlier, interrupted run; not run again`);
+      results.push({ command, exitCode: 0, durationMs: 0, stdoutTail: "", stderrTail: "" });
+      continue;
+    }
+    const attach = earlier.running.has(tag);
+    log(attach ? `${label}: $ ${command} is still running from an interrupted run; waiting for it` : `${label}: $ ${command}`);
     // One line buffer per stream: a partial stdout line must not be glued to a stderr line.
     const stdout = lineWriter((line) => log(`${label} | ${scrub(line)}`));
     const stderr = lineWriter((line) => log(`${label} ! ${scrub(line)}`));
@@ -58,11 +70,10 @@ export async function runProvision(target: SandboxTarget, provision: ProvisionIn
     const started = Date.now();
     let result: ProvisionResult;
     try {
-      const r = await client.run(cmd.command, {
-        envs: cmd.envs, cwd: cmd.cwd, user: cmd.user, timeoutMs: cmd.timeoutSeconds * 1000, tailBytes: STATE_TAIL_BYTES,
-        ...(shown.stdout ? { onStdout: stdout.write } : {}),
-        ...(shown.stderr ? { onStderr: stderr.write } : {}),
-      });
+      const streams = { timeoutMs: cmd.timeoutSeconds * 1000, tailBytes: STATE_TAIL_BYTES, ...(shown.stdout ? { onStdout: stdout.write } : {}), ...(shown.stderr ? { onStderr: stderr.write } : {}) };
+      const r = attach
+        ? await client.wait({ tag }, streams)
+        : await client.run(WRAPPER, { ...streams, envs: { ...cmd.envs, ...wrapperEnv(cmd.command, tag) }, cwd: cmd.cwd, user: cmd.user, tag });
       result = { command, exitCode: r.exitCode, durationMs: r.durationMs, stdoutTail: scrub(r.stdoutTail), stderrTail: scrub(r.stderrTail) };
     } catch (err) {
       flush();

@@ -165,8 +165,10 @@ test("(b) killed while sandboxes provision: refresh clears the pending creates a
   expect([...(out.sandboxIDs as string[])].sort()).toEqual(made);
   expect(out.provisioned).toEqual([true, true]);
   expect(s.emulator.calls().filter((c) => c.method === "POST" && c.path === "/sandboxes").length - postsBefore).toBe(2);
-  // The killed run started the command once in each sandbox and the next up ran it again in the same one.
-  for (const id of made) expect(readFileSync(homeFile(s.emulator, id, "runs"), "utf8").trim().split("\n")).toHaveLength(2);
+  // The killed run started the command once in each sandbox; the next up found it running (or recorded
+  // as done) under its tag and waited for it instead of running it again (provider/runtime/resume.ts).
+  for (const id of made) expect(readFileSync(homeFile(s.emulator, id, "runs"), "utf8").trim().split("\n")).toHaveLength(1);
+  expect(up.output).toMatch(/provision 1\/1: \$ .* (is still running from an interrupted run; waiting for it|succeeded in an earlier, interrupted run; not run again)/);
   endSurvivors();
 
   await s.ok("destroy", "--yes", "--skip-preview");
