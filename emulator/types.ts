@@ -25,6 +25,14 @@ export interface SandboxRuntime {
   volumeMounts: { name: string; path: string; hostDir: string }[];
   /** The `envVars` of the create request, set in every process of the sandbox. */
   envVars: Record<string, string>;
+  /** The template's USER and WORKDIR (v2 builds): the user and cwd of a call that names none. */
+  defaults?: SandboxDefaults | undefined;
+}
+
+/** A template's last USER and WORKDIR; a USER other than root stands for `user`, the other account. */
+export interface SandboxDefaults {
+  user: "root" | "user";
+  workdir: string;
 }
 
 export interface SandboxDirectory {

@@ -80,7 +80,7 @@ export function createEnvdHandler(options: EnvdOptions): EnvdHandler {
       if (refuseAtEnvd(req, res, runtime) || (http && serveEnvdHttp(req, res, runtime))) return;
       const state = sandboxes.of(target.sandboxID);
       state.track(res);
-      const scope = { runtime, registry: state.registry, watchers: state.watchers, limits, namespace: () => state.namespace(runtime), ...userFromAuthorization(req.headers.authorization) };
+      const scope = { runtime, registry: state.registry, watchers: state.watchers, limits, namespace: () => state.namespace(runtime), ...userFromAuthorization(req.headers.authorization, runtime.defaults?.user) };
       if ((req.url ?? "").split("?")[0] === "/files") return void serveFiles(req, res, scope);
       scopes.set(req, scope);
       adapter(req, res);

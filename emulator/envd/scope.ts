@@ -42,11 +42,11 @@ export function scopeOf(ctx: HandlerContext): RequestScope {
 
 /**
  * Reads the user from an `Authorization: Basic base64("<user>:")` header. Other schemes and a
- * missing header select the default user, as envd does.
+ * missing header select the default user (`fallback`: the template's USER, else `user`), as envd does.
  */
-export function userFromAuthorization(header: string | undefined): { user: Username; invalidUser?: string } {
+export function userFromAuthorization(header: string | undefined, fallback: Username = "user"): { user: Username; invalidUser?: string } {
   const match = /^Basic\s+(\S+)$/i.exec(header ?? "");
-  if (!match?.[1]) return { user: "user" };
+  if (!match?.[1]) return { user: fallback };
   const decoded = Buffer.from(match[1], "base64").toString("utf8");
   const name = decoded.includes(":") ? decoded.slice(0, decoded.indexOf(":")) : decoded;
   const known = KNOWN_USERS.find((u) => u === name);

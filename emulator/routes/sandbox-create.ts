@@ -9,7 +9,8 @@ import { hostId, idsOf } from "../envd/isolation/layout";
 import { ApiError, json, type Reply, type RequestContext } from "../http";
 import type { Stores } from "../store";
 import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, type MountRecord } from "../store/sandbox-records";
-import { fillSandboxRoot } from "../store/template-tree";
+import { fillSandboxRoot, type TemplateResult } from "../store/template-tree";
+import type { SandboxDefaults } from "../types";
 import { parseBody } from "../validate";
 import { sandboxView } from "./sandbox-views";
 
@@ -71,6 +72,7 @@ export async function createSandbox(stores: Stores, ctx: RequestContext, version
     autoResume: body.autoResume?.enabled === true,
     volumeMounts,
     timeoutMs,
+    defaults: defaultsOf(stores.templates.resultOf(build)),
   });
   const result = stores.templates.resultOf(build);
   if (result) {
@@ -89,6 +91,11 @@ function resolveTemplate(stores: Stores, ref: string) {
   const build = stores.templates.buildFor(found.template, found.tag);
   if (!build) throw new ApiError(404, `tag '${found.tag}' does not exist for template '${name}'`);
   return { template: found.template, build };
+}
+
+/** envd's defaults from a v2 template's last USER and WORKDIR; v1 templates keep envd's own. */
+function defaultsOf(result: TemplateResult | undefined): SandboxDefaults | undefined {
+  return result ? { user: result.user === "root" ? "root" : "user", workdir: result.workdir } : undefined;
 }
 
 /** The API takes seconds; the store takes milliseconds. */

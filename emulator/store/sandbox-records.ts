@@ -1,4 +1,5 @@
 /** The emulator's stored shape of a sandbox (not the wire shape; see routes/sandbox-views.ts). */
+import type { SandboxDefaults } from "../types";
 
 /** The `network` object of a create request, stored as given. */
 export interface NetworkConfig {
@@ -58,6 +59,8 @@ export interface SandboxRecord {
   /** Host directory standing for the sandbox's `/`. */
   rootDir: string;
   logs: SandboxLogEntry[];
+  /** The template's USER and WORKDIR, when a v2 build set them. */
+  defaults?: SandboxDefaults | undefined;
 }
 
 /** Everything `SandboxStore.create` needs; the route has validated and resolved it all. */

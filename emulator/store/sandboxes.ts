@@ -151,6 +151,7 @@ export class SandboxStore implements SandboxDirectory {
       isolation: this.isolation,
       volumeMounts: record.volumeMounts.map((m) => ({ ...m })),
       envVars: { ...record.envVars },
+      defaults: record.defaults,
     };
   }
 

@@ -104,11 +104,12 @@ describe("tags", () => {
 });
 
 describe("fromDockerfile", () => {
-  it("builds a Dockerfile's COPY, ENV and WORKDIR into the sandbox", async () => {
-    const dockerfile = ["FROM node:22", "COPY app/hello.txt /opt/greeting.txt", "ENV MODE=docker", "WORKDIR /opt", 'CMD ["node", "server.js"]'].join("\n");
+  it("builds a Dockerfile's COPY, ENV, WORKDIR and USER into the sandbox's files and defaults", async () => {
+    const dockerfile = ["FROM node:22", "COPY app/hello.txt /opt/greeting.txt", "ENV MODE=docker", "WORKDIR /opt", "USER root", 'CMD ["node", "server.js"]'].join("\n");
     await Template.build(Template({ fileContextPath: context }).fromDockerfile(dockerfile), "official-dockerfile", opts);
     const sandbox = await start("official-dockerfile");
     expect(await sandbox.files.read("/opt/greeting.txt")).toBe("hello from the context\n");
-    expect((await sandbox.commands.run('echo "$MODE"')).stdout).toBe("docker\n");
+    // A command that names no user and no cwd runs as the template's USER in its WORKDIR.
+    expect((await sandbox.commands.run('echo "$MODE $USER"; basename "$PWD"')).stdout).toBe("docker root\nopt\n");
   });
 });

@@ -49,7 +49,8 @@ export async function* start(req: StartRequest, ctx: HandlerContext) {
 /** The host-side description of what a Start request runs. */
 async function spawnSpec(req: StartRequest, config: ProcessConfig, scope: RequestScope): Promise<SpawnSpec> {
   const home = await ensureHome(scope);
-  const cwd = resolveSandboxPath(config.cwd ?? "", home);
+  // No cwd: the template's WORKDIR when it set one, else the user's home.
+  const cwd = resolveSandboxPath(config.cwd || (scope.runtime.defaults?.workdir ?? ""), home);
   const hostCwd = hostPathOf(scope.runtime, cwd);
   const isDir = await stat(hostCwd).then((s) => s.isDirectory(), () => false);
   if (!isDir) throw new ConnectError(`cwd '${cwd}' does not exist`, Code.InvalidArgument);
