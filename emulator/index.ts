@@ -15,7 +15,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CallLog, type CallRecord } from "./calls";
 import { createEnvdHandler } from "./envd";
-import { detectIsolation, type Isolation } from "./envd/isolation/mode";
+import type { Isolation } from "./envd/isolation/mode";
+import { detectIsolation } from "./envd/isolation/probe";
 import type { SandboxLimits } from "./envd/limits";
 import { Faults, type FaultSettings } from "./faults";
 import { exchangeObserver, type ExchangeObserver } from "./exchanges";
@@ -122,7 +123,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   const creds = { apiKey: options.apiKey ?? newApiKey(), accessToken: options.accessToken ?? newAccessToken() };
   let apiUrl = "";
   const { restore } = options;
-  const isolation = await detectIsolation();
+  const isolation = await detectIsolation(dataDir);
   const stores = createStores({ dataDir, buildDelayMs, teamID: restore?.teamID ?? newUUID(), userID: restore?.userID ?? newUUID(), apiUrl: () => apiUrl, isolation });
   if (restore) restoreInto(stores, restore);
   const calls = new CallLog();

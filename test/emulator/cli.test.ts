@@ -134,14 +134,15 @@ describe("sandbox-emulator", () => {
   });
 
   test("an emulator killed with SIGKILL leaves no sandbox process running", async () => {
+    const marker = String(800_000_000 + process.pid); // no other run on this host sleeps this long
     const emu = await start([]);
     const opts = { apiKey: emu.ready.apiKey, apiUrl: emu.ready.apiUrl, sandboxUrl: emu.ready.sandboxUrl };
     const sandbox = await Sandbox.create("base", opts);
-    await sandbox.commands.run("sleep 987004", { background: true });
-    await vi.waitFor(() => expect(hostSleeps("987004")).toHaveLength(1));
+    await sandbox.commands.run(`sleep ${marker}`, { background: true });
+    await vi.waitFor(() => expect(hostSleeps(marker)).toHaveLength(1));
     emu.child.kill("SIGKILL");
     await emu.exit;
-    await vi.waitFor(() => expect(hostSleeps("987004")).toEqual([]));
+    await vi.waitFor(() => expect(hostSleeps(marker)).toEqual([]));
   });
 
   test("--help prints the usage on stdout, exit 0", () => {

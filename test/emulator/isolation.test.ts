@@ -96,6 +96,22 @@ describe("a sandbox's commands, even as root", () => {
   });
 });
 
+describe("where it cannot isolate", () => {
+  it("a data dir whose parents other users cannot search gets no namespaces, and the reason", async () => {
+    const closed = mkdtempSync(join(tmpdir(), "isolation-closed-")); // 0700, as mkdtemp makes it
+    const unisolated = await createEmulator({ dataDir: join(closed, "data") });
+    try {
+      expect(unisolated.isolation).toEqual({
+        mode: "none",
+        reason: `the data dir's parent ${closed} is not searchable by other users (the sandboxes' host ids)`,
+      });
+    } finally {
+      await unisolated.close();
+      rmSync(closed, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("the file API", () => {
   it("follows a command's links inside the sandbox, never to the host", async () => {
     await a.commands.run(`ln -s /etc /home/user/etc-link && ln -s ${hostDir} /home/user/host-link`);

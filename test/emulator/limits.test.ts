@@ -21,6 +21,9 @@ afterAll(async () => {
   await emu?.close();
 });
 
+/** A `sleep` argument no other test run on this host uses at the same time. */
+const marker = (n: number) => String(900_000_000 + (process.pid % 100_000) * 10 + n);
+
 const failure = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e);
 
 describe("limits", () => {
@@ -57,31 +60,31 @@ describe("limits", () => {
 });
 
 describe("no process outlives its sandbox", () => {
-  const start = (sandbox: Sandbox, marker: string) =>
-    sandbox.commands.run(`setsid sleep ${marker} & nohup sleep ${marker} > /dev/null 2>&1 & sleep ${marker}`, { background: true });
+  const start = (sandbox: Sandbox, mark: string) =>
+    sandbox.commands.run(`setsid sleep ${mark} & nohup sleep ${mark} > /dev/null 2>&1 & sleep ${mark}`, { background: true });
 
   it("kill ends the whole tree, daemons included", async () => {
     const sandbox = await Sandbox.create("base", opts);
-    await start(sandbox, "987001");
-    await vi.waitFor(() => expect(hostSleeps("987001")).toHaveLength(3));
+    await start(sandbox, marker(1));
+    await vi.waitFor(() => expect(hostSleeps(marker(1))).toHaveLength(3));
     await sandbox.kill();
-    await vi.waitFor(() => expect(hostSleeps("987001")).toEqual([]));
+    await vi.waitFor(() => expect(hostSleeps(marker(1))).toEqual([]));
   });
 
   it("expiry ends it too", async () => {
     const sandbox = await Sandbox.create("base", { ...opts, timeoutMs: 1500 });
-    await start(sandbox, "987002");
-    await vi.waitFor(() => expect(hostSleeps("987002")).toHaveLength(3));
-    await vi.waitFor(() => expect(hostSleeps("987002")).toEqual([]), { timeout: 10_000 });
+    await start(sandbox, marker(2));
+    await vi.waitFor(() => expect(hostSleeps(marker(2))).toHaveLength(3));
+    await vi.waitFor(() => expect(hostSleeps(marker(2))).toEqual([]), { timeout: 10_000 });
   });
 
   it("closing the emulator ends every sandbox's processes", async () => {
     const own = await createEmulator();
     const ownOpts = { apiKey: own.apiKey, apiUrl: own.apiUrl, sandboxUrl: own.sandboxUrl };
     const [one, two] = await Promise.all([Sandbox.create("base", ownOpts), Sandbox.create("base", ownOpts)]);
-    await Promise.all([start(one, "987003"), start(two, "987003")]);
-    await vi.waitFor(() => expect(hostSleeps("987003")).toHaveLength(6));
+    await Promise.all([start(one, marker(3)), start(two, marker(3))]);
+    await vi.waitFor(() => expect(hostSleeps(marker(3))).toHaveLength(6));
     await own.close();
-    expect(hostSleeps("987003")).toEqual([]);
+    expect(hostSleeps(marker(3))).toEqual([]);
   });
 });

@@ -10,9 +10,9 @@
  * `newuidmap`, which a stock machine does not have configured for this.
  *
  * `none`: today's mode, where commands are plain host processes (macOS, containers that forbid
- * namespaces, a non-root user). The CLI warns on stderr and says so in its ready line.
+ * namespaces, a non-root user). The CLI warns on stderr and says so in its ready line. Which one
+ * applies is decided by probe.ts.
  */
-import { execFile } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 
 /** Host id that stands for the sandbox's id 0; the sandbox's ids 0..65535 map from here. */
@@ -44,8 +44,8 @@ function find(name: string): string | undefined {
   return undefined;
 }
 
-/** The tools, or the first one missing. */
-function findTools(): Tools | string {
+/** The tools, or the name of the first one missing. */
+export function findTools(): Tools | string {
   const names = ["unshare", "nsenter", "setpriv", "bash", "mount", "pivot_root"] as const;
   const found: Record<string, string> = {};
   for (const name of names) {
@@ -54,38 +54,6 @@ function findTools(): Tools | string {
     found[name] = at;
   }
   return found as unknown as Tools;
-}
-
-/** Runs `unshare` with the three namespaces once, as the setup of every sandbox will. */
-function tryUnshare(tools: Tools): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    execFile(tools.unshare, ["--user", "--mount", "--pid", "--fork", "--", "/bin/true"], { timeout: 10_000 }, (err, _out, stderr) =>
-      resolve(err ? `${stderr.trim() || err.message}` : undefined),
-    );
-  });
-}
-
-let detected: Promise<Isolation> | undefined;
-
-/**
- * The isolation this process can give sandboxes. `SANDBOX_EMULATOR_ISOLATION=none` turns it off
- * on purpose (for comparing, or where namespaces misbehave). Cached: probing costs a few ms.
- */
-export function detectIsolation(env: NodeJS.ProcessEnv = process.env): Promise<Isolation> {
-  if (env.SANDBOX_EMULATOR_ISOLATION === "none") return Promise.resolve({ mode: "none", reason: "SANDBOX_EMULATOR_ISOLATION=none" });
-  return (detected ??= probe());
-}
-
-async function probe(): Promise<Isolation> {
-  if (process.platform !== "linux") return { mode: "none", reason: `Linux namespaces are not available on ${process.platform}` };
-  if (process.getuid?.() !== 0) {
-    return { mode: "none", reason: "mapping a sandbox's users (root and user) into a user namespace needs the emulator to run as root" };
-  }
-  const tools = findTools();
-  if (typeof tools === "string") return { mode: "none", reason: `'${tools}' (util-linux) was not found` };
-  const failure = await tryUnshare(tools);
-  if (failure) return { mode: "none", reason: `unshare --user --mount --pid failed: ${failure}` };
-  return { mode: "namespaces", idBase: ID_BASE, tools };
 }
 
 /** The one-line warning the CLI prints when sandboxes are not isolated. */

@@ -16,9 +16,8 @@
  * death makes the kernel kill every process of its PID namespace.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { realpathSync } from "node:fs";
+import { realpathSync, writeFileSync } from "node:fs";
 import { ID_COUNT, type Isolation } from "./mode";
-import { writeFileSync } from "node:fs";
 import { setupScript, type SetupPlan } from "./setup-script";
 
 /** How long the namespace setup may take before the sandbox's first call fails, in ms. */
