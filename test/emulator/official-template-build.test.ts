@@ -1,7 +1,8 @@
 /**
  * Conformance: the official `e2b` SDK's own template build (Template().…, Template.build, and its
  * fromDockerfile), unmodified, against the emulator's v3/v2 build system; a sandbox created from the
- * result sees the copied files, their modes and the template's environment.
+ * result sees the copied files, their modes and the template's environment. The files hashes the
+ * official SDK sends are checked against sdk/build's for the same context.
  */
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,6 +10,7 @@ import { join } from "node:path";
 import { BuildError, Sandbox, Template, type ConnectionOpts } from "e2b";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEmulator, type Emulator } from "../../emulator";
+import { filesHash } from "../../sdk/build";
 
 let emu: Emulator;
 let opts: ConnectionOpts;
@@ -52,6 +54,9 @@ describe("Template.build", () => {
     const logs: string[] = [];
     const built = await Template.build(template(), "official-build", { ...opts, onBuildLogs: (e) => void logs.push(e.message) });
     expect(uploads()).toHaveLength(2);
+    // Same bytes in, same hash out: the hashes the official SDK asked about are the ones ours computes.
+    const asked = emu.calls().filter((c) => c.path.includes("/files/")).map((c) => c.path.split("/").at(-1));
+    expect(asked.sort()).toEqual([filesHash("app", "/home/user/app", context), filesHash("notes.md", "/home/user/docs/", context)].sort());
     expect(logs).toContain("[4/4] RUN echo building");
     const sandbox = await start("official-build");
     expect(await sandbox.files.read("/home/user/app/hello.txt")).toBe("hello from the context\n");
