@@ -138,6 +138,12 @@ describe("the file API", () => {
     }
   });
 
+  it("a cwd through a link is the sandbox's: a link to a host-only dir is no cwd", async () => {
+    await a.commands.run(`ln -s /tmp /home/user/tmp-link && ln -s ${emu.dataDir} /home/user/data-link`);
+    expect((await a.commands.run("pwd -P", { cwd: "/home/user/tmp-link" })).stdout).toBe("/tmp\n");
+    await expect(a.commands.run("pwd", { cwd: "/home/user/data-link" })).rejects.toThrow("cwd '/home/user/data-link' does not exist");
+  });
+
   it("refuses paths above the sandbox's root", async () => {
     await expect(a.files.read("/../../etc/passwd")).rejects.toThrow("escapes the sandbox root");
   });

@@ -10,6 +10,7 @@
 import { stat } from "node:fs/promises";
 import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
 import type { ProcessConfig, StartRequest } from "../../../sdk/gen/process/process_pb";
+import { followLinks } from "../links";
 import { hostPathOf, resolveSandboxPath } from "../paths";
 import { idsOf } from "../isolation/layout";
 import { limitArgv, orphanGuardArgv } from "../limits";
@@ -51,7 +52,8 @@ async function spawnSpec(req: StartRequest, config: ProcessConfig, scope: Reques
   const home = await ensureHome(scope);
   // No cwd: the template's WORKDIR when it set one, else the user's home.
   const cwd = resolveSandboxPath(config.cwd || (scope.runtime.defaults?.workdir ?? ""), home);
-  const hostCwd = hostPathOf(scope.runtime, cwd);
+  // Links a command made are followed inside the sandbox (../links.ts), as its shell's `cd` will.
+  const hostCwd = hostPathOf(scope.runtime, await followLinks(scope.runtime, cwd, true));
   const isDir = await stat(hostCwd).then((s) => s.isDirectory(), () => false);
   if (!isDir) throw new ConnectError(`cwd '${cwd}' does not exist`, Code.InvalidArgument);
   const ns = await scope.namespace()?.catch((err: unknown) => {
