@@ -4,7 +4,7 @@
  * read the emulator's inventory and call log. Every CLI output is kept for the secret scan that
  * `close()` runs (./secrets.ts): it fails the suite when a secret value is found in plaintext.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { createEmulator, type Emulator, type EmulatorOptions } from "../../emulator";
@@ -40,6 +40,11 @@ export interface E2eStack {
   /** `pulumi stack rename <name>`: later commands address the stack by its new name. */
   renameStack(name: string): Promise<void>;
   /**
+   * Later commands run in `dir` (a copy of the program under another project name, for a project
+   * rename); the stack's config file moves along, as a user would carry it.
+   */
+  moveTo(dir: string): void;
+  /**
    * Runs a command whose output is kept out of the transcript the secret scan reads: for a test that
    * must learn a secret's value (`stack output x --show-secrets`) to then look for it everywhere else.
    */
@@ -71,7 +76,7 @@ export async function startStack(project: string, stack: string, emulatorOptions
   const binDir: string = await ensurePulumi();
   const emulator = await createEmulator({ buildDelayMs: 300, ...emulatorOptions });
   const stateDir = mkdtempSync(join(tmpdir(), "pulumi-sandbox-e2e-"));
-  const cwd = isAbsolute(project) ? project : join(ROOT, "examples", project);
+  let cwd = isAbsolute(project) ? project : join(ROOT, "examples", project);
   const env = pulumiEnv({ binDir, stateDir, extra: { PULUMI_CONFIG_PASSPHRASE: "e2e-passphrase" } });
   const printed: Place[] = [];
   const secrets = new Map<string, string>([[emulator.apiKey, "the emulator's apiKey"], [emulator.accessToken, "the emulator's accessToken"]]);
@@ -109,6 +114,10 @@ export async function startStack(project: string, stack: string, emulatorOptions
     },
     pulumi,
     ok,
+    moveTo: (dir) => {
+      renameSync(join(cwd, `Pulumi.${current}.yaml`), join(dir, `Pulumi.${current}.yaml`));
+      cwd = dir;
+    },
     renameStack: async (name) => {
       await ok("stack", "rename", name);
       current = name;

@@ -5,12 +5,15 @@
  * provisioning command reaches neither the log nor the state in plaintext. Tests share one stack and
  * run in order.
  */
+import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { callsSince, inventoryOfStack, lastSeq, ROOT, startStack, type E2eStack } from "./harness";
 
 let s: E2eStack;
 const FIXTURE = join(ROOT, "test", "e2e", "fixtures", "state-safety");
+/** The same program under another project name (gitignored; made and removed here). */
+const MOVED = join(ROOT, "test", "e2e", "fixtures", "state-safety-moved.tmp");
 
 beforeAll(async () => {
   s = await startStack(FIXTURE, "e2e-state");
@@ -18,6 +21,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await s?.close();
+  rmSync(MOVED, { recursive: true, force: true });
 }, 300_000);
 
 interface Step {
@@ -113,6 +117,21 @@ describe("state you can trust, on the real engine", () => {
 
   test("a stack rename changes nothing", async () => {
     await s.renameStack("e2e-state-renamed");
+    const preview = await s.pulumi("preview", "--expect-no-changes");
+    expect(preview.code, preview.output).toBe(0);
+  });
+
+  test("a project rename changes nothing", async () => {
+    rmSync(MOVED, { recursive: true, force: true });
+    cpSync(FIXTURE, MOVED, { recursive: true, filter: (src) => !/Pulumi\.[^/]+\.yaml$/.test(src) });
+    const project = readFileSync(join(FIXTURE, "Pulumi.yaml"), "utf8");
+    expect(project).toMatch(/^name: state-safety$/m);
+    writeFileSync(join(MOVED, "Pulumi.yaml"), project.replace(/^name: state-safety$/m, "name: state-safety-moved"));
+    await s.ok("stack", "rename", `organization/state-safety-moved/${s.stack}`);
+    s.moveTo(MOVED);
+    // The program's own config keys are namespaced by the project: a user renaming it renames them too.
+    const config = join(MOVED, `Pulumi.${s.stack}.yaml`);
+    writeFileSync(config, readFileSync(config, "utf8").replace(/^(\s+)state-safety:/gm, "$1state-safety-moved:"));
     const preview = await s.pulumi("preview", "--expect-no-changes");
     expect(preview.code, preview.output).toBe(0);
   });
