@@ -21,8 +21,11 @@ import { ensurePulumi } from "../../scripts/ensure-pulumi.mjs";
 import { pulumiEnv } from "../../scripts/pulumi-run.mjs";
 
 const STACK = "e2e-interrupted";
-/** Long enough that the build is still running when the next `up` finds it (building starts at 20%). */
-const BUILD_MS = 25_000;
+/**
+ * Long enough that the build is still running when the next `up` finds it (building starts at 20%):
+ * the kill, `cancel` and the locked `up` before it take 15–30 s on a loaded 2-core machine.
+ */
+const BUILD_MS = 60_000;
 /** The harness's passphrase: the detached CLI must decrypt the same stack config. */
 const PASSPHRASE = "e2e-passphrase";
 
