@@ -23,9 +23,11 @@ function localWithin(spec: ResourceSpec, key: string): string[] {
  * The input fields that differ, by top-level name; an unknown new value (preview) counts as changed.
  * Deprecated names are compared as the names that replaced them.
  */
-export function changedFields(spec: ResourceSpec, oldsGiven: Obj, newsGiven: Obj): string[] {
-  const olds = underCurrentNames(spec, oldsGiven);
-  const news = underCurrentNames(spec, newsGiven);
+export function changedFields(spec: ResourceSpec, olds: Obj, news: Obj): string[] {
+  return changedUnderCurrentNames(spec, underCurrentNames(spec, olds), underCurrentNames(spec, news));
+}
+
+function changedUnderCurrentNames(spec: ResourceSpec, olds: Obj, news: Obj): string[] {
   const skip = new Set<string>([...INTERNAL_INPUTS, ...spec.localOnly, ...Object.keys(spec.renamed ?? {})]);
   const computed = new Set(spec.computed ?? []);
   return Object.keys(spec.inputs.shape).filter((key) => {
@@ -38,7 +40,7 @@ export function changedFields(spec: ResourceSpec, oldsGiven: Obj, newsGiven: Obj
 export function diffInputs(spec: ResourceSpec, oldsGiven: Obj, newsGiven: Obj): DiffOutcome {
   const olds = underCurrentNames(spec, oldsGiven);
   const news = underCurrentNames(spec, newsGiven);
-  const changed = new Set(changedFields(spec, olds, news));
+  const changed = new Set(changedUnderCurrentNames(spec, olds, news));
   const replaces = spec.replaceOnChanges.filter((path) => {
     const top = path.split(".")[0] ?? path;
     if (!changed.has(top)) return false;

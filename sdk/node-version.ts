@@ -5,12 +5,17 @@
  */
 export const MINIMUM_NODE = "22.19.0";
 
+/** `a < b` for `x.y.z` versions (a leading `v` and missing parts allowed). */
+export function versionOlder(a: string, b: string): boolean {
+  const pa = a.replace(/^v/, "").split(".").map((n) => parseInt(n, 10) || 0);
+  const pb = b.replace(/^v/, "").split(".").map((n) => parseInt(n, 10) || 0);
+  for (let i = 0; i < 3; i++) if ((pa[i] ?? 0) !== (pb[i] ?? 0)) return (pa[i] ?? 0) < (pb[i] ?? 0);
+  return false;
+}
+
 /** The reason `version` is too old, or undefined when it is new enough. */
 export function nodeTooOld(version: string): string | undefined {
-  const [major = 0, minor = 0, patch = 0] = version.replace(/^v/, "").split(".").map(Number);
-  const [minMajor = 0, minMinor = 0, minPatch = 0] = MINIMUM_NODE.split(".").map(Number);
-  const older = major !== minMajor ? major < minMajor : minor !== minMinor ? minor < minMinor : patch < minPatch;
-  if (!older) return undefined;
+  if (!versionOlder(version, MINIMUM_NODE)) return undefined;
   return (
     `pulumi-sandbox needs Node.js ${MINIMUM_NODE} or newer, and this is Node.js ${version}. ` +
     "Install a newer Node.js (for example `npm install --save-dev node@22` and put node_modules/.bin first on PATH), then run again."

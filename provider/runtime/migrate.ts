@@ -3,6 +3,7 @@
  * code serves state that old code wrote: every stored shape is brought up to date here, in one place,
  * before any method reads it, and every result records the version that wrote it (`__version`).
  */
+import { versionOlder } from "../../sdk/node-version";
 import { underCurrentNames, type ResourceKind } from "../spec";
 import { SPECS } from "../specs";
 import type { Outputs } from "./handlers";
@@ -27,21 +28,13 @@ const MIGRATIONS: readonly Migration[] = [
   },
 ];
 
-/** `a < b` for `x.y.z` versions. */
-function older(a: string, b: string): boolean {
-  const pa = a.split(".").map((n) => parseInt(n, 10) || 0);
-  const pb = b.split(".").map((n) => parseInt(n, 10) || 0);
-  for (let i = 0; i < 3; i++) if ((pa[i] ?? 0) !== (pb[i] ?? 0)) return (pa[i] ?? 0) < (pb[i] ?? 0);
-  return false;
-}
-
 /**
  * Stored state (outputs, or the old inputs `check` sees) in today's shape: the migrations of the
  * versions since it was written, then each deprecated input name read as its current one.
  */
 export function migrate(kind: ResourceKind, state: Outputs): Outputs {
   const written = typeof state.__version === "string" ? state.__version : "0.0.0";
-  const migrated = MIGRATIONS.filter((m) => m.kind === kind && older(written, m.before)).reduce((s, m) => m.up(s), state);
+  const migrated = MIGRATIONS.filter((m) => m.kind === kind && versionOlder(written, m.before)).reduce((s, m) => m.up(s), state);
   return underCurrentNames(SPECS[kind], migrated);
 }
 
