@@ -19,6 +19,7 @@ export { parseWire } from "./schemas/parse";
 export { Sandboxes, encodeMetadata, type ListSandboxesQuery, type SandboxPage } from "./sandboxes";
 export { Templates, BuildFailedError, DEFAULT_BUILD_TIMEOUT_MS, type WaitForBuildOptions } from "./templates";
 export { Volumes } from "./volumes";
+export { VolumeContent, contentBaseUrl, type WriteOptions as VolumeWriteOptions } from "./volume-content";
 export * from "./build";
 export { PlatformClient } from "./client";
 

@@ -8,10 +8,13 @@
  * | get    | GET /volumes/{id}       | 200     |
  * | list   | GET /volumes            | 200     |
  * | delete | DELETE /volumes/{id}    | 204     |
+ *
+ * A volume's files are reached through its content API (./volume-content.ts, `content(volume)`).
  */
 import { z } from "zod";
 import type { CallOptions, HttpClient } from "./http";
 import { Volume, VolumeAndToken, type NewVolume } from "./schemas/volumes";
+import { VolumeContent } from "./volume-content";
 
 const Volumes_ = z.array(Volume);
 
@@ -34,6 +37,14 @@ export class Volumes {
   /** The team's volumes. */
   list(call?: CallOptions): Promise<Volume[]> {
     return this.http.call({ method: "GET", route: "/volumes", auth: "apiKey" }, Volumes_, call);
+  }
+
+  /**
+   * A client of the volume's files, authenticated with the token `volume` carries (from `create` or
+   * `get`; a token expires, so take a fresh `get` for long work). Close it when done.
+   */
+  content(volume: Pick<VolumeAndToken, "volumeID" | "token" | "domain">): VolumeContent {
+    return new VolumeContent(this.http.options, volume);
   }
 
   /** Deletes a volume; the service does not check whether a sandbox still mounts it. */

@@ -16,6 +16,11 @@ import { entryStat, listDir, volumePath, type VolumePath } from "./entries";
 
 const UINT32 = z.int().min(0).max(2 ** 32 - 1);
 const MetadataSchema = z.object({ uid: UINT32.optional(), gid: UINT32.optional(), mode: UINT32.optional() });
+/**
+ * Largest upload body. The service documents no limit; the emulator holds a body in memory, and the
+ * provider's seeds send at most 64 MiB per file (sdk/volume-content-seed.ts), so that is accepted.
+ */
+export const MAX_VOLUME_FILE_BYTES = 64 * 1024 * 1024;
 /** Deepest listing one request may ask for; the spec bounds it only by uint32. */
 const MAX_DEPTH = 64;
 
@@ -58,7 +63,7 @@ export function volumeContentRoutes(volumes: VolumeStore): Route[] {
       await parentMustExist(at);
       const exists = await entryStat(at).then(() => true, () => false);
       if (exists && !force) throw new ApiError(409, `path '${at.path}' already exists; set force to overwrite it`);
-      await writeFile(at.host, await ctx.bytes());
+      await writeFile(at.host, await ctx.bytes(MAX_VOLUME_FILE_BYTES));
       if (!exists) await giveToSandboxUser(at, at.host);
       await applyMetadata(at, metadataFromQuery(ctx.query));
       return json(201, await entryStat(at));
