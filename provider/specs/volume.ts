@@ -1,14 +1,66 @@
 /**
- * Volume: a team volume that sandboxes mount by name.
- *   create  POST /volumes                 (an unknown outcome is resolved by listing volumes by name)
- *   read    GET /volumes/{id}             (404: gone; the token it re-mints each time is not drift)
- *   update  none: the service cannot change a volume
+ * Volume: a team volume that sandboxes mount by name, optionally seeded with the files of a local directory.
+ *   create  POST /volumes                 (an unknown outcome is resolved by listing volumes by name),
+ *           then the seed through the content API (mkdir, PUT file per file)
+ *   read    GET /volumes/{id}             (404: gone; the token it re-mints each time is not drift);
+ *           with a seed, one GET .../dir listing: seeded files changed or removed since are `contentDrift`
+ *   update  `content` alone, in place (same volumeID): upload the files that are new or changed, DELETE
+ *           the ones the seed dropped, PATCH the mode of the ones only chmod-ed; nothing else is touched
  *   delete  DELETE /volumes/{id}          (404: already gone)
  * Replacement: `name`. Replacing a volume LOSES ITS DATA.
+ *
+ * The seed rule: the provider writes and deletes only paths of its manifest (`content.files`, computed
+ * by `check` from the directory). A seeded file is overwritten or deleted only when the seed's own copy
+ * changes or is dropped; a path the seed has never written is never overwritten (an upload there fails,
+ * naming it); anything sandboxes wrote elsewhere is never read, changed or deleted.
  */
 import { z } from "zod";
+import { MAX_SEED_BYTES, MAX_SEED_FILE_BYTES, MAX_SEED_FILES, readSeed, targetProblem } from "../../sdk/volume-content-seed";
 import { defineSpec } from "../spec";
 import { autoName } from "./naming";
+
+const SeedFile = z.object({
+  sha256: z.string().describe("Hex SHA-256 of the file's content."),
+  mode: z.number().describe("Permission bits (420 = 0o644)."),
+  size: z.number().describe("Size in bytes."),
+});
+
+/**
+ * `content` as written, then its manifest: `check` reads the directory (at preview too), so the diff
+ * names each file added, changed or removed, and a bad directory fails before any API call.
+ */
+const ContentInput = z
+  .strictObject({
+    path: z
+      .string({ error: "must be a string: a local directory" })
+      .min(1, { error: "must not be empty" })
+      .describe(
+        "Local directory whose files seed the volume, relative to the Pulumi project directory (or absolute). " +
+          "Regular files and directories only (no symlinks); empty directories are not copied. At most " +
+          `${MAX_SEED_FILES} files, ${MAX_SEED_FILE_BYTES / 1024 / 1024} MiB per file, ${MAX_SEED_BYTES / 1024 / 1024} MiB in all.`,
+      ),
+    target: z
+      .string({ error: "must be a string" })
+      .default("/")
+      .describe("Directory of the volume the files go to, e.g. `/config`. Default: the volume's root."),
+  })
+  .transform((content, ctx) => {
+    const bad = targetProblem(content.target);
+    if (bad) {
+      ctx.addIssue({ code: "custom", path: ["target"], message: bad, input: content.target });
+      return z.NEVER;
+    }
+    let reading: ReturnType<typeof readSeed>;
+    try {
+      reading = readSeed(content.path, content.target);
+    } catch (err) {
+      ctx.addIssue({ code: "custom", path: ["path"], message: `cannot be read: ${(err as Error).message}`, input: content.path });
+      return z.NEVER;
+    }
+    for (const problem of reading.problems) ctx.addIssue({ code: "custom", path: ["path"], message: problem, input: content.path });
+    return reading.problems.length > 0 ? z.NEVER : { ...content, files: reading.manifest };
+  })
+  .pipe(z.object({ path: z.string(), target: z.string(), files: z.record(z.string(), SeedFile) }));
 
 export const VOLUME_NAME = /^[a-zA-Z0-9_-]+$/;
 
@@ -23,6 +75,12 @@ export const VolumeInputs = z.strictObject({
       "Name of the volume, unique in the team; sandboxes mount it by this name. Default: the resource name " +
         "plus a stable suffix. Changing it replaces the volume, and a replaced volume loses its data.",
     ),
+  content: ContentInput.optional().describe(
+    "Seeds the volume with the files of a local directory, through the volume content API. A change is " +
+      "an update in place (same volumeID) that uploads only the files added or changed, and deletes the " +
+      "files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. " +
+      "State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.",
+  ),
 });
 
 export const VolumeOutputs = z.object({
@@ -30,17 +88,27 @@ export const VolumeOutputs = z.object({
   volumeId: z.string().describe("Deprecated: the same as `volumeID`, named like `sandboxID` and `templateID` since 0.2; removed in 0.3."),
   name: z.string().describe("The volume's name."),
   token: z.string().describe("Token for the volume's content API. Secret."),
+  contentWritten: z
+    .record(z.string(), z.string())
+    .describe("When the provider last wrote each seeded file, by volume path: the file's mtime as the volume reported it."),
+  contentDrift: z
+    .record(z.string(), z.enum(["changed", "removed"]))
+    .describe(
+      "Seeded files that `pulumi refresh` found changed or removed on the volume since the provider wrote them. " +
+        "They are left as they are until the seed's own copy changes (then it is uploaded again) or is dropped (then it is deleted).",
+    ),
 });
 
 export const volumeSpec = defineSpec({
   kind: "Volume",
   description:
-    "A persistent team volume, mounted into sandboxes by name. The service cannot update a volume: a new " +
-    "`name` replaces it, and **replacing or deleting a volume loses its data**. Guard volumes that hold " +
-    "data with the `protect` or `retainOnDelete` resource options.",
+    "A persistent team volume, mounted into sandboxes by name, optionally seeded from a local directory " +
+    "(`content`). The service cannot rename a volume: a new `name` replaces it, and **replacing or deleting a " +
+    "volume loses its data**. Guard volumes that hold data with the `protect` or `retainOnDelete` resource options.",
   inputs: VolumeInputs,
   outputs: VolumeOutputs,
-  inPlace: [],
+  // Seeding goes through the content API: the same volume, other files.
+  inPlace: ["content"],
   localOnly: [],
   uniqueNames: ["name"],
   secretInputs: [],

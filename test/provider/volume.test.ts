@@ -21,7 +21,7 @@ describe("check", () => {
       "name: may contain only letters, digits, '_' and '-' (pattern ^[a-zA-Z0-9_-]+$)",
     ]);
     expect(await checkReasons("Volume", { name: "x", size: 3 })).toEqual([
-      "size: unknown property of Volume; valid properties are: name",
+      "size: unknown property of Volume; valid properties are: name, content",
     ]);
   });
 

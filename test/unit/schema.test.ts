@@ -170,7 +170,7 @@ describe("resources", () => {
 
 describe("types", () => {
   test("are the object types of the specs, and every reference resolves", () => {
-    const names = ["AutoResume", "Network", "Provision", "ProvisionCommand", "ProvisionResult", "VolumeMount"];
+    const names = ["AutoResume", "Content", "Network", "Provision", "ProvisionCommand", "ProvisionResult", "VolumeMount"];
     expect(Object.keys(schema.types)).toEqual(names.map((n) => `sandbox:index:${n}`));
     const local = [...refsIn(schema)].filter((ref) => ref.startsWith("#"));
     expect(local.length).toBeGreaterThan(0);

@@ -1,0 +1,139 @@
+/**
+ * Seeding a volume through its content API, and finding what changed behind the provider's back.
+ * The rule (also in ../specs/volume.ts): only paths of the seed's manifest are ever written or deleted;
+ * a path the seed has not written before is uploaded without `force`, so a file a sandbox put there is
+ * never overwritten (the upload fails, naming it); a seeded file is overwritten (with `force`) or
+ * deleted only when the seed's own copy changes or is dropped. Logs name files and byte counts, never
+ * contents.
+ */
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { isSandboxError } from "../../sdk/errors";
+import type { VolumeEntryStat } from "../../sdk/schemas/volumes";
+import type { VolumeContent } from "../../sdk/volume-content";
+import { parentDirs, planSeed, sha256Of, type SeedManifest } from "../../sdk/volume-content-seed";
+import type { Logger } from "../runtime/log";
+
+/** `content` as `check` made it: the directory, the target, and the manifest. */
+export interface CheckedContent {
+  path: string;
+  target: string;
+  files: SeedManifest;
+}
+
+export type Drift = Record<string, "changed" | "removed">;
+
+export interface SeedOutcome {
+  /** What the volume holds from the seed now: the new manifest when all went well, else what was done. */
+  files: SeedManifest;
+  /** mtime of each seeded file as the volume reported it after the provider wrote it. */
+  written: Record<string, string>;
+  /** Drift entries still true: those of paths this run neither wrote nor deleted. */
+  drift: Drift;
+  /** Why seeding stopped part way; absent when it finished. */
+  failure?: string;
+}
+
+export interface SeedBefore {
+  files: SeedManifest;
+  written: Record<string, string>;
+  drift: Drift;
+}
+
+const bytes = (n: number) => `${n} byte${n === 1 ? "" : "s"}`;
+
+/** Turns a volume seeded with `before` into one seeded with `content` (undefined: no seed). */
+export async function applySeed(client: VolumeContent, before: SeedBefore, content: CheckedContent | undefined, log: Logger): Promise<SeedOutcome> {
+  const plan = planSeed(before.files, content?.files ?? {});
+  const files: SeedManifest = { ...before.files };
+  const written = { ...before.written };
+  const drift = { ...before.drift };
+  const settle = (path: string) => delete drift[path];
+  if (plan.upload.length + plan.remove.length + plan.chmod.length === 0) return { files: content?.files ?? {}, written, drift };
+  const planned = plan.upload.reduce((n, p) => n + (content?.files[p]?.size ?? 0), 0);
+  log(`seeding: ${plan.upload.length} file(s) to upload (${bytes(planned)}), ${plan.remove.length} to delete, ${plan.chmod.length} mode change(s)`);
+  let sent = 0;
+  try {
+    for (const path of plan.remove) {
+      await client.remove(path).catch(ignore("not_found"));
+      delete files[path];
+      delete written[path];
+      settle(path);
+      log(`deleted ${path}`);
+    }
+    for (const dir of parentDirs(plan.upload)) await client.makeDir(dir, { force: true }).catch(ignore("conflict"));
+    for (const path of plan.upload) {
+      const want = content!.files[path]!;
+      const data = readFileSync(localOf(content!, path));
+      const stat = await upload(client, path, data, want.mode, path in before.files);
+      files[path] = { sha256: sha256Of(data), mode: want.mode, size: data.byteLength };
+      written[path] = stat.mtime;
+      settle(path);
+      sent += data.byteLength;
+      log(`uploaded ${path} (${bytes(data.byteLength)})`);
+    }
+    for (const path of plan.chmod) {
+      const mode = content!.files[path]!.mode;
+      const stat = await client.setMetadata(path, { mode });
+      files[path] = { ...files[path]!, mode };
+      written[path] = stat.mtime;
+      settle(path);
+      log(`set mode ${mode.toString(8)} on ${path}`);
+    }
+  } catch (err) {
+    return { files, written, drift, failure: (err as Error).message };
+  }
+  log(`seeded: ${plan.upload.length} file(s) uploaded (${bytes(sent)}), ${plan.remove.length} deleted`);
+  return { files, written, drift };
+}
+
+/** An upload; without `force` a path that exists belongs to someone else, and is refused by name. */
+async function upload(client: VolumeContent, path: string, data: Uint8Array, mode: number, force: boolean): Promise<VolumeEntryStat> {
+  try {
+    return await client.upload(path, data, { mode, force });
+  } catch (err) {
+    if (force || !isSandboxError(err) || err.code !== "conflict") throw err;
+    throw new Error(
+      `content: ${path} already exists on the volume and was not written by this Volume's seed, so it is left alone. ` +
+        "Delete it from the volume (from a sandbox that mounts it), or rename the file in content.path, then run `pulumi up` again.",
+    );
+  }
+}
+
+/** The local file that seeds a volume path. */
+function localOf(content: CheckedContent, path: string): string {
+  const rel = content.target === "/" ? path.slice(1) : path.slice(content.target.length + 1);
+  return resolve(content.path, rel);
+}
+
+function ignore(code: string): (err: unknown) => void {
+  return (err) => {
+    if (!isSandboxError(err) || err.code !== code) throw err;
+  };
+}
+
+/**
+ * Seeded files whose size, mode or mtime on the volume differ from what the provider wrote, or that are
+ * gone: one listing of the target directory, as deep as the deepest seeded file.
+ */
+export async function findDrift(client: VolumeContent, content: CheckedContent, written: Record<string, string>): Promise<Drift> {
+  const paths = Object.keys(content.files);
+  if (paths.length === 0) return {};
+  const base = content.target === "/" ? 0 : content.target.split("/").length - 1;
+  const depth = Math.max(...paths.map((p) => p.split("/").length - 1 - base));
+  const listed = await client.list(content.target, depth).catch((err: unknown) => {
+    if (isSandboxError(err) && err.code === "not_found") return [];
+    throw err;
+  });
+  const byPath = new Map(listed.map((e) => [e.path, e]));
+  const drift: Drift = {};
+  for (const path of paths.sort()) {
+    const entry = byPath.get(path);
+    const want = content.files[path]!;
+    if (!entry) drift[path] = "removed";
+    else if (entry.type !== "file" || entry.size !== want.size || (entry.mode & 0o777) !== want.mode || (written[path] !== undefined && entry.mtime !== written[path])) {
+      drift[path] = "changed";
+    }
+  }
+  return drift;
+}
