@@ -2,10 +2,12 @@
 // *** Do not edit by hand unless you're certain you know what you are doing! ***
 
 import * as pulumi from "@pulumi/pulumi";
+import * as inputs from "./types/input";
+import * as outputs from "./types/output";
 import * as utilities from "./utilities";
 
 /**
- * A persistent team volume, mounted into sandboxes by name. The service cannot update a volume: a new `name` replaces it, and **replacing or deleting a volume loses its data**. Guard volumes that hold data with the `protect` or `retainOnDelete` resource options.
+ * A persistent team volume, mounted into sandboxes by name, optionally seeded from a local directory (`content`). The service cannot rename a volume: a new `name` replaces it, and **replacing or deleting a volume loses its data**. Guard volumes that hold data with the `protect` or `retainOnDelete` resource options.
  */
 export class Volume extends pulumi.CustomResource {
     /**
@@ -35,6 +37,18 @@ export class Volume extends pulumi.CustomResource {
     }
 
     /**
+     * Seeds the volume with the files of a local directory, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
+     */
+    declare public readonly content: pulumi.Output<outputs.Content | undefined>;
+    /**
+     * Seeded files that `pulumi refresh` found changed or removed on the volume since the provider wrote them. They are left as they are until the seed's own copy changes (then it is uploaded again) or is dropped (then it is deleted).
+     */
+    declare public /*out*/ readonly contentDrift: pulumi.Output<{[key: string]: string}>;
+    /**
+     * When the provider last wrote each seeded file, by volume path: the file's mtime as the volume reported it.
+     */
+    declare public /*out*/ readonly contentWritten: pulumi.Output<{[key: string]: string}>;
+    /**
      * The volume's name.
      */
     declare public readonly name: pulumi.Output<string>;
@@ -62,11 +76,17 @@ export class Volume extends pulumi.CustomResource {
         let resourceInputs: pulumi.Inputs = {};
         opts = opts || {};
         if (!opts.id) {
+            resourceInputs["content"] = args ? pulumi.output(args.content).apply(v => v === undefined ? undefined : inputs.contentArgsProvideDefaults(v)) : undefined;
             resourceInputs["name"] = args?.name;
+            resourceInputs["contentDrift"] = undefined /*out*/;
+            resourceInputs["contentWritten"] = undefined /*out*/;
             resourceInputs["token"] = undefined /*out*/;
             resourceInputs["volumeID"] = undefined /*out*/;
             resourceInputs["volumeId"] = undefined /*out*/;
         } else {
+            resourceInputs["content"] = undefined /*out*/;
+            resourceInputs["contentDrift"] = undefined /*out*/;
+            resourceInputs["contentWritten"] = undefined /*out*/;
             resourceInputs["name"] = undefined /*out*/;
             resourceInputs["token"] = undefined /*out*/;
             resourceInputs["volumeID"] = undefined /*out*/;
@@ -85,6 +105,10 @@ export class Volume extends pulumi.CustomResource {
  * The set of arguments for constructing a Volume resource.
  */
 export interface VolumeArgs {
+    /**
+     * Seeds the volume with the files of a local directory, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
+     */
+    content?: pulumi.Input<inputs.ContentArgs | undefined>;
     /**
      * Name of the volume, unique in the team; sandboxes mount it by this name. Default: the resource name plus a stable suffix. Changing it replaces the volume, and a replaced volume loses its data.
      */

@@ -149,6 +149,189 @@ func (o AutoResumePtrOutput) Enabled() pulumi.BoolPtrOutput {
 	}).(pulumi.BoolPtrOutput)
 }
 
+// Seeds the volume with the files of a local directory, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
+type Content struct {
+	// Local directory whose files seed the volume, relative to the Pulumi project directory (or absolute). Regular files and directories only (no symlinks); empty directories are not copied. At most 10000 files, 64 MiB per file, 512 MiB in all.
+	Path string `pulumi:"path"`
+	// Directory of the volume the files go to, e.g. `/config`. Default: the volume's root.
+	Target *string `pulumi:"target"`
+}
+
+// Defaults sets the appropriate defaults for Content
+func (val *Content) Defaults() *Content {
+	if val == nil {
+		return nil
+	}
+	tmp := *val
+	if tmp.Target == nil {
+		target_ := "/"
+		tmp.Target = &target_
+	}
+	return &tmp
+}
+
+// ContentInput is an input type that accepts ContentArgs and ContentOutput values.
+// You can construct a concrete instance of `ContentInput` via:
+//
+//	ContentArgs{...}
+type ContentInput interface {
+	pulumi.Input
+
+	ToContentOutput() ContentOutput
+	ToContentOutputWithContext(context.Context) ContentOutput
+}
+
+// Seeds the volume with the files of a local directory, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
+type ContentArgs struct {
+	// Local directory whose files seed the volume, relative to the Pulumi project directory (or absolute). Regular files and directories only (no symlinks); empty directories are not copied. At most 10000 files, 64 MiB per file, 512 MiB in all.
+	Path pulumi.StringInput `pulumi:"path"`
+	// Directory of the volume the files go to, e.g. `/config`. Default: the volume's root.
+	Target pulumi.StringPtrInput `pulumi:"target"`
+}
+
+// Defaults sets the appropriate defaults for ContentArgs
+func (val *ContentArgs) Defaults() *ContentArgs {
+	if val == nil {
+		return nil
+	}
+	tmp := *val
+	if tmp.Target == nil {
+		tmp.Target = pulumi.StringPtr("/")
+	}
+	return &tmp
+}
+func (ContentArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*Content)(nil)).Elem()
+}
+
+func (i ContentArgs) ToContentOutput() ContentOutput {
+	return i.ToContentOutputWithContext(context.Background())
+}
+
+func (i ContentArgs) ToContentOutputWithContext(ctx context.Context) ContentOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(ContentOutput)
+}
+
+func (i ContentArgs) ToContentPtrOutput() ContentPtrOutput {
+	return i.ToContentPtrOutputWithContext(context.Background())
+}
+
+func (i ContentArgs) ToContentPtrOutputWithContext(ctx context.Context) ContentPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(ContentOutput).ToContentPtrOutputWithContext(ctx)
+}
+
+// ContentPtrInput is an input type that accepts ContentArgs, ContentPtr and ContentPtrOutput values.
+// You can construct a concrete instance of `ContentPtrInput` via:
+//
+//	        ContentArgs{...}
+//
+//	or:
+//
+//	        nil
+type ContentPtrInput interface {
+	pulumi.Input
+
+	ToContentPtrOutput() ContentPtrOutput
+	ToContentPtrOutputWithContext(context.Context) ContentPtrOutput
+}
+
+type contentPtrType ContentArgs
+
+func ContentPtr(v *ContentArgs) ContentPtrInput {
+	return (*contentPtrType)(v)
+}
+
+func (*contentPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**Content)(nil)).Elem()
+}
+
+func (i *contentPtrType) ToContentPtrOutput() ContentPtrOutput {
+	return i.ToContentPtrOutputWithContext(context.Background())
+}
+
+func (i *contentPtrType) ToContentPtrOutputWithContext(ctx context.Context) ContentPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(ContentPtrOutput)
+}
+
+// Seeds the volume with the files of a local directory, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
+type ContentOutput struct{ *pulumi.OutputState }
+
+func (ContentOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*Content)(nil)).Elem()
+}
+
+func (o ContentOutput) ToContentOutput() ContentOutput {
+	return o
+}
+
+func (o ContentOutput) ToContentOutputWithContext(ctx context.Context) ContentOutput {
+	return o
+}
+
+func (o ContentOutput) ToContentPtrOutput() ContentPtrOutput {
+	return o.ToContentPtrOutputWithContext(context.Background())
+}
+
+func (o ContentOutput) ToContentPtrOutputWithContext(ctx context.Context) ContentPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v Content) *Content {
+		return &v
+	}).(ContentPtrOutput)
+}
+
+// Local directory whose files seed the volume, relative to the Pulumi project directory (or absolute). Regular files and directories only (no symlinks); empty directories are not copied. At most 10000 files, 64 MiB per file, 512 MiB in all.
+func (o ContentOutput) Path() pulumi.StringOutput {
+	return o.ApplyT(func(v Content) string { return v.Path }).(pulumi.StringOutput)
+}
+
+// Directory of the volume the files go to, e.g. `/config`. Default: the volume's root.
+func (o ContentOutput) Target() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v Content) *string { return v.Target }).(pulumi.StringPtrOutput)
+}
+
+type ContentPtrOutput struct{ *pulumi.OutputState }
+
+func (ContentPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**Content)(nil)).Elem()
+}
+
+func (o ContentPtrOutput) ToContentPtrOutput() ContentPtrOutput {
+	return o
+}
+
+func (o ContentPtrOutput) ToContentPtrOutputWithContext(ctx context.Context) ContentPtrOutput {
+	return o
+}
+
+func (o ContentPtrOutput) Elem() ContentOutput {
+	return o.ApplyT(func(v *Content) Content {
+		if v != nil {
+			return *v
+		}
+		var ret Content
+		return ret
+	}).(ContentOutput)
+}
+
+// Local directory whose files seed the volume, relative to the Pulumi project directory (or absolute). Regular files and directories only (no symlinks); empty directories are not copied. At most 10000 files, 64 MiB per file, 512 MiB in all.
+func (o ContentPtrOutput) Path() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *Content) *string {
+		if v == nil {
+			return nil
+		}
+		return &v.Path
+	}).(pulumi.StringPtrOutput)
+}
+
+// Directory of the volume the files go to, e.g. `/config`. Default: the volume's root.
+func (o ContentPtrOutput) Target() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *Content) *string {
+		if v == nil {
+			return nil
+		}
+		return v.Target
+	}).(pulumi.StringPtrOutput)
+}
+
 // Egress and ingress rules.
 type Network struct {
 	// Egress allowed (CIDRs, IPs or domain names), taking precedence over denyOut. Domain names need `0.0.0.0/0` in denyOut.
@@ -920,6 +1103,8 @@ func (o VolumeMountArrayOutput) Index(i pulumi.IntInput) VolumeMountOutput {
 func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*AutoResumeInput)(nil)).Elem(), AutoResumeArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*AutoResumePtrInput)(nil)).Elem(), AutoResumeArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*ContentInput)(nil)).Elem(), ContentArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*ContentPtrInput)(nil)).Elem(), ContentArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*NetworkInput)(nil)).Elem(), NetworkArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*NetworkPtrInput)(nil)).Elem(), NetworkArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ProvisionInput)(nil)).Elem(), ProvisionArgs{})
@@ -930,6 +1115,8 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*VolumeMountArrayInput)(nil)).Elem(), VolumeMountArray{})
 	pulumi.RegisterOutputType(AutoResumeOutput{})
 	pulumi.RegisterOutputType(AutoResumePtrOutput{})
+	pulumi.RegisterOutputType(ContentOutput{})
+	pulumi.RegisterOutputType(ContentPtrOutput{})
 	pulumi.RegisterOutputType(NetworkOutput{})
 	pulumi.RegisterOutputType(NetworkPtrOutput{})
 	pulumi.RegisterOutputType(ProvisionOutput{})

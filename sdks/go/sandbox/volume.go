@@ -11,10 +11,16 @@ import (
 	"pulumi-sandbox/sdks/go/sandbox/internal"
 )
 
-// A persistent team volume, mounted into sandboxes by name. The service cannot update a volume: a new `name` replaces it, and **replacing or deleting a volume loses its data**. Guard volumes that hold data with the `protect` or `retainOnDelete` resource options.
+// A persistent team volume, mounted into sandboxes by name, optionally seeded from a local directory (`content`). The service cannot rename a volume: a new `name` replaces it, and **replacing or deleting a volume loses its data**. Guard volumes that hold data with the `protect` or `retainOnDelete` resource options.
 type Volume struct {
 	pulumi.CustomResourceState
 
+	// Seeds the volume with the files of a local directory, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
+	Content ContentPtrOutput `pulumi:"content"`
+	// Seeded files that `pulumi refresh` found changed or removed on the volume since the provider wrote them. They are left as they are until the seed's own copy changes (then it is uploaded again) or is dropped (then it is deleted).
+	ContentDrift pulumi.StringMapOutput `pulumi:"contentDrift"`
+	// When the provider last wrote each seeded file, by volume path: the file's mtime as the volume reported it.
+	ContentWritten pulumi.StringMapOutput `pulumi:"contentWritten"`
 	// The volume's name.
 	Name pulumi.StringOutput `pulumi:"name"`
 	// Token for the volume's content API. Secret.
@@ -32,6 +38,9 @@ func NewVolume(ctx *pulumi.Context,
 		args = &VolumeArgs{}
 	}
 
+	if args.Content != nil {
+		args.Content = args.Content.ToContentPtrOutput().ApplyT(func(v *Content) *Content { return v.Defaults() }).(ContentPtrOutput)
+	}
 	secrets := pulumi.AdditionalSecretOutputs([]string{
 		"token",
 	})
@@ -73,12 +82,16 @@ func (VolumeState) ElementType() reflect.Type {
 }
 
 type volumeArgs struct {
+	// Seeds the volume with the files of a local directory, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
+	Content *Content `pulumi:"content"`
 	// Name of the volume, unique in the team; sandboxes mount it by this name. Default: the resource name plus a stable suffix. Changing it replaces the volume, and a replaced volume loses its data.
 	Name *string `pulumi:"name"`
 }
 
 // The set of arguments for constructing a Volume resource.
 type VolumeArgs struct {
+	// Seeds the volume with the files of a local directory, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
+	Content ContentPtrInput
 	// Name of the volume, unique in the team; sandboxes mount it by this name. Default: the resource name plus a stable suffix. Changing it replaces the volume, and a replaced volume loses its data.
 	Name pulumi.StringPtrInput
 }
@@ -118,6 +131,21 @@ func (o VolumeOutput) ToVolumeOutput() VolumeOutput {
 
 func (o VolumeOutput) ToVolumeOutputWithContext(ctx context.Context) VolumeOutput {
 	return o
+}
+
+// Seeds the volume with the files of a local directory, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
+func (o VolumeOutput) Content() ContentPtrOutput {
+	return o.ApplyT(func(v *Volume) ContentPtrOutput { return v.Content }).(ContentPtrOutput)
+}
+
+// Seeded files that `pulumi refresh` found changed or removed on the volume since the provider wrote them. They are left as they are until the seed's own copy changes (then it is uploaded again) or is dropped (then it is deleted).
+func (o VolumeOutput) ContentDrift() pulumi.StringMapOutput {
+	return o.ApplyT(func(v *Volume) pulumi.StringMapOutput { return v.ContentDrift }).(pulumi.StringMapOutput)
+}
+
+// When the provider last wrote each seeded file, by volume path: the file's mtime as the volume reported it.
+func (o VolumeOutput) ContentWritten() pulumi.StringMapOutput {
+	return o.ApplyT(func(v *Volume) pulumi.StringMapOutput { return v.ContentWritten }).(pulumi.StringMapOutput)
 }
 
 // The volume's name.

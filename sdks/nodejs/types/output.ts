@@ -15,6 +15,29 @@ export interface AutoResume {
 }
 
 /**
+ * Seeds the volume with the files of a local directory, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
+ */
+export interface Content {
+    /**
+     * Local directory whose files seed the volume, relative to the Pulumi project directory (or absolute). Regular files and directories only (no symlinks); empty directories are not copied. At most 10000 files, 64 MiB per file, 512 MiB in all.
+     */
+    path: string;
+    /**
+     * Directory of the volume the files go to, e.g. `/config`. Default: the volume's root.
+     */
+    target?: string;
+}
+/**
+ * contentProvideDefaults sets the appropriate defaults for Content
+ */
+export function contentProvideDefaults(val: Content): Content {
+    return {
+        ...val,
+        target: (val.target) ?? "/",
+    };
+}
+
+/**
  * Egress and ingress rules.
  */
 export interface Network {

@@ -17,6 +17,8 @@ from . import _utilities
 __all__ = [
     'AutoResumeArgs',
     'AutoResumeArgsDict',
+    'ContentArgs',
+    'ContentArgsDict',
     'NetworkArgs',
     'NetworkArgsDict',
     'ProvisionArgs',
@@ -50,6 +52,61 @@ class AutoResumeArgs:
     @enabled.setter
     def enabled(self, value: pulumi.Input[_builtins.bool]):
         pulumi.set(self, "enabled", value)
+
+
+class ContentArgsDict(TypedDict):
+    """
+    Seeds the volume with the files of a local directory, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
+    """
+    path: pulumi.Input[_builtins.str]
+    """
+    Local directory whose files seed the volume, relative to the Pulumi project directory (or absolute). Regular files and directories only (no symlinks); empty directories are not copied. At most 10000 files, 64 MiB per file, 512 MiB in all.
+    """
+    target: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    Directory of the volume the files go to, e.g. `/config`. Default: the volume's root.
+    """
+
+@pulumi.input_type
+class ContentArgs:
+    def __init__(__self__, *,
+                 path: pulumi.Input[_builtins.str],
+                 target: pulumi.Input[Optional[_builtins.str]] = None):
+        """
+        Seeds the volume with the files of a local directory, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
+
+        :param pulumi.Input[_builtins.str] path: Local directory whose files seed the volume, relative to the Pulumi project directory (or absolute). Regular files and directories only (no symlinks); empty directories are not copied. At most 10000 files, 64 MiB per file, 512 MiB in all.
+        :param pulumi.Input[_builtins.str] target: Directory of the volume the files go to, e.g. `/config`. Default: the volume's root.
+        """
+        pulumi.set(__self__, "path", path)
+        if target is None:
+            target = '/'
+        if target is not None:
+            pulumi.set(__self__, "target", target)
+
+    @_builtins.property
+    @pulumi.getter
+    def path(self) -> pulumi.Input[_builtins.str]:
+        """
+        Local directory whose files seed the volume, relative to the Pulumi project directory (or absolute). Regular files and directories only (no symlinks); empty directories are not copied. At most 10000 files, 64 MiB per file, 512 MiB in all.
+        """
+        return pulumi.get(self, "path")
+
+    @path.setter
+    def path(self, value: pulumi.Input[_builtins.str]):
+        pulumi.set(self, "path", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def target(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Directory of the volume the files go to, e.g. `/config`. Default: the volume's root.
+        """
+        return pulumi.get(self, "target")
+
+    @target.setter
+    def target(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "target", value)
 
 
 class NetworkArgsDict(TypedDict):

@@ -17,6 +17,7 @@ from . import outputs
 
 __all__ = [
     'AutoResume',
+    'Content',
     'Network',
     'Provision',
     'ProvisionCommand',
@@ -40,6 +41,43 @@ class AutoResume(dict):
     @pulumi.getter
     def enabled(self) -> _builtins.bool:
         return pulumi.get(self, "enabled")
+
+
+@pulumi.output_type
+class Content(dict):
+    """
+    Seeds the volume with the files of a local directory, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
+    """
+    def __init__(__self__, *,
+                 path: _builtins.str,
+                 target: Optional[_builtins.str] = None):
+        """
+        Seeds the volume with the files of a local directory, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
+
+        :param _builtins.str path: Local directory whose files seed the volume, relative to the Pulumi project directory (or absolute). Regular files and directories only (no symlinks); empty directories are not copied. At most 10000 files, 64 MiB per file, 512 MiB in all.
+        :param _builtins.str target: Directory of the volume the files go to, e.g. `/config`. Default: the volume's root.
+        """
+        pulumi.set(__self__, "path", path)
+        if target is None:
+            target = '/'
+        if target is not None:
+            pulumi.set(__self__, "target", target)
+
+    @_builtins.property
+    @pulumi.getter
+    def path(self) -> _builtins.str:
+        """
+        Local directory whose files seed the volume, relative to the Pulumi project directory (or absolute). Regular files and directories only (no symlinks); empty directories are not copied. At most 10000 files, 64 MiB per file, 512 MiB in all.
+        """
+        return pulumi.get(self, "path")
+
+    @_builtins.property
+    @pulumi.getter
+    def target(self) -> Optional[_builtins.str]:
+        """
+        Directory of the volume the files go to, e.g. `/config`. Default: the volume's root.
+        """
+        return pulumi.get(self, "target")
 
 
 @pulumi.output_type

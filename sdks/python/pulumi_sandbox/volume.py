@@ -13,20 +13,38 @@ if sys.version_info >= (3, 11):
 else:
     from typing_extensions import NotRequired, TypedDict, TypeAlias
 from . import _utilities
+from . import outputs
+from ._inputs import *
 
 __all__ = ['VolumeArgs', 'Volume']
 
 @pulumi.input_type
 class VolumeArgs:
     def __init__(__self__, *,
+                 content: pulumi.Input[Optional['ContentArgs']] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None):
         """
         The set of arguments for constructing a Volume resource.
 
+        :param pulumi.Input['ContentArgs'] content: Seeds the volume with the files of a local directory, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
         :param pulumi.Input[_builtins.str] name: Name of the volume, unique in the team; sandboxes mount it by this name. Default: the resource name plus a stable suffix. Changing it replaces the volume, and a replaced volume loses its data.
         """
+        if content is not None:
+            pulumi.set(__self__, "content", content)
         if name is not None:
             pulumi.set(__self__, "name", name)
+
+    @_builtins.property
+    @pulumi.getter
+    def content(self) -> pulumi.Input[Optional['ContentArgs']]:
+        """
+        Seeds the volume with the files of a local directory, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
+        """
+        return pulumi.get(self, "content")
+
+    @content.setter
+    def content(self, value: pulumi.Input[Optional['ContentArgs']]):
+        pulumi.set(self, "content", value)
 
     @_builtins.property
     @pulumi.getter
@@ -47,13 +65,15 @@ class Volume(pulumi.CustomResource):
     def __init__(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
+                 content: pulumi.Input[Optional[Union['ContentArgs', 'ContentArgsDict']]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
         """
-        A persistent team volume, mounted into sandboxes by name. The service cannot update a volume: a new `name` replaces it, and **replacing or deleting a volume loses its data**. Guard volumes that hold data with the `protect` or `retainOnDelete` resource options.
+        A persistent team volume, mounted into sandboxes by name, optionally seeded from a local directory (`content`). The service cannot rename a volume: a new `name` replaces it, and **replacing or deleting a volume loses its data**. Guard volumes that hold data with the `protect` or `retainOnDelete` resource options.
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
+        :param pulumi.Input[Union['ContentArgs', 'ContentArgsDict']] content: Seeds the volume with the files of a local directory, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
         :param pulumi.Input[_builtins.str] name: Name of the volume, unique in the team; sandboxes mount it by this name. Default: the resource name plus a stable suffix. Changing it replaces the volume, and a replaced volume loses its data.
         """
         ...
@@ -63,7 +83,7 @@ class Volume(pulumi.CustomResource):
                  args: Optional[VolumeArgs] = None,
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
-        A persistent team volume, mounted into sandboxes by name. The service cannot update a volume: a new `name` replaces it, and **replacing or deleting a volume loses its data**. Guard volumes that hold data with the `protect` or `retainOnDelete` resource options.
+        A persistent team volume, mounted into sandboxes by name, optionally seeded from a local directory (`content`). The service cannot rename a volume: a new `name` replaces it, and **replacing or deleting a volume loses its data**. Guard volumes that hold data with the `protect` or `retainOnDelete` resource options.
 
         :param str resource_name: The name of the resource.
         :param VolumeArgs args: The arguments to use to populate this resource's properties.
@@ -80,6 +100,7 @@ class Volume(pulumi.CustomResource):
     def _internal_init(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
+                 content: pulumi.Input[Optional[Union['ContentArgs', 'ContentArgsDict']]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
         opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
@@ -90,7 +111,10 @@ class Volume(pulumi.CustomResource):
                 raise TypeError('__props__ is only valid when passed in combination with a valid opts.id to get an existing resource')
             __props__ = VolumeArgs.__new__(VolumeArgs)
 
+            __props__.__dict__["content"] = content
             __props__.__dict__["name"] = name
+            __props__.__dict__["content_drift"] = None
+            __props__.__dict__["content_written"] = None
             __props__.__dict__["token"] = None
             __props__.__dict__["volume_id"] = None
             __props__.__dict__["volume_id"] = None
@@ -120,11 +144,38 @@ class Volume(pulumi.CustomResource):
 
         __props__ = VolumeArgs.__new__(VolumeArgs)
 
+        __props__.__dict__["content"] = None
+        __props__.__dict__["content_drift"] = None
+        __props__.__dict__["content_written"] = None
         __props__.__dict__["name"] = None
         __props__.__dict__["token"] = None
         __props__.__dict__["volume_id"] = None
         __props__.__dict__["volume_id"] = None
         return Volume(resource_name, opts=opts, __props__=__props__)
+
+    @_builtins.property
+    @pulumi.getter
+    def content(self) -> pulumi.Output[Optional['outputs.Content']]:
+        """
+        Seeds the volume with the files of a local directory, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
+        """
+        return pulumi.get(self, "content")
+
+    @_builtins.property
+    @pulumi.getter(name="contentDrift")
+    def content_drift(self) -> pulumi.Output[Mapping[str, _builtins.str]]:
+        """
+        Seeded files that `pulumi refresh` found changed or removed on the volume since the provider wrote them. They are left as they are until the seed's own copy changes (then it is uploaded again) or is dropped (then it is deleted).
+        """
+        return pulumi.get(self, "content_drift")
+
+    @_builtins.property
+    @pulumi.getter(name="contentWritten")
+    def content_written(self) -> pulumi.Output[Mapping[str, _builtins.str]]:
+        """
+        When the provider last wrote each seeded file, by volume path: the file's mtime as the volume reported it.
+        """
+        return pulumi.get(self, "content_written")
 
     @_builtins.property
     @pulumi.getter
