@@ -6,6 +6,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, w
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
+import { MAX_VOLUME_FILE_BYTES } from "../../emulator/volumes/content-routes";
 import { checkInputs } from "../../provider/check";
 import { volumeSpec } from "../../provider/specs/volume";
 import { MAX_SEED_FILE_BYTES, parentDirs, planSeed, readSeed, sha256Of, targetProblem, type SeedManifest } from "../../sdk/volume-content-seed";
@@ -59,6 +60,10 @@ describe("readSeed", () => {
       "link is a symbolic link; a seed holds regular files and directories only",
     ]);
   });
+});
+
+test("the emulator accepts an upload as large as the largest file a seed may hold", () => {
+  expect(MAX_VOLUME_FILE_BYTES).toBeGreaterThanOrEqual(MAX_SEED_FILE_BYTES);
 });
 
 describe("targetProblem", () => {

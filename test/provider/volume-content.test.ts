@@ -1,0 +1,98 @@
+/**
+ * Volume `content`: the provider's methods called directly against the emulator. What each change
+ * sends, what a refresh finds, and what a seed stopped part way records.
+ */
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, test } from "vitest";
+import { checked, emulatorForFile, expectPlainJSON, lastSeq, rejection, runtime } from "./harness";
+
+const emu = emulatorForFile();
+const seed = mkdtempSync(join(tmpdir(), "volume-content-"));
+afterAll(() => rmSync(seed, { recursive: true, force: true }));
+
+const put = (rel: string, text: string, mode = 0o644) => {
+  mkdirSync(join(seed, rel, ".."), { recursive: true });
+  writeFileSync(join(seed, rel), text);
+  chmodSync(join(seed, rel), mode);
+};
+const hostDir = (id: string) => emu().state.volumes().find((v) => v.volumeID === id)!.hostDir;
+/** Content-API writes since `seq`: `PUT /a.txt`, `PATCH /b.txt`, ... */
+const writes = (seq: number) =>
+  emu().calls(seq)
+    .filter((c) => c.path.startsWith("/volumecontent/") && c.method !== "GET")
+    .map((c) => `${c.method} ${new URL(c.path, "http://x").searchParams.get("path")}`);
+
+describe("seeding", () => {
+  let inputs: Record<string, unknown>;
+  let outs: Record<string, unknown>;
+  let id: string;
+  const key = "proj/dev/seeded";
+
+  test("create makes the volume, then uploads each file under the target with its mode", async () => {
+    put("a.txt", "a");
+    put("deep/er/b.sh", "#!/bin/sh\n", 0o755);
+    inputs = await checked("Volume", { content: { path: seed, target: "/srv" }, __resource: key });
+    const since = lastSeq(emu());
+    ({ id, outs } = await runtime.create("Volume", inputs));
+    expect(writes(since)).toEqual(["POST /srv/deep/er", "PUT /srv/a.txt", "PUT /srv/deep/er/b.sh"]);
+    expect(readFileSync(join(hostDir(id), "srv/deep/er/b.sh"), "utf8")).toBe("#!/bin/sh\n");
+    expect(outs.content).toEqual(inputs.content);
+    expect(Object.keys(outs.contentWritten as object)).toEqual(["/srv/a.txt", "/srv/deep/er/b.sh"]);
+    expect(outs.contentDrift).toEqual({});
+    expectPlainJSON(outs);
+    expect(await runtime.diff("Volume", id, outs, inputs)).toMatchObject({ changes: false });
+  });
+
+  test("a mode-only change is an in-place update of one PATCH", async () => {
+    chmodSync(join(seed, "a.txt"), 0o600);
+    const news = await checked("Volume", { content: { path: seed, target: "/srv" }, __resource: key }, outs);
+    expect(await runtime.diff("Volume", id, outs, news)).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
+    const since = lastSeq(emu());
+    ({ outs } = await runtime.update("Volume", id, outs, news));
+    expect(writes(since)).toEqual(["PATCH /srv/a.txt"]);
+    expect((outs.content as { files: Record<string, { mode: number }> }).files["/srv/a.txt"]!.mode).toBe(0o600);
+    inputs = news;
+  });
+
+  test("refresh: a seeded file changed or removed on the volume is contentDrift; a file nobody seeded is not looked at", async () => {
+    writeFileSync(join(hostDir(id), "srv/a.txt"), "changed by a sandbox");
+    unlinkSync(join(hostDir(id), "srv/deep/er/b.sh"));
+    writeFileSync(join(hostDir(id), "srv/other.txt"), "a sandbox's own");
+    const { props } = await runtime.read("Volume", id, outs);
+    expect(props!.contentDrift).toEqual({ "/srv/a.txt": "changed", "/srv/deep/er/b.sh": "removed" });
+    // Drift is reported, not reverted: the inputs still match, so up sends nothing.
+    expect(await runtime.diff("Volume", id, props!, inputs)).toMatchObject({ changes: false });
+    outs = props!;
+  });
+
+  test("a seed stopped part way records what it wrote; the next update continues from there", async () => {
+    put("c.txt", "c");
+    put("z.txt", "z");
+    writeFileSync(join(hostDir(id), "srv/c.txt"), "a sandbox wrote this first");
+    const news = await checked("Volume", { content: { path: seed, target: "/srv" }, __resource: key }, outs);
+    const err = await rejection(runtime.update("Volume", id, outs, news));
+    expect(err.message).toContain("content: /srv/c.txt already exists on the volume and was not written by this Volume's seed, so it is left alone.");
+    expect(err.id).toBe(id);
+    const recorded = err.properties!;
+    expect(Object.keys((recorded.content as { files: object }).files)).toEqual(["/srv/a.txt", "/srv/deep/er/b.sh"]);
+    expect(readFileSync(join(hostDir(id), "srv/c.txt"), "utf8")).toBe("a sandbox wrote this first");
+    rmSync(join(hostDir(id), "srv/c.txt"));
+    const since = lastSeq(emu());
+    ({ outs } = await runtime.update("Volume", id, recorded, news));
+    expect(writes(since)).toEqual(["POST /srv", "PUT /srv/c.txt", "PUT /srv/z.txt"]); // a mkdir -p of the parent, then only the two new files
+    expect(outs.contentDrift).toEqual({ "/srv/a.txt": "changed", "/srv/deep/er/b.sh": "removed" });
+  });
+
+  test("dropping content deletes the seeded files and nothing else", async () => {
+    const news = await checked("Volume", { __resource: key }, outs);
+    const since = lastSeq(emu());
+    ({ outs } = await runtime.update("Volume", id, outs, news));
+    expect(writes(since)).toEqual(["DELETE /srv/a.txt", "DELETE /srv/c.txt", "DELETE /srv/deep/er/b.sh", "DELETE /srv/z.txt"]);
+    expect(existsSync(join(hostDir(id), "srv/other.txt"))).toBe(true);
+    expect(outs.content).toBeUndefined();
+    expect(outs.contentWritten).toEqual({});
+    expect(outs.contentDrift).toEqual({});
+  });
+});
