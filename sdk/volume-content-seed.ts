@@ -31,17 +31,20 @@ export interface SeedFile {
 /** Volume path (absolute, e.g. `/config/app.toml`) → the file that seeds it. */
 export type SeedManifest = Record<string, SeedFile>;
 
-/** A local file of a seed: where it is read from, and what it is. */
-export interface SeedSource extends SeedFile {
-  local: string;
-}
+/** Where a seeded file's bytes come from: a local file, or bytes given inline. */
+export type SeedSource = { file: string } | { bytes: Uint8Array };
 
 export interface SeedReading {
   manifest: SeedManifest;
-  /** Local path of each file, by volume path. */
-  sources: Record<string, string>;
-  /** What makes the directory unusable as a seed; empty when it is usable. Each names the file. */
+  /** Where each file's bytes come from, by volume path. */
+  sources: Record<string, SeedSource>;
+  /** What makes the seed unusable; empty when it is usable. Each names the file. */
   problems: string[];
+}
+
+/** The bytes of a seeded file, read now. */
+export function bytesOf(source: SeedSource): Uint8Array {
+  return "file" in source ? readFileSync(source.file) : source.bytes;
 }
 
 /**
@@ -59,46 +62,87 @@ export function targetProblem(target: string): string | undefined {
 }
 
 /**
- * Reads the directory `dir` (relative paths from `cwd`) as the seed of `target`. Regular files and
- * directories only: a symlink or a device is a problem (the content API makes neither, and a link
- * could reach outside the directory). Empty directories are not part of a seed.
+ * Collects a seed's files under `target` from any mix of directories, local files and inline bytes,
+ * with the limits checked as it goes; `finish` hashes them (only when there is no problem).
  */
+export class SeedCollector {
+  private readonly reading: SeedReading = { manifest: {}, sources: {}, problems: [] };
+  private total = 0;
+
+  constructor(private readonly target: string) {}
+
+  problem(text: string): void {
+    this.reading.problems.push(text);
+  }
+
+  /**
+   * Every file under the directory `dir` (resolved from `cwd`), at `under` (a relative path; "" for the
+   * target itself). Regular files and directories only: a symlink or a device is a problem (the content
+   * API makes neither, and a link could reach outside the directory). Empty directories are left out.
+   */
+  directory(dir: string, under = "", cwd = process.cwd()): void {
+    const root = resolve(cwd, dir);
+    let rootStats: Stats;
+    try {
+      rootStats = lstatSync(root);
+    } catch {
+      return this.problem(`directory ${JSON.stringify(dir)} not found (resolved to ${root})`);
+    }
+    if (!rootStats.isDirectory()) return this.problem(`${JSON.stringify(dir)} is not a directory (resolved to ${root})`);
+    for (const { rel, local, stats } of walk(root, "")) {
+      if (stats.isDirectory()) continue;
+      const name = under === "" ? rel : `${under}/${rel}`;
+      if (!stats.isFile()) {
+        this.problem(`${name} is ${stats.isSymbolicLink() ? "a symbolic link" : "not a regular file"}; a seed holds regular files and directories only`);
+        continue;
+      }
+      this.add(name, { file: local }, stats.size, stats.mode & 0o777);
+    }
+  }
+
+  /** One local file at the relative path `name`. */
+  file(name: string, local: string, cwd = process.cwd()): void {
+    const at = resolve(cwd, local);
+    let stats: Stats;
+    try {
+      stats = lstatSync(at);
+    } catch {
+      return this.problem(`${name}: file ${JSON.stringify(local)} not found (resolved to ${at})`);
+    }
+    if (!stats.isFile()) return this.problem(`${name}: ${JSON.stringify(local)} is not a regular file`);
+    this.add(name, { file: at }, stats.size, stats.mode & 0o777);
+  }
+
+  /** Inline bytes at the relative path `name`, with mode 644. */
+  bytes(name: string, data: Uint8Array): void {
+    this.add(name, { bytes: data }, data.byteLength, 0o644);
+  }
+
+  private add(name: string, source: SeedSource, size: number, mode: number): void {
+    if (size > MAX_SEED_FILE_BYTES) return this.problem(`${name} is ${size} bytes; a seeded file may hold at most ${MAX_SEED_FILE_BYTES} bytes (64 MiB)`);
+    const path = this.target === "/" ? `/${name}` : `${this.target}/${name}`;
+    if (path in this.reading.manifest) return this.problem(`${name} is given twice`);
+    this.total += size;
+    this.reading.manifest[path] = { sha256: "", mode, size };
+    this.reading.sources[path] = source;
+  }
+
+  /** The reading, with every file hashed; unhashed when there are problems (they fail the input anyway). */
+  finish(): SeedReading {
+    const { manifest, sources, problems } = this.reading;
+    const count = Object.keys(manifest).length;
+    if (count > MAX_SEED_FILES) problems.push(`holds ${count} files; a seed may hold at most ${MAX_SEED_FILES}`);
+    if (this.total > MAX_SEED_BYTES) problems.push(`holds ${this.total} bytes; a seed may hold at most ${MAX_SEED_BYTES} bytes (512 MiB)`);
+    if (problems.length === 0) for (const [path, source] of Object.entries(sources)) manifest[path]!.sha256 = sha256Of(bytesOf(source));
+    return this.reading;
+  }
+}
+
+/** The directory `dir` (relative paths from `cwd`) as the seed of `target`. */
 export function readSeed(dir: string, target: string, cwd = process.cwd()): SeedReading {
-  const root = resolve(cwd, dir);
-  const reading: SeedReading = { manifest: {}, sources: {}, problems: [] };
-  let rootStats: Stats;
-  try {
-    rootStats = lstatSync(root);
-  } catch {
-    reading.problems.push(`directory ${JSON.stringify(dir)} not found (resolved to ${root})`);
-    return reading;
-  }
-  if (!rootStats.isDirectory()) {
-    reading.problems.push(`${JSON.stringify(dir)} is not a directory (resolved to ${root})`);
-    return reading;
-  }
-  let total = 0;
-  for (const { rel, local, stats } of walk(root, "")) {
-    if (stats.isDirectory()) continue;
-    if (!stats.isFile()) {
-      reading.problems.push(`${rel} is ${stats.isSymbolicLink() ? "a symbolic link" : "not a regular file"}; a seed holds regular files and directories only`);
-      continue;
-    }
-    if (stats.size > MAX_SEED_FILE_BYTES) {
-      reading.problems.push(`${rel} is ${stats.size} bytes; a seeded file may hold at most ${MAX_SEED_FILE_BYTES} bytes (64 MiB)`);
-      continue;
-    }
-    total += stats.size;
-    const path = target === "/" ? `/${rel}` : `${target}/${rel}`;
-    reading.manifest[path] = { sha256: "", mode: stats.mode & 0o777, size: stats.size };
-    reading.sources[path] = local;
-  }
-  const count = Object.keys(reading.manifest).length;
-  if (count > MAX_SEED_FILES) reading.problems.push(`holds ${count} files; a seed may hold at most ${MAX_SEED_FILES}`);
-  if (total > MAX_SEED_BYTES) reading.problems.push(`holds ${total} bytes; a seed may hold at most ${MAX_SEED_BYTES} bytes (512 MiB)`);
-  if (reading.problems.length > 0) return reading;
-  for (const [path, local] of Object.entries(reading.sources)) reading.manifest[path]!.sha256 = sha256Of(readFileSync(local));
-  return reading;
+  const seed = new SeedCollector(target);
+  seed.directory(dir, "", cwd);
+  return seed.finish();
 }
 
 export function sha256Of(data: Uint8Array): string {

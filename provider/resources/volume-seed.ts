@@ -6,17 +6,14 @@
  * deleted only when the seed's own copy changes or is dropped. Logs name files and byte counts, never
  * contents.
  */
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
 import { isSandboxError } from "../../sdk/errors";
 import type { VolumeEntryStat } from "../../sdk/schemas/volumes";
 import type { VolumeContent } from "../../sdk/volume-content";
-import { parentDirs, planSeed, sha256Of, type SeedManifest } from "../../sdk/volume-content-seed";
+import { bytesOf, parentDirs, planSeed, sha256Of, type SeedManifest, type SeedSource } from "../../sdk/volume-content-seed";
 import type { Logger } from "../runtime/log";
 
-/** `content` as `check` made it: the directory, the target, and the manifest. */
+/** `content` as `check` made it: its source, the target, and the manifest. */
 export interface CheckedContent {
-  path: string;
   target: string;
   files: SeedManifest;
 }
@@ -42,8 +39,13 @@ export interface SeedBefore {
 
 const bytes = (n: number) => `${n} byte${n === 1 ? "" : "s"}`;
 
-/** Turns a volume seeded with `before` into one seeded with `content` (undefined: no seed). */
-export async function applySeed(client: VolumeContent, before: SeedBefore, content: CheckedContent | undefined, log: Logger): Promise<SeedOutcome> {
+/**
+ * Turns a volume seeded with `before` into one seeded with `content` (undefined: no seed), reading each
+ * file to upload from `sources` (by volume path) now: what is uploaded is what is recorded.
+ */
+export async function applySeed(
+  client: VolumeContent, before: SeedBefore, content: CheckedContent | undefined, sources: Record<string, SeedSource>, log: Logger,
+): Promise<SeedOutcome> {
   const plan = planSeed(before.files, content?.files ?? {});
   const files: SeedManifest = { ...before.files };
   const written = { ...before.written };
@@ -64,7 +66,9 @@ export async function applySeed(client: VolumeContent, before: SeedBefore, conte
     for (const dir of parentDirs(plan.upload)) await client.makeDir(dir, { force: true }).catch(ignore("conflict"));
     for (const path of plan.upload) {
       const want = content!.files[path]!;
-      const data = readFileSync(localOf(content!, path));
+      const source = sources[path];
+      if (!source) throw new Error(`content: ${path} is no longer in the seed; run \`pulumi up\` again`);
+      const data = bytesOf(source);
       const stat = await upload(client, path, data, want.mode, path in before.files);
       files[path] = { sha256: sha256Of(data), mode: want.mode, size: data.byteLength };
       written[path] = stat.mtime;
@@ -98,12 +102,6 @@ async function upload(client: VolumeContent, path: string, data: Uint8Array, mod
         "Delete it from the volume (from a sandbox that mounts it), or rename the file in content.path, then run `pulumi up` again.",
     );
   }
-}
-
-/** The local file that seeds a volume path. */
-function localOf(content: CheckedContent, path: string): string {
-  const rel = content.target === "/" ? path.slice(1) : path.slice(content.target.length + 1);
-  return resolve(content.path, rel);
 }
 
 function ignore(code: string): (err: unknown) => void {

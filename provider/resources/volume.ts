@@ -7,6 +7,7 @@ import { PartialCreateError } from "../runtime/partial";
 import { ignoreNotFound, isNotFound, type InputsOf, type ResourceHandlers, type SpecInputs, type StateOf } from "../runtime/handlers";
 import { wireBody, type WireMap } from "../runtime/wire";
 import { applySeed, findDrift, type SeedBefore } from "./volume-seed";
+import { readContent } from "./volume-source";
 
 export const NEW_VOLUME: WireMap<SpecInputs<"Volume">, NewVolume> = {
   name: (name) => ({ name }),
@@ -39,7 +40,9 @@ async function seed(volume: VolumeAndToken, outs: State, before: SeedBefore, inp
   const client = platform().volumes.content(volume);
   const log = resourceLogger("Volume", inputs.__resource ?? "", credentials);
   try {
-    const done = await applySeed(client, before, inputs.content, log);
+    // Read again: the files are uploaded as they are now (and recorded so), not as `check` saw them.
+    const sources = inputs.content ? readContent(inputs.content).sources : {};
+    const done = await applySeed(client, before, inputs.content, sources, log);
     const content = inputs.content ? { ...inputs.content, files: done.files } : undefined;
     const next: State = { ...outs, content, contentWritten: done.written, contentDrift: done.drift };
     if (done.failure) {

@@ -1,5 +1,6 @@
 /**
- * Volume: a team volume that sandboxes mount by name, optionally seeded with the files of a local directory.
+ * Volume: a team volume that sandboxes mount by name, optionally seeded with the files of a local directory
+ * or a Pulumi archive (../resources/volume-source.ts).
  *   create  POST /volumes                 (an unknown outcome is resolved by listing volumes by name),
  *           then the seed through the content API (mkdir, PUT file per file)
  *   read    GET /volumes/{id}             (404: gone; the token it re-mints each time is not drift);
@@ -10,12 +11,14 @@
  * Replacement: `name`. Replacing a volume LOSES ITS DATA.
  *
  * The seed rule: the provider writes and deletes only paths of its manifest (`content.files`, computed
- * by `check` from the directory). A seeded file is overwritten or deleted only when the seed's own copy
+ * by `check` from the directory or archive). A seeded file is overwritten or deleted only when the seed's own copy
  * changes or is dropped; a path the seed has never written is never overwritten (an upload there fails,
  * naming it); anything sandboxes wrote elsewhere is never read, changed or deleted.
  */
+import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { MAX_SEED_BYTES, MAX_SEED_FILE_BYTES, MAX_SEED_FILES, readSeed, targetProblem } from "../../sdk/volume-content-seed";
+import { MAX_SEED_BYTES, MAX_SEED_FILE_BYTES, MAX_SEED_FILES, targetProblem } from "../../sdk/volume-content-seed";
+import { isArchive, readContent } from "../resources/volume-source";
 import { defineSpec } from "../spec";
 import { autoName } from "./naming";
 
@@ -25,42 +28,59 @@ const SeedFile = z.object({
   size: z.number().describe("Size in bytes."),
 });
 
+/** An archive, as a program gives it (a pulumi.asset.Archive) and as the provider receives it (its wire form). */
+const Archive = z
+  .unknown()
+  .refine(isArchive, { error: "must be a Pulumi archive (pulumi.asset.FileArchive of a directory, or pulumi.asset.AssetArchive)" }) as unknown as z.ZodType<pulumi.asset.Archive, pulumi.asset.Archive>;
+
 /**
- * `content` as written, then its manifest: `check` reads the directory (at preview too), so the diff
- * names each file added, changed or removed, and a bad directory fails before any API call.
+ * `content` as written, then its manifest: `check` reads the directory or archive (at preview too), so
+ * the diff names each file added, changed or removed, and a bad seed fails before any API call.
  */
 const ContentInput = z
   .strictObject({
     path: z
       .string({ error: "must be a string: a local directory" })
       .min(1, { error: "must not be empty" })
+      .optional()
       .describe(
         "Local directory whose files seed the volume, relative to the Pulumi project directory (or absolute). " +
-          "Regular files and directories only (no symlinks); empty directories are not copied. At most " +
-          `${MAX_SEED_FILES} files, ${MAX_SEED_FILE_BYTES / 1024 / 1024} MiB per file, ${MAX_SEED_BYTES / 1024 / 1024} MiB in all.`,
+          "Regular files and directories only (no symlinks); empty directories are not copied. Give this or `archive`.",
       ),
+    archive: Archive.optional().describe(
+      "A Pulumi archive whose files seed the volume, instead of `path`: a `FileArchive` of a directory, or an " +
+        "`AssetArchive` of `FileAsset`s, `StringAsset`s and `FileArchive`s of directories (its keys are the paths). " +
+        "Remote archives and assets, and archives of .zip/.tar files, are not supported.",
+    ),
     target: z
       .string({ error: "must be a string" })
       .default("/")
-      .describe("Directory of the volume the files go to, e.g. `/config`. Default: the volume's root."),
+      .describe(
+        "Directory of the volume the files go to, e.g. `/config`. Default: the volume's root. A seed holds at most " +
+          `${MAX_SEED_FILES} files, ${MAX_SEED_FILE_BYTES / 1024 / 1024} MiB per file, ${MAX_SEED_BYTES / 1024 / 1024} MiB in all.`,
+      ),
   })
   .transform((content, ctx) => {
+    const fail = (path: string, message: string, input: unknown) => {
+      ctx.addIssue({ code: "custom", path: [path], message, input });
+      return z.NEVER;
+    };
+    if ((content.path === undefined) === (content.archive === undefined)) {
+      return fail(content.path === undefined ? "path" : "archive", "give either path (a local directory) or archive (a Pulumi archive), not both and not neither", undefined);
+    }
     const bad = targetProblem(content.target);
-    if (bad) {
-      ctx.addIssue({ code: "custom", path: ["target"], message: bad, input: content.target });
-      return z.NEVER;
-    }
-    let reading: ReturnType<typeof readSeed>;
+    if (bad) return fail("target", bad, content.target);
+    const field = content.path === undefined ? "archive" : "path";
+    let reading: ReturnType<typeof readContent>;
     try {
-      reading = readSeed(content.path, content.target);
+      reading = readContent(content);
     } catch (err) {
-      ctx.addIssue({ code: "custom", path: ["path"], message: `cannot be read: ${(err as Error).message}`, input: content.path });
-      return z.NEVER;
+      return fail(field, `cannot be read: ${(err as Error).message}`, undefined);
     }
-    for (const problem of reading.problems) ctx.addIssue({ code: "custom", path: ["path"], message: problem, input: content.path });
+    for (const problem of reading.problems) ctx.addIssue({ code: "custom", path: [field], message: problem, input: undefined });
     return reading.problems.length > 0 ? z.NEVER : { ...content, files: reading.manifest };
   })
-  .pipe(z.object({ path: z.string(), target: z.string(), files: z.record(z.string(), SeedFile) }));
+  .pipe(z.object({ path: z.string().optional(), archive: Archive.optional(), target: z.string(), files: z.record(z.string(), SeedFile) }));
 
 export const VOLUME_NAME = /^[a-zA-Z0-9_-]+$/;
 
@@ -76,7 +96,7 @@ export const VolumeInputs = z.strictObject({
         "plus a stable suffix. Changing it replaces the volume, and a replaced volume loses its data.",
     ),
   content: ContentInput.optional().describe(
-    "Seeds the volume with the files of a local directory, through the volume content API. A change is " +
+    "Seeds the volume with the files of a local directory or a Pulumi archive, through the volume content API. A change is " +
       "an update in place (same volumeID) that uploads only the files added or changed, and deletes the " +
       "files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. " +
       "State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.",

@@ -4,7 +4,8 @@
  * changes nothing; an edited file is named by the preview and is the one upload of the next `up` (same
  * volumeID); what a sandbox wrote survives every seed change, and a seed file never overwrites it;
  * refresh reports a seeded file a sandbox changed as `contentDrift` and `up` leaves it alone until the
- * seed's own copy changes; a file removed from the seed is deleted from the volume.
+ * seed's own copy changes; a file removed from the seed is deleted from the volume; the same files
+ * given as a Pulumi AssetArchive are the same seed.
  * Tests in this file run in order on one stack.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
@@ -142,6 +143,20 @@ describe("volume content", () => {
     expect(contentWrites(since)).toEqual(["DELETE /c.txt"]);
     expect(existsSync(hostFile("c.txt"))).toBe(false);
     expect(await inSandbox("ls /mnt/data /mnt/data/conf")).toBe("/mnt/data:\na.txt\nconf\nnotes.txt\n\n/mnt/data/conf:\nb.toml\nlocal.txt\n");
+    expect((await s.outputs()).volumeID).toBe(volumeID);
+  });
+
+  test("the same files from a Pulumi AssetArchive: only the StringAsset's new file is uploaded; a second up changes nothing", async () => {
+    await s.ok("config", "set", "archive", "true");
+    const preview = await s.ok("preview", "--diff");
+    expect(preview.output).toMatch(/\+ \/motd\.txt\s*: \{/);
+    expect(preview.output).not.toMatch(/[~+-] \/(a\.txt|conf\/b\.toml)/);
+    const since = lastSeq(s.emulator);
+    await s.ok("up", "--yes", "--skip-preview");
+    expect(contentWrites(since)).toEqual(["PUT /motd.txt"]);
+    expect(await inSandbox("cat /mnt/data/motd.txt")).toBe("hello from an asset\n");
+    const again = await s.pulumi("preview", "--expect-no-changes");
+    expect(again.code, again.output).toBe(0);
     expect((await s.outputs()).volumeID).toBe(volumeID);
   });
 });

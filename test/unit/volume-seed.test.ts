@@ -8,7 +8,9 @@ import { join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { MAX_VOLUME_FILE_BYTES } from "../../emulator/volumes/content-routes";
 import { checkInputs } from "../../provider/check";
+import { readContent } from "../../provider/resources/volume-source";
 import { volumeSpec } from "../../provider/specs/volume";
+import { specialArchiveSig, specialAssetSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
 import { MAX_SEED_FILE_BYTES, parentDirs, planSeed, readSeed, sha256Of, targetProblem, type SeedManifest } from "../../sdk/volume-content-seed";
 
 const root = mkdtempSync(join(tmpdir(), "volume-seed-"));
@@ -90,6 +92,41 @@ describe("planSeed", () => {
   });
 });
 
+describe("readContent: a Pulumi archive, in the wire form both front ends receive", () => {
+  const archive = (body: Record<string, unknown>) => ({ [specialSigKey]: specialArchiveSig, ...body });
+  const asset = (body: Record<string, unknown>) => ({ [specialSigKey]: specialAssetSig, ...body });
+
+  test("an AssetArchive of a StringAsset, a FileAsset and a FileArchive of a directory: its keys are the paths", () => {
+    const dir = dirWith("archived", { "x.txt": "x", "sub/y.txt": "y" });
+    const reading = readContent({
+      target: "/srv",
+      archive: archive({ assets: { "motd.txt": asset({ text: "hi" }), "etc/x.conf": asset({ path: join(dir, "x.txt") }), tree: archive({ path: dir }) } }),
+    });
+    expect(reading.problems).toEqual([]);
+    expect(reading.manifest).toEqual({
+      "/srv/etc/x.conf": { sha256: sha("x"), mode: 0o644, size: 1 },
+      "/srv/motd.txt": { sha256: sha("hi"), mode: 0o644, size: 2 },
+      "/srv/tree/sub/y.txt": { sha256: sha("y"), mode: 0o644, size: 1 },
+      "/srv/tree/x.txt": { sha256: sha("x"), mode: 0o644, size: 1 },
+    });
+    expect(readContent({ target: "/", archive: archive({ path: dir }) }).manifest).toEqual(readSeed(dir, "/").manifest);
+  });
+
+  test("what is not supported is a problem naming the entry: remote archives and assets, .zip files, escaping keys", () => {
+    expect(readContent({ target: "/", archive: archive({ uri: "https://example.com/a.tgz" }) }).problems).toEqual([
+      "the archive: a RemoteArchive is not supported (the provider would fetch it at every preview); download it and give the directory",
+    ]);
+    expect(readContent({ target: "/", archive: archive({ path: "./site.zip" }) }).problems).toEqual([
+      "the archive: a FileArchive of a .zip or .tar file is not supported; give the directory it was made from",
+    ]);
+    const bad = archive({ assets: { "../up.txt": asset({ text: "x" }), "r.txt": asset({ uri: "https://example.com/r" }) } });
+    expect(readContent({ target: "/", archive: bad }).problems).toEqual([
+      `the archive: entry "../up.txt" must be a relative path without '.', '..' or empty parts`,
+      "r.txt: a RemoteAsset is not supported (the provider would fetch it at every preview)",
+    ]);
+  });
+});
+
 describe("check of content", () => {
   test("adds the manifest, so a diff sees each file; target defaults to the root", () => {
     const dir = dirWith("checked", { "hello.txt": "hi" });
@@ -106,5 +143,12 @@ describe("check of content", () => {
     ]);
     expect(reasons({ path: dir, files: {} })).toEqual(['content: unknown property "files"']);
     expect(reasons({ path: 3 })).toEqual(["content.path: must be a string: a local directory"]);
+    expect(reasons({ target: "/" })).toEqual(["content.path: give either path (a local directory) or archive (a Pulumi archive), not both and not neither"]);
+    expect(reasons({ path: dir, archive: { [specialSigKey]: specialArchiveSig, path: dir } })).toEqual([
+      "content.archive: give either path (a local directory) or archive (a Pulumi archive), not both and not neither",
+    ]);
+    expect(reasons({ archive: { path: dir } })).toEqual([
+      "content.archive: must be a Pulumi archive (pulumi.asset.FileArchive of a directory, or pulumi.asset.AssetArchive)",
+    ]);
   });
 });

@@ -149,11 +149,13 @@ func (o AutoResumePtrOutput) Enabled() pulumi.BoolPtrOutput {
 	}).(pulumi.BoolPtrOutput)
 }
 
-// Seeds the volume with the files of a local directory, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
+// Seeds the volume with the files of a local directory or a Pulumi archive, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
 type Content struct {
-	// Local directory whose files seed the volume, relative to the Pulumi project directory (or absolute). Regular files and directories only (no symlinks); empty directories are not copied. At most 10000 files, 64 MiB per file, 512 MiB in all.
-	Path string `pulumi:"path"`
-	// Directory of the volume the files go to, e.g. `/config`. Default: the volume's root.
+	// A Pulumi archive whose files seed the volume, instead of `path`: a `FileArchive` of a directory, or an `AssetArchive` of `FileAsset`s, `StringAsset`s and `FileArchive`s of directories (its keys are the paths). Remote archives and assets, and archives of .zip/.tar files, are not supported.
+	Archive interface{} `pulumi:"archive"`
+	// Local directory whose files seed the volume, relative to the Pulumi project directory (or absolute). Regular files and directories only (no symlinks); empty directories are not copied. Give this or `archive`.
+	Path *string `pulumi:"path"`
+	// Directory of the volume the files go to, e.g. `/config`. Default: the volume's root. A seed holds at most 10000 files, 64 MiB per file, 512 MiB in all.
 	Target *string `pulumi:"target"`
 }
 
@@ -181,11 +183,13 @@ type ContentInput interface {
 	ToContentOutputWithContext(context.Context) ContentOutput
 }
 
-// Seeds the volume with the files of a local directory, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
+// Seeds the volume with the files of a local directory or a Pulumi archive, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
 type ContentArgs struct {
-	// Local directory whose files seed the volume, relative to the Pulumi project directory (or absolute). Regular files and directories only (no symlinks); empty directories are not copied. At most 10000 files, 64 MiB per file, 512 MiB in all.
-	Path pulumi.StringInput `pulumi:"path"`
-	// Directory of the volume the files go to, e.g. `/config`. Default: the volume's root.
+	// A Pulumi archive whose files seed the volume, instead of `path`: a `FileArchive` of a directory, or an `AssetArchive` of `FileAsset`s, `StringAsset`s and `FileArchive`s of directories (its keys are the paths). Remote archives and assets, and archives of .zip/.tar files, are not supported.
+	Archive pulumi.Input `pulumi:"archive"`
+	// Local directory whose files seed the volume, relative to the Pulumi project directory (or absolute). Regular files and directories only (no symlinks); empty directories are not copied. Give this or `archive`.
+	Path pulumi.StringPtrInput `pulumi:"path"`
+	// Directory of the volume the files go to, e.g. `/config`. Default: the volume's root. A seed holds at most 10000 files, 64 MiB per file, 512 MiB in all.
 	Target pulumi.StringPtrInput `pulumi:"target"`
 }
 
@@ -253,7 +257,7 @@ func (i *contentPtrType) ToContentPtrOutputWithContext(ctx context.Context) Cont
 	return pulumi.ToOutputWithContext(ctx, i).(ContentPtrOutput)
 }
 
-// Seeds the volume with the files of a local directory, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
+// Seeds the volume with the files of a local directory or a Pulumi archive, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
 type ContentOutput struct{ *pulumi.OutputState }
 
 func (ContentOutput) ElementType() reflect.Type {
@@ -278,12 +282,17 @@ func (o ContentOutput) ToContentPtrOutputWithContext(ctx context.Context) Conten
 	}).(ContentPtrOutput)
 }
 
-// Local directory whose files seed the volume, relative to the Pulumi project directory (or absolute). Regular files and directories only (no symlinks); empty directories are not copied. At most 10000 files, 64 MiB per file, 512 MiB in all.
-func (o ContentOutput) Path() pulumi.StringOutput {
-	return o.ApplyT(func(v Content) string { return v.Path }).(pulumi.StringOutput)
+// A Pulumi archive whose files seed the volume, instead of `path`: a `FileArchive` of a directory, or an `AssetArchive` of `FileAsset`s, `StringAsset`s and `FileArchive`s of directories (its keys are the paths). Remote archives and assets, and archives of .zip/.tar files, are not supported.
+func (o ContentOutput) Archive() pulumi.AnyOutput {
+	return o.ApplyT(func(v Content) interface{} { return v.Archive }).(pulumi.AnyOutput)
 }
 
-// Directory of the volume the files go to, e.g. `/config`. Default: the volume's root.
+// Local directory whose files seed the volume, relative to the Pulumi project directory (or absolute). Regular files and directories only (no symlinks); empty directories are not copied. Give this or `archive`.
+func (o ContentOutput) Path() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v Content) *string { return v.Path }).(pulumi.StringPtrOutput)
+}
+
+// Directory of the volume the files go to, e.g. `/config`. Default: the volume's root. A seed holds at most 10000 files, 64 MiB per file, 512 MiB in all.
 func (o ContentOutput) Target() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v Content) *string { return v.Target }).(pulumi.StringPtrOutput)
 }
@@ -312,17 +321,27 @@ func (o ContentPtrOutput) Elem() ContentOutput {
 	}).(ContentOutput)
 }
 
-// Local directory whose files seed the volume, relative to the Pulumi project directory (or absolute). Regular files and directories only (no symlinks); empty directories are not copied. At most 10000 files, 64 MiB per file, 512 MiB in all.
+// A Pulumi archive whose files seed the volume, instead of `path`: a `FileArchive` of a directory, or an `AssetArchive` of `FileAsset`s, `StringAsset`s and `FileArchive`s of directories (its keys are the paths). Remote archives and assets, and archives of .zip/.tar files, are not supported.
+func (o ContentPtrOutput) Archive() pulumi.AnyOutput {
+	return o.ApplyT(func(v *Content) interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.Archive
+	}).(pulumi.AnyOutput)
+}
+
+// Local directory whose files seed the volume, relative to the Pulumi project directory (or absolute). Regular files and directories only (no symlinks); empty directories are not copied. Give this or `archive`.
 func (o ContentPtrOutput) Path() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Content) *string {
 		if v == nil {
 			return nil
 		}
-		return &v.Path
+		return v.Path
 	}).(pulumi.StringPtrOutput)
 }
 
-// Directory of the volume the files go to, e.g. `/config`. Default: the volume's root.
+// Directory of the volume the files go to, e.g. `/config`. Default: the volume's root. A seed holds at most 10000 files, 64 MiB per file, 512 MiB in all.
 func (o ContentPtrOutput) Target() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Content) *string {
 		if v == nil {

@@ -15,7 +15,7 @@ import (
 type Volume struct {
 	pulumi.CustomResourceState
 
-	// Seeds the volume with the files of a local directory, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
+	// Seeds the volume with the files of a local directory or a Pulumi archive, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
 	Content ContentPtrOutput `pulumi:"content"`
 	// Seeded files that `pulumi refresh` found changed or removed on the volume since the provider wrote them. They are left as they are until the seed's own copy changes (then it is uploaded again) or is dropped (then it is deleted).
 	ContentDrift pulumi.StringMapOutput `pulumi:"contentDrift"`
@@ -82,7 +82,7 @@ func (VolumeState) ElementType() reflect.Type {
 }
 
 type volumeArgs struct {
-	// Seeds the volume with the files of a local directory, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
+	// Seeds the volume with the files of a local directory or a Pulumi archive, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
 	Content *Content `pulumi:"content"`
 	// Name of the volume, unique in the team; sandboxes mount it by this name. Default: the resource name plus a stable suffix. Changing it replaces the volume, and a replaced volume loses its data.
 	Name *string `pulumi:"name"`
@@ -90,7 +90,7 @@ type volumeArgs struct {
 
 // The set of arguments for constructing a Volume resource.
 type VolumeArgs struct {
-	// Seeds the volume with the files of a local directory, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
+	// Seeds the volume with the files of a local directory or a Pulumi archive, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
 	Content ContentPtrInput
 	// Name of the volume, unique in the team; sandboxes mount it by this name. Default: the resource name plus a stable suffix. Changing it replaces the volume, and a replaced volume loses its data.
 	Name pulumi.StringPtrInput
@@ -133,7 +133,7 @@ func (o VolumeOutput) ToVolumeOutputWithContext(ctx context.Context) VolumeOutpu
 	return o
 }
 
-// Seeds the volume with the files of a local directory, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
+// Seeds the volume with the files of a local directory or a Pulumi archive, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
 func (o VolumeOutput) Content() ContentPtrOutput {
 	return o.ApplyT(func(v *Volume) ContentPtrOutput { return v.Content }).(ContentPtrOutput)
 }

@@ -15,15 +15,19 @@ export interface AutoResumeArgs {
 }
 
 /**
- * Seeds the volume with the files of a local directory, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
+ * Seeds the volume with the files of a local directory or a Pulumi archive, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
  */
 export interface ContentArgs {
     /**
-     * Local directory whose files seed the volume, relative to the Pulumi project directory (or absolute). Regular files and directories only (no symlinks); empty directories are not copied. At most 10000 files, 64 MiB per file, 512 MiB in all.
+     * A Pulumi archive whose files seed the volume, instead of `path`: a `FileArchive` of a directory, or an `AssetArchive` of `FileAsset`s, `StringAsset`s and `FileArchive`s of directories (its keys are the paths). Remote archives and assets, and archives of .zip/.tar files, are not supported.
      */
-    path: pulumi.Input<string>;
+    archive?: any | undefined;
     /**
-     * Directory of the volume the files go to, e.g. `/config`. Default: the volume's root.
+     * Local directory whose files seed the volume, relative to the Pulumi project directory (or absolute). Regular files and directories only (no symlinks); empty directories are not copied. Give this or `archive`.
+     */
+    path?: pulumi.Input<string | undefined>;
+    /**
+     * Directory of the volume the files go to, e.g. `/config`. Default: the volume's root. A seed holds at most 10000 files, 64 MiB per file, 512 MiB in all.
      */
     target?: pulumi.Input<string | undefined>;
 }

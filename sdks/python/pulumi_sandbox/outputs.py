@@ -46,18 +46,23 @@ class AutoResume(dict):
 @pulumi.output_type
 class Content(dict):
     """
-    Seeds the volume with the files of a local directory, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
+    Seeds the volume with the files of a local directory or a Pulumi archive, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
     """
     def __init__(__self__, *,
-                 path: _builtins.str,
+                 archive: Optional[Any] = None,
+                 path: Optional[_builtins.str] = None,
                  target: Optional[_builtins.str] = None):
         """
-        Seeds the volume with the files of a local directory, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
+        Seeds the volume with the files of a local directory or a Pulumi archive, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
 
-        :param _builtins.str path: Local directory whose files seed the volume, relative to the Pulumi project directory (or absolute). Regular files and directories only (no symlinks); empty directories are not copied. At most 10000 files, 64 MiB per file, 512 MiB in all.
-        :param _builtins.str target: Directory of the volume the files go to, e.g. `/config`. Default: the volume's root.
+        :param Any archive: A Pulumi archive whose files seed the volume, instead of `path`: a `FileArchive` of a directory, or an `AssetArchive` of `FileAsset`s, `StringAsset`s and `FileArchive`s of directories (its keys are the paths). Remote archives and assets, and archives of .zip/.tar files, are not supported.
+        :param _builtins.str path: Local directory whose files seed the volume, relative to the Pulumi project directory (or absolute). Regular files and directories only (no symlinks); empty directories are not copied. Give this or `archive`.
+        :param _builtins.str target: Directory of the volume the files go to, e.g. `/config`. Default: the volume's root. A seed holds at most 10000 files, 64 MiB per file, 512 MiB in all.
         """
-        pulumi.set(__self__, "path", path)
+        if archive is not None:
+            pulumi.set(__self__, "archive", archive)
+        if path is not None:
+            pulumi.set(__self__, "path", path)
         if target is None:
             target = '/'
         if target is not None:
@@ -65,9 +70,17 @@ class Content(dict):
 
     @_builtins.property
     @pulumi.getter
-    def path(self) -> _builtins.str:
+    def archive(self) -> Optional[Any]:
         """
-        Local directory whose files seed the volume, relative to the Pulumi project directory (or absolute). Regular files and directories only (no symlinks); empty directories are not copied. At most 10000 files, 64 MiB per file, 512 MiB in all.
+        A Pulumi archive whose files seed the volume, instead of `path`: a `FileArchive` of a directory, or an `AssetArchive` of `FileAsset`s, `StringAsset`s and `FileArchive`s of directories (its keys are the paths). Remote archives and assets, and archives of .zip/.tar files, are not supported.
+        """
+        return pulumi.get(self, "archive")
+
+    @_builtins.property
+    @pulumi.getter
+    def path(self) -> Optional[_builtins.str]:
+        """
+        Local directory whose files seed the volume, relative to the Pulumi project directory (or absolute). Regular files and directories only (no symlinks); empty directories are not copied. Give this or `archive`.
         """
         return pulumi.get(self, "path")
 
@@ -75,7 +88,7 @@ class Content(dict):
     @pulumi.getter
     def target(self) -> Optional[_builtins.str]:
         """
-        Directory of the volume the files go to, e.g. `/config`. Default: the volume's root.
+        Directory of the volume the files go to, e.g. `/config`. Default: the volume's root. A seed holds at most 10000 files, 64 MiB per file, 512 MiB in all.
         """
         return pulumi.get(self, "target")
 

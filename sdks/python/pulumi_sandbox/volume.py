@@ -26,7 +26,7 @@ class VolumeArgs:
         """
         The set of arguments for constructing a Volume resource.
 
-        :param pulumi.Input['ContentArgs'] content: Seeds the volume with the files of a local directory, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
+        :param pulumi.Input['ContentArgs'] content: Seeds the volume with the files of a local directory or a Pulumi archive, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
         :param pulumi.Input[_builtins.str] name: Name of the volume, unique in the team; sandboxes mount it by this name. Default: the resource name plus a stable suffix. Changing it replaces the volume, and a replaced volume loses its data.
         """
         if content is not None:
@@ -38,7 +38,7 @@ class VolumeArgs:
     @pulumi.getter
     def content(self) -> pulumi.Input[Optional['ContentArgs']]:
         """
-        Seeds the volume with the files of a local directory, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
+        Seeds the volume with the files of a local directory or a Pulumi archive, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
         """
         return pulumi.get(self, "content")
 
@@ -73,7 +73,7 @@ class Volume(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[Union['ContentArgs', 'ContentArgsDict']] content: Seeds the volume with the files of a local directory, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
+        :param pulumi.Input[Union['ContentArgs', 'ContentArgsDict']] content: Seeds the volume with the files of a local directory or a Pulumi archive, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
         :param pulumi.Input[_builtins.str] name: Name of the volume, unique in the team; sandboxes mount it by this name. Default: the resource name plus a stable suffix. Changing it replaces the volume, and a replaced volume loses its data.
         """
         ...
@@ -157,7 +157,7 @@ class Volume(pulumi.CustomResource):
     @pulumi.getter
     def content(self) -> pulumi.Output[Optional['outputs.Content']]:
         """
-        Seeds the volume with the files of a local directory, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
+        Seeds the volume with the files of a local directory or a Pulumi archive, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
         """
         return pulumi.get(self, "content")
 
