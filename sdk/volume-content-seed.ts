@@ -1,6 +1,6 @@
 /**
- * A seed: the files of a local directory, as they are to appear in a volume under a target directory,
- * named by their volume path and described by content hash, permission bits and size (a manifest). Two
+ * A seed: files of local directories, single local files or inline bytes (what a directory or a Pulumi
+ * archive holds), as they are to appear in a volume under a target directory, named by their volume path and described by content hash, permission bits and size (a manifest). Two
  * manifests give the plan that turns a volume seeded from one into a volume seeded from the other:
  * what to upload, what to delete, whose mode to set. Local only: nothing here calls the service.
  *

@@ -39,6 +39,21 @@ export interface SeedBefore {
 
 const bytes = (n: number) => `${n} byte${n === 1 ? "" : "s"}`;
 
+/** What a run has done so far: the outcome's fields, updated as each call succeeds. */
+type Done = Omit<SeedOutcome, "failure">;
+
+/** Records that the provider just wrote `path` (`stat` as the volume answered) or deleted it (no `stat`). */
+function record(done: Done, path: string, file?: SeedManifest[string], stat?: VolumeEntryStat): void {
+  delete done.drift[path];
+  if (file && stat) {
+    done.files[path] = file;
+    done.written[path] = stat.mtime;
+  } else {
+    delete done.files[path];
+    delete done.written[path];
+  }
+}
+
 /**
  * Turns a volume seeded with `before` into one seeded with `content` (undefined: no seed), reading each
  * file to upload from `sources` (by volume path) now: what is uploaded is what is recorded.
@@ -46,49 +61,40 @@ const bytes = (n: number) => `${n} byte${n === 1 ? "" : "s"}`;
 export async function applySeed(
   client: VolumeContent, before: SeedBefore, content: CheckedContent | undefined, sources: Record<string, SeedSource>, log: Logger,
 ): Promise<SeedOutcome> {
-  const plan = planSeed(before.files, content?.files ?? {});
-  const files: SeedManifest = { ...before.files };
-  const written = { ...before.written };
-  const drift = { ...before.drift };
-  const settle = (path: string) => delete drift[path];
-  if (plan.upload.length + plan.remove.length + plan.chmod.length === 0) return { files: content?.files ?? {}, written, drift };
-  const planned = plan.upload.reduce((n, p) => n + (content?.files[p]?.size ?? 0), 0);
+  const wanted = content?.files ?? {};
+  const plan = planSeed(before.files, wanted);
+  const done: Done = { files: { ...before.files }, written: { ...before.written }, drift: { ...before.drift } };
+  if (plan.upload.length + plan.remove.length + plan.chmod.length === 0) return { ...done, files: wanted };
+  const planned = plan.upload.reduce((n, p) => n + (wanted[p]?.size ?? 0), 0);
   log(`seeding: ${plan.upload.length} file(s) to upload (${bytes(planned)}), ${plan.remove.length} to delete, ${plan.chmod.length} mode change(s)`);
   let sent = 0;
   try {
     for (const path of plan.remove) {
       await client.remove(path).catch(ignore("not_found"));
-      delete files[path];
-      delete written[path];
-      settle(path);
+      record(done, path);
       log(`deleted ${path}`);
     }
     for (const dir of parentDirs(plan.upload)) await client.makeDir(dir, { force: true }).catch(ignore("conflict"));
     for (const path of plan.upload) {
-      const want = content!.files[path]!;
       const source = sources[path];
       if (!source) throw new Error(`content: ${path} is no longer in the seed; run \`pulumi up\` again`);
       const data = bytesOf(source);
-      const stat = await upload(client, path, data, want.mode, path in before.files);
-      files[path] = { sha256: sha256Of(data), mode: want.mode, size: data.byteLength };
-      written[path] = stat.mtime;
-      settle(path);
+      const mode = wanted[path]!.mode;
+      const stat = await upload(client, path, data, mode, path in before.files);
+      record(done, path, { sha256: sha256Of(data), mode, size: data.byteLength }, stat);
       sent += data.byteLength;
       log(`uploaded ${path} (${bytes(data.byteLength)})`);
     }
     for (const path of plan.chmod) {
-      const mode = content!.files[path]!.mode;
-      const stat = await client.setMetadata(path, { mode });
-      files[path] = { ...files[path]!, mode };
-      written[path] = stat.mtime;
-      settle(path);
+      const mode = wanted[path]!.mode;
+      record(done, path, { ...done.files[path]!, mode }, await client.setMetadata(path, { mode }));
       log(`set mode ${mode.toString(8)} on ${path}`);
     }
   } catch (err) {
-    return { files, written, drift, failure: (err as Error).message };
+    return { ...done, failure: (err as Error).message };
   }
   log(`seeded: ${plan.upload.length} file(s) uploaded (${bytes(sent)}), ${plan.remove.length} deleted`);
-  return { files, written, drift };
+  return done;
 }
 
 /** An upload; without `force` a path that exists belongs to someone else, and is refused by name. */
