@@ -4,7 +4,7 @@
  * SandboxError (see rpc-errors.ts).
  *
  * The codec is binary protobuf by default (`rpcCodec`, config.ts): command output then travels as
- * raw bytes rather than base64 inside JSON, a third fewer bytes on the wire and no text encoding on
+ * raw bytes rather than base64 inside JSON (a quarter fewer bytes on the wire), with no text encoding on
  * either side. envd serves both codecs: its handlers are connect-go's (`NewProcessHandler` and
  * `NewFilesystemHandler`, mounted in e2b-dev/infra packages/envd/internal/services/{process,
  * filesystem}/service.go with interceptors only), and connect-go v1.18.1 (envd's go.mod) registers
