@@ -31,7 +31,18 @@ export interface ClientOptions {
   /** Deadline of one HTTP request (not of a whole retried call), in milliseconds. Default 60000. */
   requestTimeoutMs?: number | undefined;
   retry?: RetryOptions | undefined;
+  /**
+   * Codec of the in-sandbox API (Connect): `binary` (protobuf, the default: output bytes travel as
+   * they are) or `json` (what the official SDK speaks: output as base64 inside JSON). envd serves
+   * both. Env `PULUMI_SANDBOX_RPC_CODEC`.
+   */
+  rpcCodec?: RpcCodec | undefined;
 }
+
+/** Codecs of the in-sandbox API's Connect calls. */
+export const RPC_CODECS = ["binary", "json"] as const;
+export type RpcCodec = (typeof RPC_CODECS)[number];
+export const DEFAULT_RPC_CODEC: RpcCodec = "binary";
 
 export interface ResolvedOptions {
   apiKey: string | undefined;
@@ -41,6 +52,7 @@ export interface ResolvedOptions {
   sandboxUrl: string | undefined;
   requestTimeoutMs: number;
   retry: Required<RetryOptions>;
+  rpcCodec: RpcCodec;
 }
 
 export const DEFAULT_DOMAIN = "e2b.app";
@@ -71,7 +83,20 @@ export function resolveOptions(opts: ClientOptions = {}, env: Env = process.env)
     sandboxUrl: sandboxUrl === undefined ? undefined : stripSlash(sandboxUrl),
     requestTimeoutMs: timeout,
     retry: { ...DEFAULT_RETRY, ...definedOnly(opts.retry ?? {}) },
+    rpcCodec: rpcCodecOf(opts.rpcCodec, env.PULUMI_SANDBOX_RPC_CODEC),
   };
+}
+
+/** The option, else the env variable, else binary; anything else is refused naming where it came from. */
+function rpcCodecOf(option: string | undefined, fromEnv: string | undefined): RpcCodec {
+  const value = option ?? pick(fromEnv)?.toLowerCase();
+  if (value === undefined) return DEFAULT_RPC_CODEC;
+  if ((RPC_CODECS as readonly string[]).includes(value)) return value as RpcCodec;
+  const where = option !== undefined ? "the rpcCodec option" : "the PULUMI_SANDBOX_RPC_CODEC environment variable";
+  throw new SandboxError({
+    code: "invalid_argument",
+    message: `${where} must be "binary" or "json", got ${JSON.stringify(option ?? fromEnv)}: set it to one of them, or leave it unset for binary.`,
+  });
 }
 
 /** The API key, or a `missing_credential` error that says where to set one. Thrown before any request. */

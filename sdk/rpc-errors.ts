@@ -3,7 +3,9 @@
  * (CONNECT_CODES) this knows the answers that are not Connect errors at all: envd's plain-JSON 401
  * for a missing or wrong access token, and the sandbox proxy's 502 for a sandbox that is not running.
  * connect-es turns those into `HTTP <status>` (streams: the body is never read) or into the body's
- * `message` with a code derived from the status (unary calls).
+ * `message` with a code derived from the status (unary calls). All of this holds under both codecs:
+ * Connect writes unary error bodies and end-of-stream messages as JSON even in binary, and the two
+ * non-Connect answers are plain JSON whatever the request's codec (test/sdk/process-wire.test.ts).
  */
 import { Code, ConnectError } from "@connectrpc/connect";
 import { codeToString } from "@connectrpc/connect/protocol-connect";

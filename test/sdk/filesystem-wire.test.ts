@@ -1,10 +1,12 @@
 /**
- * The filesystem client's wire behaviour against the real Connect peer (test/sdk/envd-peer): the
- * user and token headers of each call, and the mapping of every FileType name.
+ * The filesystem client's wire behaviour against the real Connect peer (test/sdk/envd-peer), under
+ * each codec: the user, token and content-type headers of each call, the mapping of every FileType
+ * name, int64 sizes, and a Connect error.
  */
 import { mkdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RPC_CODECS } from "../../sdk/config";
 import { FilesystemClient } from "../../sdk/filesystem";
 import { ProcessClient } from "../../sdk/process";
 import { SandboxRpc } from "../../sdk/rpc";
@@ -13,18 +15,22 @@ import { startPeer, type Peer } from "./envd-peer";
 const ID = "sbxfs1";
 const TOKEN = "fs-token-0123456789";
 let peer: Peer;
-let fs: FilesystemClient;
 
 beforeAll(async () => {
   peer = await startPeer({ sandboxID: ID, token: TOKEN });
   await mkdir(join(peer.root, "data", "dir"), { recursive: true });
   await writeFile(join(peer.root, "data", "five.txt"), "12345");
   await symlink("five.txt", join(peer.root, "data", "link"));
-  fs = new FilesystemClient({ sandboxID: ID, envdAccessToken: TOKEN, options: { sandboxUrl: peer.url } });
 });
 afterAll(() => peer.close());
 
-describe("filesystem wire", () => {
+describe.each(RPC_CODECS)("filesystem wire, codec %s", (rpcCodec) => {
+  const options = () => ({ sandboxUrl: peer.url, rpcCodec });
+  let fs: FilesystemClient;
+  beforeAll(() => {
+    fs = new FilesystemClient({ sandboxID: ID, envdAccessToken: TOKEN, options: options() });
+  });
+
   it("maps each file type to its name and int64 sizes to numbers", async () => {
     const entries = await fs.listDir("/data");
     expect(entries.map((e) => [e.name, e.type, e.size])).toEqual([
@@ -46,6 +52,7 @@ describe("filesystem wire", () => {
       expect(h["x-access-token"], method).toBe(TOKEN);
       expect(h["connect-protocol-version"], method).toBe("1");
       expect(h["keepalive-ping-interval"], method).toBeUndefined();
+      expect(h["content-type"], method).toBe(rpcCodec === "binary" ? "application/proto" : "application/json");
     }
   });
 
@@ -55,11 +62,20 @@ describe("filesystem wire", () => {
     await expect(fs.listDir("/data", { depth: 1.5 })).rejects.toMatchObject({ code: "invalid_argument" });
   });
 
+  it("maps Connect errors: not_found, and already_exists as makeDir's false", async () => {
+    const err = (await fs.stat("/data/missing").catch((e: unknown) => e)) as Error & { code: string; service: unknown };
+    expect(err.code).toBe("not_found");
+    expect(err.service).toEqual({ code: "not_found", message: "no such file or directory: /data/missing" });
+    expect(await fs.exists("/data/missing")).toBe(false);
+    expect(await fs.makeDir("/data/dir")).toBe(false);
+  });
+
   it("shares one transport between the process and filesystem clients of a sandbox", async () => {
-    const rpc = new SandboxRpc({ sandboxID: ID, envdAccessToken: TOKEN, options: { sandboxUrl: peer.url } });
+    const rpc = new SandboxRpc({ sandboxID: ID, envdAccessToken: TOKEN, options: options() });
     const files = new FilesystemClient(rpc);
     const procs = new ProcessClient(rpc);
     expect(files.rpc.transport).toBe(procs.rpc.transport);
+    expect(rpc.codec).toBe(rpcCodec);
     expect((await procs.run("echo shared")).stdoutTail).toBe("shared\n");
     expect(await files.exists("/data/five.txt")).toBe(true);
   });
