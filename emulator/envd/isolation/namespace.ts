@@ -7,12 +7,13 @@
  *    parent-death signal, then `unshare` makes the namespaces and forks the init.
  * 2. The init says `unshared`; the emulator (host root) writes the user namespace's id maps
  *    (sandbox 0..65535 = host idBase..), which `unshare` itself cannot do without `newuidmap`.
- * 3. The init re-executes itself, now root of its namespace, and runs the mount setup
- *    (setup-script.ts): binds, its own /proc and /dev, pivot_root into the sandbox's root dir.
+ * 3. The init re-executes itself through `setpriv` (re-arming its parent-death signal), now root of
+ *    its namespace, and runs the mount setup (setup-script.ts): binds, its own /proc and /dev,
+ *    pivot_root into the sandbox's root dir.
  * 4. It prints its host pid and waits forever as the namespace's PID 1, reaping orphans.
  *
  * Nothing outlives the emulator: the emulator's death kills `unshare` (parent-death signal), whose
- * death kills the init (its own parent-death signal, re-armed after the setup), and the init's
+ * death kills the init (its own parent-death signal, re-armed at each exec that clears it), and the init's
  * death makes the kernel kill every process of its PID namespace.
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -46,12 +47,15 @@ export class SandboxNamespace {
 
   private boot(plan: SetupPlan): Promise<void> {
     const { tools, idBase } = this.isolation;
-    const stage = 'echo unshared && read -r _ && exec "$0" -c "$1" sandbox-setup';
+    // The re-exec that makes the init root of its namespace also clears its parent-death signal (the
+    // kernel does so on any gain of capabilities), so it goes through setpriv, which arms it again at
+    // once: an emulator killed (or a setup given up) during the mount setup then still takes the init.
+    const stage = 'echo unshared && read -r _ && exec "$2" --pdeathsig KILL -- "$0" -c "$1" sandbox-setup';
     const child = spawn(
       tools.setpriv,
       ["--pdeathsig", "KILL", `--reuid=${idBase}`, `--regid=${idBase}`, "--clear-groups", "--",
         tools.unshare, "--user", "--mount", "--pid", "--fork", "--kill-child", "--propagation", "private", "--",
-        tools.bash, "-c", stage, tools.bash, setupScript(plan, tools)],
+        tools.bash, "-c", stage, tools.bash, setupScript(plan, tools), tools.setpriv],
       { stdio: ["pipe", "pipe", "pipe"], env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" } },
     );
     this.init = child;

@@ -51,9 +51,11 @@ export function setupScript(plan: SetupPlan, tools: Pick<Tools, "setpriv" | "bas
     "cd /",
     'echo "ready $hostpid"',
     "exec 0</dev/null 1>/dev/null 2>/dev/null",
-    // The re-exec above (with new capabilities) cleared the parent-death signal; arm it again so the
-    // init dies with `unshare`. As PID 1, bash reaps every orphan while it waits.
-    `exec ${q(tools.setpriv)} --pdeathsig KILL -- ${q(tools.bash)} -c 'while :; do sleep 86400 & wait; done'`,
+    // Armed again for the init's whole life, so it dies with `unshare`. As PID 1, bash reaps every
+    // orphan while it waits. A `sleep` that cannot be found (127) means the sandbox's root dir was
+    // removed under it, by an emulator that is gone: the init ends rather than spin, and its end
+    // ends the namespace. A sleep killed by a signal (a sandbox's `kill -9 -1`) is simply restarted.
+    `exec ${q(tools.setpriv)} --pdeathsig KILL -- ${q(tools.bash)} -c 'while sleep 86400 & wait $!; [ $? -ne 127 ]; do :; done'`,
   ];
   return lines.join("\n");
 }
