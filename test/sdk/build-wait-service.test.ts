@@ -67,10 +67,10 @@ describe("waitForBuild against the emulator", () => {
     const client = new PlatformClient({ apiUrl: slow.apiUrl, apiKey: slow.apiKey, accessToken: slow.accessToken }, {});
     try {
       const accepted = await client.templates.create({ dockerfile: DOCKERFILE });
-      const err = await failure(client.templates.waitForBuild(accepted.templateID, accepted.buildID, { timeoutMs: 1500 }));
+      const err = await failure(client.templates.waitForBuild(accepted.templateID, accepted.buildID, { timeoutMs: 3000 }));
       expect(err.code).toBe("timeout");
       expect(err.message).toBe(
-        `Timed out after 1.5 s waiting for template ${accepted.templateID} build ${accepted.buildID} to finish; last seen: status waiting, 0 log entries.`,
+        `Timed out after 3 s waiting for template ${accepted.templateID} build ${accepted.buildID} to finish; last seen: status waiting, 0 log entries.`,
       );
     } finally {
       await client.close();
@@ -84,9 +84,10 @@ describe("waitForBuild against the emulator", () => {
     emu.setFaults({ rate429: 1 });
     const seen: BuildLogEntry[] = [];
     const waiting = sdk.templates.waitForBuild(accepted.templateID, accepted.buildID, { onLog: (e) => seen.push(e) });
+    waiting.catch(() => undefined); // awaited below; a wait that gives up early must fail the test, not the run
     // Three refusals: one request's two attempts (its repeat after Retry-After), then the wait's own next poll.
     for (let tries = 0; statusCalls(accepted.templateID, since).filter((c) => c.status === 429).length < 3; tries++) {
-      if (tries > 400) throw new Error("the wait stopped asking while rate limited");
+      if (tries > 1200) throw new Error("the wait stopped asking while rate limited");
       await new Promise((r) => setTimeout(r, 25));
     }
     emu.setFaults({});
