@@ -37,8 +37,8 @@ export interface WaitForBuildOptions {
   onLog?: (entry: BuildLogEntry) => void;
   /**
    * Pause between status polls while the build's steps run, in milliseconds. Default 1000. Once its
-   * log shows the last phases (finalize) polls come every 250 ms, and every 100 ms after the
-   * builder's last line, never slower than this.
+   * log shows the last step or the finalize phase polls come every 250 ms, and every 100 ms after
+   * the builder's last line, never slower than this.
    */
   intervalMs?: number;
 }
@@ -116,8 +116,8 @@ export class Templates {
 
   /**
    * Polls a build until it ends, at the pace its own log sets (see build-wait.ts): every
-   * `intervalMs` while its steps run, faster once it finalizes, fastest between the builder's last
-   * line and `ready`. Log entries are fetched page by page (`logsOffset` advances by the entries
+   * `intervalMs` while its steps run, faster from the last step on, fastest between the builder's
+   * last line and `ready`. Log entries are fetched page by page (`logsOffset` advances by the entries
    * received) and handed to `onLog` in order; once the status is `ready` or `error`, the remaining
    * pages are fetched back to back until one comes back empty, so no line is lost. A 429 (after the
    * HTTP layer's own repeats) does not end the wait: it slows every later poll down, and the next

@@ -24,9 +24,17 @@ const SERVICE_LOG = [
 ];
 
 describe("stageAfter", () => {
-  test("running through the steps, finalizing from the finalize phase, finished at the builder's last line", () => {
+  test("running through the steps, finalizing from the last step on, finished at the builder's last line", () => {
     const stages = SERVICE_LOG.map((_, i) => stageAfter("running", SERVICE_LOG.slice(0, i + 1)));
-    expect(stages).toEqual(["running", "running", "running", "running", "running", "finalizing", "finalizing", "finalizing", "finished"]);
+    expect(stages).toEqual(["running", "running", "running", "running", "finalizing", "finalizing", "finalizing", "finalizing", "finished"]);
+  });
+
+  test("the last step is known by its count, cached or not, in the service's wording and a v1 build's", () => {
+    expect(stageAfter("running", [line("CACHED [builder 2/2] RUN make [abc]", "2")])).toBe("finalizing");
+    expect(stageAfter("running", [line("[2/2] RUN make", "2")])).toBe("finalizing");
+    expect(stageAfter("running", [line("[builder 1/2] RUN make [abc]", "1")])).toBe("running");
+    // A step's own output that merely looks like a count is not its first line.
+    expect(stageAfter("running", [line("[3/3] done", "1")])).toBe("running");
   });
 
   test("a failing builder's last line finishes too; the optimize phase alone counts as finalizing", () => {
@@ -52,9 +60,10 @@ describe("BuildPace", () => {
     return pace;
   };
 
-  test("1 s while steps run, 250 ms once finalizing, 100 ms after the builder's last line", () => {
+  test("1 s while steps run, 250 ms from the last step on, 100 ms after the builder's last line", () => {
     expect(paceAt([]).nextPauseMs()).toBe(1000);
-    expect(paceAt(SERVICE_LOG.slice(0, 5)).nextPauseMs()).toBe(1000);
+    expect(paceAt(SERVICE_LOG.slice(0, 4)).nextPauseMs()).toBe(1000);
+    expect(paceAt(SERVICE_LOG.slice(0, 5)).nextPauseMs()).toBe(250);
     expect(paceAt(SERVICE_LOG.slice(0, 6)).nextPauseMs()).toBe(250);
     expect(paceAt(SERVICE_LOG).nextPauseMs()).toBe(100);
     expect(paceAt(SERVICE_LOG).current).toBe("finished");
