@@ -23,7 +23,7 @@ export async function readinessBench({ emu, service, rounds, buildMs, log }) {
   const p90 = (xs) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.9))];
   const med = Object.fromEntries(POLICIES.map((p) => [p, median(over[p])]));
   return table(
-    [`${rounds} builds per policy`, "ours waitForBuild (500 ms)", "e2b build loop (200 ms)", "poll every 5 s", "bound: one request", "ours / 5 s", "ours / e2b"],
+    [`${rounds} builds per policy`, "ours waitForBuild (log-paced)", "e2b build loop (200 ms)", "poll every 5 s", "bound: one request", "ours / 5 s", "ours / e2b"],
     [
       ["ready → returned, median (ms)", ...POLICIES.map((p) => fmt(med[p], 0)), fmt(median(rtts), 1), ratio(med.ours, med.poll5s), ratio(med.ours, med.official)],
       ["ready → returned, p90 (ms)", ...POLICIES.map((p) => fmt(p90(over[p]), 0)), fmt(p90(rtts), 1), "", ""],

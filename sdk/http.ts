@@ -21,6 +21,8 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Deadline of each HTTP request of this call, in milliseconds. Default: `requestTimeoutMs`. */
   timeoutMs?: number;
+  /** Told before each repeat: what the failed attempt came to and the pause chosen (a 429's Retry-After). */
+  onRetry?: (outcome: AttemptOutcome, delayMs: number) => void;
 }
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -118,6 +120,7 @@ export class HttpClient {
       if ("status" in result) return result;
       const decision = retryDecision(op.method, op.idempotent, result.outcome, attempt, this.options.retry);
       if (!decision.retry) throw this.failure(op, result, attempt, decision.why);
+      call.onRetry?.(result.outcome, decision.delayMs);
       try {
         await sleep(decision.delayMs, call.signal);
       } catch (err) {

@@ -14,7 +14,8 @@
  * Bearer is the access token (`E2B_ACCESS_TOKEN`); the API key is `E2B_API_KEY`.
  */
 import { z } from "zod";
-import { redact, SandboxError } from "./errors";
+import { BUILD_RUNNING_PAUSE_MS, BuildPace } from "./build-wait";
+import { isSandboxError, redact, SandboxError } from "./errors";
 import type { CallOptions, HttpClient } from "./http";
 import {
   Template,
@@ -34,12 +35,15 @@ export interface WaitForBuildOptions {
   signal?: AbortSignal;
   /** Called once per build log entry, in order, as they arrive. */
   onLog?: (entry: BuildLogEntry) => void;
-  /** Pause between status polls, in milliseconds. Default 500. */
+  /**
+   * Pause between status polls while the build's steps run, in milliseconds. Default 1000. Once its
+   * log shows the last step or the finalize phase polls come every 250 ms, and every 100 ms after
+   * the builder's last line, never slower than this.
+   */
   intervalMs?: number;
 }
 
 export const DEFAULT_BUILD_TIMEOUT_MS = 20 * 60_000;
-const DEFAULT_BUILD_INTERVAL_MS = 500;
 /** How many of the last log lines a build failure message quotes. */
 const FAILURE_LOG_LINES = 10;
 /** Build log entries kept for the result; every entry still reaches `onLog`. */
@@ -111,9 +115,13 @@ export class Templates {
   }
 
   /**
-   * Polls a build until it ends. Log entries are fetched page by page (`logsOffset` advances by the
-   * entries received) and handed to `onLog` in order; once the status is `ready` or `error`, the
-   * remaining pages are fetched back to back until one comes back empty, so no line is lost.
+   * Polls a build until it ends, at the pace its own log sets (see build-wait.ts): every
+   * `intervalMs` while its steps run, faster from the last step on, fastest between the builder's
+   * last line and `ready`. Log entries are fetched page by page (`logsOffset` advances by the entries
+   * received) and handed to `onLog` in order; once the status is `ready` or `error`, the remaining
+   * pages are fetched back to back until one comes back empty, so no line is lost. A 429 (after the
+   * HTTP layer's own repeats) does not end the wait: it slows every later poll down, and the next
+   * one waits at least the Retry-After.
    *
    * @returns the final status, whose `logEntries` holds the last 100 entries received while waiting
    *   (all of them reached `onLog`; memory stays bounded however long the build log is).
@@ -124,9 +132,20 @@ export class Templates {
     let received = 0;
     const recent: BuildLogEntry[] = [];
     const lines: string[] = [];
+    const pace = new BuildPace(opts.intervalMs ?? BUILD_RUNNING_PAUSE_MS);
+    let lastRetryAfter: number | undefined;
+    const call = (signal: AbortSignal): CallOptions => ({
+      signal,
+      onRetry: (outcome) => {
+        if (outcome.kind !== "status" || outcome.status !== 429) return;
+        lastRetryAfter = outcome.retryAfterMs;
+        pace.throttledAndWaited();
+      },
+    });
     const page = async (signal: AbortSignal) => {
-      const info = await this.buildStatus(id, buildID, { logsOffset: received }, { signal });
+      const info = await this.buildStatus(id, buildID, { logsOffset: received }, call(signal));
       received += info.logEntries.length;
+      pace.observe(info.logEntries);
       for (const entry of info.logEntries) opts.onLog?.(entry);
       keepLast(recent, info.logEntries, KEPT_LOG_ENTRIES);
       keepLast(lines, info.logs, KEPT_LOG_ENTRIES);
@@ -134,22 +153,28 @@ export class Templates {
     };
     // Once the status is final no new entries can come: the rest is fetched page after page with no
     // pause, so a finished build costs no extra interval (as in the official SDK; see bench/RESULTS.md, 3).
+    let last: TemplateBuildInfo | undefined;
     const poll = async (signal: AbortSignal) => {
-      let info = await page(signal);
-      if (isFinal(info.status)) while (info.logEntries.length > 0) info = await page(signal);
-      return info;
+      try {
+        let info = await page(signal);
+        if (isFinal(info.status)) while (info.logEntries.length > 0) info = await page(signal);
+        return (last = info);
+      } catch (err) {
+        // Rate limited beyond the HTTP layer's repeats: the build goes on regardless, so the wait does too.
+        if (!isSandboxError(err) || err.code !== "rate_limited" || signal.aborted) throw err;
+        pace.throttled(lastRetryAfter);
+        return last;
+      }
     };
     const timeoutMs = opts.timeoutMs ?? DEFAULT_BUILD_TIMEOUT_MS;
-    const interval = opts.intervalMs ?? DEFAULT_BUILD_INTERVAL_MS;
-    const last = await waitFor(poll, (info) => isFinal(info.status), {
+    const done = await waitFor(poll, (info) => info !== undefined && isFinal(info.status), {
       timeoutMs,
-      intervalMs: interval,
-      maxIntervalMs: interval,
+      pauseMs: () => pace.nextPauseMs(),
       what: `template ${id} build ${buildID} to finish`,
-      describe: (info) => `status ${info.status}, ${received} log entries`,
+      describe: (info) => (info ? `status ${info.status}, ${received} log entries` : "rate limited (429) so far"),
       ...(opts.signal ? { signal: opts.signal } : {}),
     });
-    const build: TemplateBuildInfo = { ...last, logEntries: recent, logs: lines };
+    const build: TemplateBuildInfo = { ...done!, logEntries: recent, logs: lines };
     if (build.status === "error") throw new BuildFailedError(this.failureMessage(build), build);
     return build;
   }

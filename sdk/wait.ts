@@ -12,6 +12,8 @@ export interface WaitOptions<T> {
   intervalMs?: number;
   /** Cap of the pause, in milliseconds; it grows 1.5× per poll up to this. Default 5000. */
   maxIntervalMs?: number;
+  /** The pause after a polled value, in milliseconds, when the caller paces itself (replaces the growth above). */
+  pauseMs?: (value: T) => number;
   /** The caller's signal: aborting it ends the wait at once with code `aborted`. */
   signal?: AbortSignal;
   /** What is awaited, for messages: e.g. `sandbox ixyz to be paused`. */
@@ -48,7 +50,7 @@ export async function waitFor<T>(
       const value = await abortable(poll(signal), signal);
       last = { value };
       if (isDone(value)) return value;
-      await sleep(interval, signal);
+      await sleep(opts.pauseMs ? opts.pauseMs(value) : interval, signal);
       interval = Math.min(maxInterval, Math.round(interval * 1.5));
     }
   } catch (err) {

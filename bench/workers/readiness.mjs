@@ -13,8 +13,8 @@ const client = new PlatformClient({ apiKey: service.apiKey, accessToken: service
 
 /** Each policy: its polling period (ms) and how it waits for build `b` to be over. */
 const POLICIES = {
-  // Our sdk, as the provider's Template create uses it.
-  ours: { period: 500, wait: (b) => client.templates.waitForBuild(b.templateID, b.buildID) },
+  // Our sdk, as the provider's Template create uses it: paced by the build's log (1 s while steps run).
+  ours: { period: 1000, wait: (b) => client.templates.waitForBuild(b.templateID, b.buildID) },
   // The official SDK's Template.build loop (waitForBuildFinish: a status poll every 200 ms, then log
   // pages back to back until one is empty), re-enacted with its public Template.getBuildStatus.
   official: { period: 200, wait: officialWait },
@@ -47,11 +47,13 @@ async function officialWait(b) {
 }
 
 await import("e2b"); // loaded before the clock starts
-const dockerfile = "FROM e2bdev/base:latest\nRUN echo ready\n";
+// A build as users write them: a few steps, then a start and a ready command run by the finalize phase.
+const dockerfile = "FROM e2bdev/base:latest\nRUN apt-get update && apt-get install -y curl\nWORKDIR /app\nRUN pip install flask\n";
+const commands = { startCmd: "python -m flask run", readyCmd: "curl -sf localhost:5000" };
 const result = {};
 await Promise.all(
   Object.entries(POLICIES).map(async ([policy, { period, wait }]) => {
-    const b = await client.templates.create({ dockerfile, alias: `bench-${policy}-${process.pid}` });
+    const b = await client.templates.create({ dockerfile, ...commands, alias: `bench-${policy}-${process.pid}` });
     await sleep(Math.random() * period);
     await wait(b);
     const returned = Date.now();

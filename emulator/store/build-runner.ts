@@ -2,6 +2,9 @@
  * Runs one template build on a timer: `waiting` for the first fifth of the build delay, then
  * `building` with about one log entry per Dockerfile instruction spread over the rest, then
  * `ready` or `error` (with a reason naming the failing step, as the real builder reports it).
+ * As on the service, a good build's last log line ("Build finished, took 6s") comes before `ready`:
+ * the builder logs it when it returns, and the API learns of the end on its next poll of the
+ * builder, once a second (infra: api/internal/template-manager/template_status.go).
  */
 import { planBuild, type PlannedStep } from "../dockerfile";
 import { applyStep } from "./build-steps";
@@ -22,6 +25,8 @@ export type CancelBuild = (reason: string) => void;
 
 /** Share of the build delay spent `waiting` before `building`. */
 const WAITING_SHARE = 0.2;
+/** Longest pause between the builder's last line and `ready`: the API polls the builder every second. */
+const MAX_READY_LAG_MS = 1000;
 
 /**
  * Starts the timer chain of `build` (which must be `waiting`). `delayMs` is the whole duration of a
@@ -41,7 +46,7 @@ export function runBuild(build: BuildRecord, delayMs: number, onDone: (build: Bu
   const next = () => {
     const done = actions[index++]!();
     if (done || index >= actions.length) return finish();
-    timer = setTimeout(next, tick).unref();
+    timer = setTimeout(next, index === actions.length - 1 ? Math.min(tick, MAX_READY_LAG_MS) : tick).unref();
   };
   timer = setTimeout(next, delayMs * WAITING_SHARE).unref();
   return (reason) => {
@@ -65,7 +70,7 @@ function buildActions(build: BuildRecord): (() => boolean)[] {
     return true;
   };
   if (!plan.ok) return [start];
-  return [start, ...plan.steps.map((step) => () => runStep(build, step)), () => finalize(build), () => succeed(build)];
+  return [start, ...plan.steps.map((step) => () => runStep(build, step)), () => finalize(build), () => finished(build), () => succeed(build)];
 }
 
 /** A v2 build: the base, then each requested step applied to the result, then finalize. */
@@ -98,7 +103,7 @@ function v2Actions(build: BuildRecord, spec: V2BuildSpec, inputs: V2Inputs): (()
     inputs.done(result);
     return succeed(build);
   };
-  return [start, ...steps, () => finalize(build), done];
+  return [start, ...steps, () => finalize(build), () => finished(build), done];
 }
 
 function runStep(build: BuildRecord, step: PlannedStep): boolean {
@@ -116,9 +121,20 @@ function finalize(build: BuildRecord): boolean {
   return false;
 }
 
+/** The builder's last line, worded as infra's orchestrator (template/build/builder.go) words it. */
+function finished(build: BuildRecord): boolean {
+  log(build, "info", `Build finished, took ${goSeconds(Date.now() - build.createdAt.getTime())}`);
+  return false;
+}
+
+/** Whole seconds as Go's Duration prints them: `6s`, `1m5s`, `1h0m0s`. */
+function goSeconds(ms: number): string {
+  const total = Math.floor(ms / 1000);
+  const [h, m, s] = [Math.floor(total / 3600), Math.floor((total % 3600) / 60), total % 60];
+  return h > 0 ? `${h}h${m}m${s}s` : m > 0 ? `${m}m${s}s` : `${s}s`;
+}
+
 function succeed(build: BuildRecord): boolean {
-  const seconds = ((Date.now() - build.createdAt.getTime()) / 1000).toFixed(1);
-  log(build, "info", `Build finished in ${seconds}s`);
   build.status = "ready";
   build.finishedAt = new Date();
   build.updatedAt = build.finishedAt;

@@ -7,14 +7,14 @@
 import { redact } from "../../sdk/errors";
 import { FilesystemClient } from "../../sdk/filesystem";
 import { ProcessClient } from "../../sdk/process";
+import { SandboxRpc } from "../../sdk/rpc";
 import type { ProvisionInput, ProvisionResult } from "../specs/provision";
 import { clientOptions } from "./context";
 import { lineWriter, type Logger } from "./log";
-import { commandTag, earlierRuns, WRAPPER, wrapperEnv } from "./resume";
+import { commandTag, earlierRuns, NO_EARLIER_RUNS, WRAPPER, wrapperEnv } from "./resume";
 
 /** Bytes of each output stream kept in state per command: enough to diagnose, small for state. */
 export const STATE_TAIL_BYTES = 4096;
-
 
 export interface ProvisionOutcome {
   ok: boolean;
@@ -26,6 +26,14 @@ export interface ProvisionOutcome {
 export interface SandboxTarget {
   sandboxID: string;
   envdAccessToken?: string | null | undefined;
+}
+
+export interface ProvisionOptions {
+  /**
+   * The sandbox was made by this very call (not adopted from an interrupted run, not an update), so
+   * no earlier run can have left anything: the look for one (two in-sandbox calls) is skipped.
+   */
+  fresh?: boolean;
 }
 
 /** Which streams `logging` shows. */
@@ -42,9 +50,19 @@ const SHOWN: Record<ProvisionInput["logging"], { stdout: boolean; stderr: boolea
  * (`pulumi.interpolate` over one) is then nothing but `[redacted]`. `runKey` (the resource's key and
  * generation) names this run's commands, so that a run of the same provisioning resumes it.
  */
-export async function runProvision(target: SandboxTarget, provision: ProvisionInput, runKey: string, log: Logger, secrets: string[]): Promise<ProvisionOutcome> {
-  const client = new ProcessClient({ ...target, options: clientOptions() });
-  const earlier = await earlierRuns(new FilesystemClient({ ...target, options: clientOptions() }), client);
+export async function runProvision(
+  target: SandboxTarget,
+  provision: ProvisionInput,
+  runKey: string,
+  log: Logger,
+  secrets: string[],
+  opts: ProvisionOptions = {},
+): Promise<ProvisionOutcome> {
+  // One connection to the sandbox for the look at earlier runs and every command: one transport,
+  // its keep-alive socket reused from call to call.
+  const rpc = new SandboxRpc({ ...target, options: clientOptions() });
+  const client = new ProcessClient(rpc);
+  const earlier = opts.fresh ? NO_EARLIER_RUNS : await earlierRuns(new FilesystemClient(rpc), client);
   const scrub = (text: string) => redact(text, secrets);
   const shown = SHOWN[provision.logging ?? "both"];
   const results: ProvisionResult[] = [];

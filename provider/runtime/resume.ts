@@ -27,11 +27,12 @@ export function commandTag(runKey: string, provision: ProvisionInput, index: num
 
 /**
  * The script the sandbox runs for a command: the command itself (read from the environment and
- * unset before it runs, so its own children do not see it), then the record of its exit code.
+ * unset before it runs, so its own children do not see it), then the record of its exit code. The
+ * records directory is made by the first command only: `mkdir` is a program, started once, not per command.
  */
 export const WRAPPER =
   'c="$PULUMI_PROVISION_COMMAND"; t="$PULUMI_PROVISION_TAG"; unset PULUMI_PROVISION_COMMAND PULUMI_PROVISION_TAG; ' +
-  `( eval "$c" ); rc=$?; mkdir -p -m 1777 ${RECORDS} 2>/dev/null; : > "${RECORDS}/$t.rc$rc" 2>/dev/null; exit $rc`;
+  `( eval "$c" ); rc=$?; [ -d ${RECORDS} ] || mkdir -p -m 1777 ${RECORDS} 2>/dev/null; : > "${RECORDS}/$t.rc$rc" 2>/dev/null; exit $rc`;
 
 export function wrapperEnv(command: string, tag: string): Record<string, string> {
   return { PULUMI_PROVISION_COMMAND: command, PULUMI_PROVISION_TAG: tag };
@@ -42,6 +43,9 @@ export interface EarlierRuns {
   succeeded: Set<string>;
   running: Set<string>;
 }
+
+/** What a sandbox made by the same call has: nothing. */
+export const NO_EARLIER_RUNS: Readonly<EarlierRuns> = { succeeded: new Set(), running: new Set() };
 
 export async function earlierRuns(files: FilesystemClient, processes: ProcessClient): Promise<EarlierRuns> {
   const [records, listed] = await Promise.all([

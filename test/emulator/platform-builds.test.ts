@@ -40,7 +40,7 @@ describe("build timer", () => {
     expect(all[2].message).toBe("[1/3] RUN apt-get update && apt-get install -y curl");
     expect(all[6].message).toBe("Running start command: npm start");
     expect(all[7].message).toBe("Waiting for ready command: curl localhost");
-    expect(all.at(-1).message).toMatch(/^Build finished in \d+\.\ds$/);
+    expect(all.at(-1).message).toMatch(/^Build finished, took \d+s$/);
     expect(all.every((e: { level: string; timestamp: string }) => e.level === "info" && !Number.isNaN(Date.parse(e.timestamp)))).toBe(true);
     const paged: unknown[] = [];
     for (let offset = 0; ; ) {
