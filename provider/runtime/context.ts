@@ -3,7 +3,7 @@
  * Config comes from `configure` (stack config `sandbox:*`), else the env vars the sdk reads. It lives
  * only in the provider host process: nothing here is captured in the serialized provider.
  */
-import { PlatformClient } from "../../sdk/client";
+import type { PlatformClient } from "../../sdk/client";
 import type { ClientOptions, RetryOptions } from "../../sdk/config";
 import { CONFIG_KEYS } from "../config-keys";
 
@@ -40,7 +40,11 @@ export const PROVIDER_RETRY: Required<RetryOptions> = { maxAttempts: 10, baseDel
 /** One client (one keep-alive pool) per set of options, for the life of the host process. */
 export function platform(): PlatformClient {
   const key = JSON.stringify(configured);
-  if (!client || client.key !== key) client = { key, client: new PlatformClient({ retry: PROVIDER_RETRY, ...configured }) };
+  if (!client || client.key !== key) {
+    // Loaded here, not at the top: `check` and `diff` (a preview) read the config but make no call.
+    const { PlatformClient } = require("../../sdk/client") as typeof import("../../sdk/client");
+    client = { key, client: new PlatformClient({ retry: PROVIDER_RETRY, ...configured }) };
+  }
   return client.client;
 }
 

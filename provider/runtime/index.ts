@@ -1,27 +1,33 @@
 /**
  * The provider's code as the dynamic-provider host runs it, loaded by package name
- * (`pulumi-sandbox/runtime`) from the serialized handle (../handle.ts). Keeping the real code here,
- * outside the serialized text, keeps the state small, and lets a newer installed version serve
- * resources recorded by an older one.
+ * (`pulumi-sandbox/runtime`) from the provider text in state (../handle.ts). Keeping the real code
+ * here, outside that text, keeps the state small, and lets a newer installed version serve resources
+ * recorded by an older one.
+ *
+ * What a call needs is loaded when it is first needed: `check` and `diff` (all a preview makes) need
+ * the specs; the HTTP and in-sandbox clients behind create, read, update and delete load at the first
+ * of those.
  */
 // First: on a Node.js too old for the dependencies, fail here with the fix, not deep inside them.
 import "../../sdk/node-version";
+import type * as pulumi from "@pulumi/pulumi";
 import { resolveOptions } from "../../sdk/config";
 import { checkInputs, type CheckOutcome } from "../check";
 import { diffInputs, type DiffOutcome } from "../diff";
 import type { Credential } from "../config-keys";
 import { underCurrentNames, type ResourceKind } from "../spec";
 import { SPECS } from "../specs";
-import { sandboxHandlers } from "../resources/sandbox";
-import { templateHandlers } from "../resources/template";
-import { volumeHandlers } from "../resources/volume";
 import { clientOptions, configure as configureContext, type ConfigSource } from "./context";
-import { untyped, type Inputs, type Outputs, type ResourceHandlers } from "./handlers";
+import { untyped, type Inputs, type Outputs, type ResourceHandlers, type UntypedHandlers } from "./handlers";
 import { migrate, stamped } from "./migrate";
 
 // Keyed by the registry's kinds: the compiler refuses a kind without handlers, or another kind's.
-const TYPED: { [K in ResourceKind]: ResourceHandlers<K> } = { Template: templateHandlers, Volume: volumeHandlers, Sandbox: sandboxHandlers };
-const handlersOf = (kind: ResourceKind) => untyped(TYPED[kind]);
+const LOADERS: { [K in ResourceKind]: () => ResourceHandlers<K> } = {
+  Template: () => (require("../resources/template") as typeof import("../resources/template")).templateHandlers,
+  Volume: () => (require("../resources/volume") as typeof import("../resources/volume")).volumeHandlers,
+  Sandbox: () => (require("../resources/sandbox") as typeof import("../resources/sandbox")).sandboxHandlers,
+};
+const handlersOf = (kind: ResourceKind): UntypedHandlers => untyped(LOADERS[kind]());
 
 export function configure(req: { config: ConfigSource }): void {
   configureContext(req.config);
@@ -77,4 +83,24 @@ export async function update(kind: ResourceKind, id: string, olds: Outputs, news
 
 export function remove(kind: ResourceKind, id: string, props: Outputs) {
   return handlersOf(kind).delete(id, migrate(kind, props ?? {}));
+}
+
+const providers = new Map<ResourceKind, pulumi.dynamic.ResourceProvider>();
+
+/** The provider object of one kind, as the text in state (../handle.ts) asks the host to use it. */
+export function provider(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
+  let p = providers.get(kind);
+  if (!p) {
+    p = {
+      configure: async (req) => configure(req),
+      check: (olds, news) => check(kind, olds, news),
+      diff: (id, olds, news) => diff(kind, id, olds, news),
+      create: (inputs) => create(kind, inputs),
+      read: (id, props) => read(kind, id, props),
+      update: (id, olds, news) => update(kind, id, olds, news),
+      delete: (id, props) => remove(kind, id, props),
+    };
+    providers.set(kind, p);
+  }
+  return p;
 }
