@@ -17,17 +17,18 @@ import { diffInputs, type DiffOutcome } from "../diff";
 import type { Credential } from "../config-keys";
 import { underCurrentNames, type ResourceKind } from "../spec";
 import { SPECS } from "../specs";
-import { clientOptions, configure as configureContext, type ConfigSource } from "./context";
+import { clientOptions, configure as configureContext, type ConfigSource } from "./configured";
 import { untyped, type Inputs, type Outputs, type ResourceHandlers, type UntypedHandlers } from "./handlers";
 import { migrate, stamped } from "./migrate";
 
 // Keyed by the registry's kinds: the compiler refuses a kind without handlers, or another kind's.
-const LOADERS: { [K in ResourceKind]: () => ResourceHandlers<K> } = {
-  Template: () => (require("../resources/template") as typeof import("../resources/template")).templateHandlers,
-  Volume: () => (require("../resources/volume") as typeof import("../resources/volume")).volumeHandlers,
-  Sandbox: () => (require("../resources/sandbox") as typeof import("../resources/sandbox")).sandboxHandlers,
+// Imported at the first call that needs them: a preview never loads the clients.
+const LOADERS: { [K in ResourceKind]: () => Promise<ResourceHandlers<K>> } = {
+  Template: async () => (await import("../resources/template.js")).templateHandlers,
+  Volume: async () => (await import("../resources/volume.js")).volumeHandlers,
+  Sandbox: async () => (await import("../resources/sandbox.js")).sandboxHandlers,
 };
-const handlersOf = (kind: ResourceKind): UntypedHandlers => untyped(LOADERS[kind]());
+const handlersOf = async (kind: ResourceKind): Promise<UntypedHandlers> => untyped(await LOADERS[kind]());
 
 export function configure(req: { config: ConfigSource }): void {
   configureContext(req.config);
@@ -67,22 +68,22 @@ function plain<T>(value: T): T {
 }
 
 export async function create(kind: ResourceKind, inputs: Inputs) {
-  const { id, outs } = await handlersOf(kind).create(underCurrentNames(SPECS[kind], inputs));
+  const { id, outs } = await (await handlersOf(kind)).create(underCurrentNames(SPECS[kind], inputs));
   return plain({ id, outs: stamped(kind, outs) });
 }
 
 export async function read(kind: ResourceKind, id: string, props: Outputs) {
-  const found = await handlersOf(kind).read(id, migrate(kind, props ?? {}));
+  const found = await (await handlersOf(kind)).read(id, migrate(kind, props ?? {}));
   return plain(found.props ? { ...found, props: stamped(kind, found.props) } : found);
 }
 
 export async function update(kind: ResourceKind, id: string, olds: Outputs, news: Inputs) {
-  const { outs } = await handlersOf(kind).update(id, migrate(kind, olds ?? {}), underCurrentNames(SPECS[kind], news ?? {}));
+  const { outs } = await (await handlersOf(kind)).update(id, migrate(kind, olds ?? {}), underCurrentNames(SPECS[kind], news ?? {}));
   return plain({ outs: stamped(kind, outs) });
 }
 
-export function remove(kind: ResourceKind, id: string, props: Outputs) {
-  return handlersOf(kind).delete(id, migrate(kind, props ?? {}));
+export async function remove(kind: ResourceKind, id: string, props: Outputs): Promise<void> {
+  return (await handlersOf(kind)).delete(id, migrate(kind, props ?? {}));
 }
 
 const providers = new Map<ResourceKind, pulumi.dynamic.ResourceProvider>();
