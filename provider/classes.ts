@@ -1,15 +1,18 @@
 /**
  * The resource classes users write in their programs. They run in the Pulumi program, not in the
  * provider host: they only shape the inputs (secrets wrapped, output placeholders, the resource key)
- * and hand Pulumi the serializable handle of ./handle.ts. Their argument and output types come from
- * the spec: a field added to a spec appears here with no other edit.
+ * and hand Pulumi the provider text of ./handle.ts. Their argument and output types come from the
+ * spec: a field added to a spec appears here with no other edit. At run time they read only the
+ * names generated from the specs (./class-shapes.ts): a program that imports `pulumi-sandbox` loads
+ * no zod and no schema; the provider host validates.
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
-import { providerFor } from "./handle";
+import { CLASS_SHAPES } from "./class-shapes";
+import { providerText } from "./handle";
 import { secretValuesOf } from "./secret-values";
-import type { ResourceKind, ResourceSpec } from "./spec";
-import { SPECS } from "./specs";
+import type { ResourceKind } from "./spec";
+import type { SPECS } from "./specs";
 
 /** Inputs of a resource: each value (and each nested value) may be a Pulumi Input. */
 type DeepInput<T> = pulumi.Input<
@@ -25,19 +28,19 @@ export type VolumeArgs = ArgsOf<"Volume">;
 export type TemplateArgs = ArgsOf<"Template">;
 export type SandboxArgs = ArgsOf<"Sandbox">;
 
-// One handle per kind: Pulumi caches a provider's serialized text per object.
-const handles = new Map<ResourceKind, pulumi.dynamic.ResourceProvider>();
-function handle(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
-  let h = handles.get(kind);
-  if (!h) handles.set(kind, (h = providerFor(kind)));
-  return h;
-}
-
 /**
  * Outputs that are the resource's ID. The class takes them from `id`, which a preview knows for an
  * update; as ordinary outputs they would be unknown then, and everything using them would preview as
  * replaced (a Sandbox on a Template that only changes `public`).
  */
+/**
+ * The type token `pulumi.dynamic.Resource` gives a resource (module "sandbox"): the engine sends these to
+ * the Node.js dynamic-provider host, which runs the provider text in `__provider`. The classes register
+ * as plain custom resources with that token, so URNs and state are those of a dynamic resource, and the
+ * text is the one of ./handle.ts instead of what Pulumi's serializer would make.
+ */
+const typeOf = (kind: ResourceKind) => `pulumi-nodejs:dynamic/sandbox:${kind}`;
+
 const ID_OUTPUTS: Record<ResourceKind, string[]> = { Template: ["templateID"], Volume: ["volumeID", "volumeId"], Sandbox: ["sandboxID"] };
 
 function setIdOutputs(resource: pulumi.CustomResource, kind: ResourceKind): void {
@@ -50,7 +53,7 @@ function setIdOutputs(resource: pulumi.CustomResource, kind: ResourceKind): void
  * value: depending on the parent would make a component's child depend on its own component.
  */
 function resourceKey(kind: ResourceKind, name: string, opts: pulumi.CustomResourceOptions | undefined): pulumi.Output<string> {
-  const urn = pulumi.createUrn(name, `pulumi-nodejs:dynamic/sandbox:${kind}`, opts?.parent);
+  const urn = pulumi.createUrn(name, typeOf(kind), opts?.parent);
   return pulumi.output(new Promise<string>((resolve) => urn.apply((u) => resolve(u))));
 }
 
@@ -61,29 +64,31 @@ function resourceKey(kind: ResourceKind, name: string, opts: pulumi.CustomResour
  * has no args) would not show the templateID or metadata the service reports. An `undefined`
  * placeholder is not sent as an input.
  */
-function props(spec: ResourceSpec, name: string, args: object, opts: pulumi.CustomResourceOptions | undefined): pulumi.Inputs {
+function props(kind: ResourceKind, name: string, args: object, opts: pulumi.CustomResourceOptions | undefined): pulumi.Inputs {
+  const shape = CLASS_SHAPES[kind];
   const out: pulumi.Inputs = {};
-  for (const key of [...Object.keys(spec.outputs.shape), ...Object.keys(spec.inputs.shape)]) out[key] = undefined;
-  for (const key of ID_OUTPUTS[spec.kind]) delete out[key];
+  for (const key of [...shape.outputs, ...shape.inputs]) out[key] = undefined;
+  for (const key of ID_OUTPUTS[kind]) delete out[key];
   for (const [key, value] of Object.entries(args)) {
-    out[key] = value !== undefined && spec.secretInputs.includes(key) ? pulumi.secret(value) : value;
+    out[key] = value !== undefined && shape.secretInputs.includes(key) ? pulumi.secret(value) : value;
   }
-  out.__resource = resourceKey(spec.kind, name, opts);
+  out.__resource = resourceKey(kind, name, opts);
   out.__secrets = secretValuesOf(args);
+  out.__provider = providerText(kind);
   return out;
 }
 
-function options(spec: ResourceSpec, opts: pulumi.CustomResourceOptions | undefined): pulumi.CustomResourceOptions {
-  return { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ...spec.secretOutputs] };
+function options(kind: ResourceKind, opts: pulumi.CustomResourceOptions | undefined): pulumi.CustomResourceOptions {
+  return { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ...CLASS_SHAPES[kind].secretOutputs] };
 }
 
 // Each class merges with the interface of its outputs (declaration merging), derived from its spec.
 
 /** A persistent team volume. Replacing or deleting it loses its data: see `protect` and `retainOnDelete`. `volumeId` is deprecated (use `volumeID`; removed in 0.3). */
 export interface Volume extends OutputsOf<"Volume"> {}
-export class Volume extends pulumi.dynamic.Resource {
+export class Volume extends pulumi.CustomResource {
   constructor(name: string, args: VolumeArgs = {}, opts?: pulumi.CustomResourceOptions) {
-    super(handle("Volume"), name, props(SPECS.Volume, name, args, opts), options(SPECS.Volume, opts), "sandbox", "Volume");
+    super(typeOf("Volume"), name, props("Volume", name, args, opts), options("Volume", opts));
     setIdOutputs(this, "Volume");
   }
 
@@ -95,9 +100,9 @@ export class Volume extends pulumi.dynamic.Resource {
 
 /** A sandbox template built from a Dockerfile. */
 export interface Template extends OutputsOf<"Template"> {}
-export class Template extends pulumi.dynamic.Resource {
+export class Template extends pulumi.CustomResource {
   constructor(name: string, args: TemplateArgs, opts?: pulumi.CustomResourceOptions) {
-    super(handle("Template"), name, props(SPECS.Template, name, args, opts), options(SPECS.Template, opts), "sandbox", "Template");
+    super(typeOf("Template"), name, props("Template", name, args, opts), options("Template", opts));
     setIdOutputs(this, "Template");
   }
 
@@ -109,9 +114,9 @@ export class Template extends pulumi.dynamic.Resource {
 
 /** A sandbox from a template, optionally provisioned by commands run inside it. */
 export interface Sandbox extends OutputsOf<"Sandbox"> {}
-export class Sandbox extends pulumi.dynamic.Resource {
+export class Sandbox extends pulumi.CustomResource {
   constructor(name: string, args: SandboxArgs, opts?: pulumi.CustomResourceOptions) {
-    super(handle("Sandbox"), name, props(SPECS.Sandbox, name, args, opts), options(SPECS.Sandbox, opts), "sandbox", "Sandbox");
+    super(typeOf("Sandbox"), name, props("Sandbox", name, args, opts), options("Sandbox", opts));
     setIdOutputs(this, "Sandbox");
   }
 

@@ -24,10 +24,11 @@ export function generate(root, outDir) {
 }
 
 /**
- * Compiles the builder with the project's compiler options. The folder sits under node_modules/ so the
- * compiled code resolves zod and friends from the project; one folder per run, so runs never collide.
+ * Compiles the builder (or another `entry` of provider/, with what it imports) with the project's
+ * compiler options. The folder sits under node_modules/ so the compiled code resolves zod and friends
+ * from the project; one folder per run, so runs never collide.
  */
-function compileBuilder(root) {
+export function compileBuilder(root, entry = join("provider", "schema", "build.ts")) {
   const cache = join(root, "node_modules", ".cache");
   mkdirSync(cache, { recursive: true });
   const dir = mkdtempSync(join(cache, "gen-schema-"));
@@ -36,13 +37,13 @@ function compileBuilder(root) {
     extends: join(root, "tsconfig.build.json"),
     compilerOptions: { rootDir: root, outDir: dir, noEmit: false, declaration: false, sourceMap: false },
     include: [],
-    files: [join(root, "provider", "schema", "build.ts")],
+    files: [join(root, entry)],
   }));
   try {
     execFileSync(join(root, "node_modules", ".bin", "tsc"), ["-p", tsconfig], { cwd: root, encoding: "utf8", stdio: "pipe" });
   } catch (err) {
     rmSync(dir, { recursive: true, force: true });
-    throw new Error(`gen-schema: compiling provider/schema/build.ts failed:\n${err.stdout ?? ""}${err.stderr ?? err.message}`);
+    throw new Error(`gen-schema: compiling ${entry} failed:\n${err.stdout ?? ""}${err.stderr ?? err.message}`);
   }
   return dir;
 }

@@ -2,6 +2,7 @@
 // `npm run gen`: regenerates every generated file of the project from its source of truth.
 //   proto/*.proto            -> sdk/gen/**/*_pb.ts       (protoc-gen-es through buf, all local)
 //   provider specs (zod)     -> schema.json, README reference   (scripts/gen-schema.mjs, when present)
+//   provider specs (zod)     -> provider/class-shapes.ts         (scripts/gen-class-shapes.mjs)
 //   schema.json              -> sdks/{nodejs,python,go}   (scripts/gen-sdks.mjs: Pulumi's generators, needs Go)
 // `node scripts/gen.mjs --check` generates into a temp dir and fails if anything differs from the
 // committed files: the drift test runs that, so generated code cannot be edited by hand unnoticed.
@@ -49,6 +50,11 @@ async function main() {
   if (existsSync(schemaStep)) {
     const { generate } = await import(schemaStep);
     steps.push({ name: "schema", files: ["schema.json", "README.md"], run: (out) => generate(root, out) });
+  }
+  const shapesStep = join(root, "scripts", "gen-class-shapes.mjs");
+  if (existsSync(shapesStep)) {
+    const { generate, CLASS_SHAPES_FILE } = await import(shapesStep);
+    steps.push({ name: "class-shapes", files: [CLASS_SHAPES_FILE], run: (out) => generate(root, out) });
   }
   const sdksStep = join(root, "scripts", "gen-sdks.mjs");
   if (existsSync(sdksStep)) {

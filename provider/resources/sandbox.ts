@@ -1,15 +1,15 @@
 /**
  * Sandbox create/read/update/delete. The map of calls and the replace rules are in ../specs/sandbox.ts.
  *
- * Every sandbox carries a marker in its metadata: `<project>/<stack>/<name>#<generation>`. It is the
- * same on a re-run of an interrupted `up` and different for a replacement, so create first looks for a
- * sandbox with its marker and adopts it: a killed run or a lost answer never leaves a second sandbox.
+ * Every sandbox carries a marker in its metadata, the same on a re-run of an interrupted `up` and
+ * different for a replacement, so create first looks for a sandbox with its marker and adopts it: a
+ * killed run or a lost answer never leaves a second sandbox (./sandbox-adoption.ts).
  */
-import type { NetworkUpdate, NewSandbox, Sandbox, SandboxDetail } from "../../sdk/schemas/sandboxes";
+import type { NetworkUpdate, NewSandbox, SandboxDetail } from "../../sdk/schemas/sandboxes";
 import { changedFields } from "../diff";
 import { sameValue } from "../spec";
 import type { ProvisionResult } from "../specs/provision";
-import { MARKER_KEY, sandboxSpec } from "../specs/sandbox";
+import { sandboxSpec } from "../specs/sandbox";
 import { credentials, platform } from "../runtime/context";
 import { ignoreNotFound, isNotFound, type InputsOf, type ResourceHandlers, type SpecInputs, type StateOf } from "../runtime/handlers";
 import { resourceLogger } from "../runtime/log";
@@ -17,6 +17,7 @@ import { createOnce } from "../runtime/outcome";
 import { PartialCreateError } from "../runtime/partial";
 import { runProvision } from "../runtime/provision";
 import { wireBody, type WireMap } from "../runtime/wire";
+import { findByMarker, madeEarlier, markerOf, markings, withoutMarkings } from "./sandbox-adoption";
 
 type Inputs = InputsOf<"Sandbox">;
 type State = StateOf<"Sandbox">;
@@ -25,8 +26,6 @@ type Tokens = Partial<Pick<State, "envdAccessToken" | "trafficAccessToken">>;
 
 /** The service's default life of a sandbox, in seconds, when `timeoutSeconds` is left out. */
 const DEFAULT_TIMEOUT_SECONDS = 15;
-
-const markerOf = (inputs: Inputs) => `${inputs.__resource ?? ""}#${inputs.__generation ?? 0}`;
 
 /**
  * Every secret a sandbox's logs and stored output must not show: the credentials, the sandbox's
@@ -83,28 +82,12 @@ function networkBody(inputs: Inputs): NetworkUpdate {
 }
 
 function requestBody(inputs: Inputs): NewSandbox {
-  return { ...wireBody(NEW_SANDBOX, inputs), templateID: inputs.templateID, metadata: { ...inputs.metadata, [MARKER_KEY]: markerOf(inputs) } };
-}
-
-/** The user's metadata as the service reports it, without our marker. */
-function userMetadata(detail: SandboxDetail): Record<string, string> | undefined {
-  const entries = Object.entries(detail.metadata ?? {}).filter(([k]) => k !== MARKER_KEY);
-  return entries.length ? Object.fromEntries(entries) : undefined;
+  return { ...wireBody(NEW_SANDBOX, inputs), templateID: inputs.templateID, metadata: { ...inputs.metadata, ...markings(inputs) } };
 }
 
 function fromDetail(detail: SandboxDetail) {
   const { sandboxID, envdVersion, state, startedAt, endAt, cpuCount, memoryMB, diskSizeMB } = detail;
   return { sandboxID, envdVersion, state, startedAt, endAt, cpuCount, memoryMB, diskSizeMB, alias: detail.alias ?? undefined };
-}
-
-/**
- * What an interrupted run (or a lost answer) made for this marker. Connect answers with the same
- * shape as create, tokens included: a get would lose the trafficAccessToken, which only these two
- * calls return. For a running sandbox connect only ever extends its life, never shortens it.
- */
-async function findByMarker(marker: string, timeout: number): Promise<Sandbox | undefined> {
-  const [found] = await platform().sandboxes.listAll({ metadata: { [MARKER_KEY]: marker }, state: ["running", "paused"] });
-  return found ? platform().sandboxes.connect(found.sandboxID, { timeout }) : undefined;
 }
 
 interface Provisioned {
@@ -153,7 +136,7 @@ export const sandboxHandlers: ResourceHandlers<"Sandbox"> = {
     const { sandboxes } = platform();
     const marker = markerOf(inputs);
     const timeout = inputs.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
-    const adopted = await findByMarker(marker, timeout);
+    const adopted = await madeEarlier(inputs, timeout);
     if (adopted) logFor(inputs)(`adopting sandbox ${adopted.sandboxID} made by an interrupted run`);
     const made = adopted ?? (await createOnce(() => sandboxes.create(requestBody(inputs)), () => findByMarker(marker, timeout)));
     const id = made.sandboxID;
@@ -179,7 +162,7 @@ export const sandboxHandlers: ResourceHandlers<"Sandbox"> = {
     }
     const props: State = { ...olds, ...fromDetail(detail), templateID: olds.templateID ?? detail.templateID };
     props.envdAccessToken = detail.envdAccessToken ?? olds.envdAccessToken ?? null;
-    const metadata = userMetadata(detail);
+    const metadata = withoutMarkings(detail.metadata);
     if (!sameValue(metadata ?? {}, olds.metadata ?? {})) props.metadata = metadata;
     return { id, props };
   },

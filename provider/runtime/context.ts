@@ -1,32 +1,15 @@
 /**
  * What every provider method needs: the service's credentials and endpoints, and a client.
- * Config comes from `configure` (stack config `sandbox:*`), else the env vars the sdk reads. It lives
- * only in the provider host process: nothing here is captured in the serialized provider.
+ * Config comes from `configure` (stack config `sandbox:*`, kept in ./configured.ts), else the env vars
+ * the sdk reads. It lives only in the provider host process: nothing here is in the provider text.
  */
 import { PlatformClient } from "../../sdk/client";
-import type { ClientOptions, RetryOptions } from "../../sdk/config";
-import { CONFIG_KEYS } from "../config-keys";
+import type { RetryOptions } from "../../sdk/config";
+import { clientOptions } from "./configured";
 
-export interface ConfigSource {
-  get(key: string): string | undefined;
-}
+export { clientOptions, configure, type ConfigSource } from "./configured";
 
-let configured: ClientOptions = {};
 let client: { key: string; client: PlatformClient } | undefined;
-
-/** Called by the dynamic-provider host once, before the first method, with the whole stack config. */
-export function configure(config: ConfigSource): void {
-  const options: ClientOptions = {};
-  for (const [option, key] of Object.entries(CONFIG_KEYS) as [keyof typeof CONFIG_KEYS, string][]) {
-    const value = config.get(key);
-    if (value !== undefined && value !== "") options[option] = value;
-  }
-  configured = options;
-}
-
-export function clientOptions(): ClientOptions {
-  return { ...configured };
-}
 
 /**
  * The provider repeats a failed idempotent call more often than the sdk's default (5 attempts): a
@@ -39,8 +22,9 @@ export const PROVIDER_RETRY: Required<RetryOptions> = { maxAttempts: 10, baseDel
 
 /** One client (one keep-alive pool) per set of options, for the life of the host process. */
 export function platform(): PlatformClient {
-  const key = JSON.stringify(configured);
-  if (!client || client.key !== key) client = { key, client: new PlatformClient({ retry: PROVIDER_RETRY, ...configured }) };
+  const options = clientOptions();
+  const key = JSON.stringify(options);
+  if (!client || client.key !== key) client = { key, client: new PlatformClient({ retry: PROVIDER_RETRY, ...options }) };
   return client.client;
 }
 

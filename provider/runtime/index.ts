@@ -1,27 +1,34 @@
 /**
  * The provider's code as the dynamic-provider host runs it, loaded by package name
- * (`pulumi-sandbox/runtime`) from the serialized handle (../handle.ts). Keeping the real code here,
- * outside the serialized text, keeps the state small, and lets a newer installed version serve
- * resources recorded by an older one.
+ * (`pulumi-sandbox/runtime`) from the provider text in state (../handle.ts). Keeping the real code
+ * here, outside that text, keeps the state small, and lets a newer installed version serve resources
+ * recorded by an older one.
+ *
+ * What a call needs is loaded when it is first needed: `check` and `diff` (all a preview makes) need
+ * the specs; the HTTP and in-sandbox clients behind create, read, update and delete load at the first
+ * of those.
  */
 // First: on a Node.js too old for the dependencies, fail here with the fix, not deep inside them.
 import "../../sdk/node-version";
+import type * as pulumi from "@pulumi/pulumi";
 import { resolveOptions } from "../../sdk/config";
 import { checkInputs, type CheckOutcome } from "../check";
 import { diffInputs, type DiffOutcome } from "../diff";
 import type { Credential } from "../config-keys";
 import { underCurrentNames, type ResourceKind } from "../spec";
 import { SPECS } from "../specs";
-import { sandboxHandlers } from "../resources/sandbox";
-import { templateHandlers } from "../resources/template";
-import { volumeHandlers } from "../resources/volume";
-import { clientOptions, configure as configureContext, type ConfigSource } from "./context";
-import { untyped, type Inputs, type Outputs, type ResourceHandlers } from "./handlers";
+import { clientOptions, configure as configureContext, type ConfigSource } from "./configured";
+import { untyped, type Inputs, type Outputs, type ResourceHandlers, type UntypedHandlers } from "./handlers";
 import { migrate, stamped } from "./migrate";
 
 // Keyed by the registry's kinds: the compiler refuses a kind without handlers, or another kind's.
-const TYPED: { [K in ResourceKind]: ResourceHandlers<K> } = { Template: templateHandlers, Volume: volumeHandlers, Sandbox: sandboxHandlers };
-const handlersOf = (kind: ResourceKind) => untyped(TYPED[kind]);
+// Imported at the first call that needs them: a preview never loads the clients.
+const LOADERS: { [K in ResourceKind]: () => Promise<ResourceHandlers<K>> } = {
+  Template: async () => (await import("../resources/template.js")).templateHandlers,
+  Volume: async () => (await import("../resources/volume.js")).volumeHandlers,
+  Sandbox: async () => (await import("../resources/sandbox.js")).sandboxHandlers,
+};
+const handlersOf = async (kind: ResourceKind): Promise<UntypedHandlers> => untyped(await LOADERS[kind]());
 
 export function configure(req: { config: ConfigSource }): void {
   configureContext(req.config);
@@ -61,20 +68,40 @@ function plain<T>(value: T): T {
 }
 
 export async function create(kind: ResourceKind, inputs: Inputs) {
-  const { id, outs } = await handlersOf(kind).create(underCurrentNames(SPECS[kind], inputs));
+  const { id, outs } = await (await handlersOf(kind)).create(underCurrentNames(SPECS[kind], inputs));
   return plain({ id, outs: stamped(kind, outs) });
 }
 
 export async function read(kind: ResourceKind, id: string, props: Outputs) {
-  const found = await handlersOf(kind).read(id, migrate(kind, props ?? {}));
+  const found = await (await handlersOf(kind)).read(id, migrate(kind, props ?? {}));
   return plain(found.props ? { ...found, props: stamped(kind, found.props) } : found);
 }
 
 export async function update(kind: ResourceKind, id: string, olds: Outputs, news: Inputs) {
-  const { outs } = await handlersOf(kind).update(id, migrate(kind, olds ?? {}), underCurrentNames(SPECS[kind], news ?? {}));
+  const { outs } = await (await handlersOf(kind)).update(id, migrate(kind, olds ?? {}), underCurrentNames(SPECS[kind], news ?? {}));
   return plain({ outs: stamped(kind, outs) });
 }
 
-export function remove(kind: ResourceKind, id: string, props: Outputs) {
-  return handlersOf(kind).delete(id, migrate(kind, props ?? {}));
+export async function remove(kind: ResourceKind, id: string, props: Outputs): Promise<void> {
+  return (await handlersOf(kind)).delete(id, migrate(kind, props ?? {}));
+}
+
+const providers = new Map<ResourceKind, pulumi.dynamic.ResourceProvider>();
+
+/** The provider object of one kind, as the text in state (../handle.ts) asks the host to use it. */
+export function provider(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
+  let p = providers.get(kind);
+  if (!p) {
+    p = {
+      configure: async (req) => configure(req),
+      check: (olds, news) => check(kind, olds, news),
+      diff: (id, olds, news) => diff(kind, id, olds, news),
+      create: (inputs) => create(kind, inputs),
+      read: (id, props) => read(kind, id, props),
+      update: (id, olds, news) => update(kind, id, olds, news),
+      delete: (id, props) => remove(kind, id, props),
+    };
+    providers.set(kind, p);
+  }
+  return p;
 }

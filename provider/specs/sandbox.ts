@@ -1,6 +1,7 @@
 /**
  * Sandbox: a running sandbox from a template, optionally provisioned by commands run inside it.
- *   create  GET /v2/sandboxes?metadata=<marker> (adopt what an interrupted run made), else POST /sandboxes;
+ *   create  GET /v2/sandboxes?metadata=<stack>  (adopt what an interrupted run made; one list per stack
+ *           answers the creates of ~10 s), else POST /sandboxes;
  *           then each `provision` command through the in-sandbox process service (Start, streamed)
  *   read    GET /sandboxes/{id}                  (404 or expired: gone)
  *   update  `state`: POST /sandboxes/{id}/pause, or POST /sandboxes/{id}/connect to resume;

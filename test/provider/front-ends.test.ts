@@ -15,7 +15,7 @@ import { createEmulator, type Emulator } from "../../emulator";
 import type { ResourceKind } from "../../provider/spec";
 import { startHost, type ProviderHost } from "./host";
 import { makeProject, REPO, type Project } from "./project";
-import { serializedProvider } from "./serialized";
+import { providerTextOf } from "./serialized";
 
 type Obj = Record<string, unknown>;
 
@@ -39,7 +39,7 @@ beforeAll(async () => {
   const bin = join(project.dir, "node_modules", "pulumi-sandbox", "bin");
   mkdirSync(bin);
   copyFileSync(join(REPO, "bin", "pulumi-resource-sandbox"), join(bin, "pulumi-resource-sandbox"));
-  for (const kind of ["Volume", "Sandbox", "Template"] as const) text[kind] = (await serializedProvider(kind)).text;
+  for (const kind of ["Volume", "Sandbox", "Template"] as const) text[kind] = providerTextOf(kind);
   for (const name of ["dynamic", "plugin"] as const) {
     const emu = await createEmulator({ buildDelayMs: 50 });
     const config = { "sandbox:apiKey": emu.apiKey, "sandbox:accessToken": emu.accessToken, "sandbox:apiUrl": emu.apiUrl, "sandbox:sandboxUrl": emu.sandboxUrl };

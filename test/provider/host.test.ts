@@ -10,7 +10,7 @@ import { createEmulator, type Emulator } from "../../emulator";
 import { UNKNOWN, type ResourceKind } from "../../provider/spec";
 import { startHost, type HostError, type ProviderHost } from "./host";
 import { makeProject, type Project } from "./project";
-import { serializedProvider } from "./serialized";
+import { providerTextOf } from "./serialized";
 
 type Obj = Record<string, unknown>;
 
@@ -24,7 +24,7 @@ const urn = (kind: ResourceKind, name: string) => `urn:pulumi:dev::proj::pulumi-
 beforeAll(async () => {
   project = makeProject();
   emu = await createEmulator({ buildDelayMs: 50 });
-  for (const kind of ["Volume", "Sandbox", "Template"] as const) text[kind] = (await serializedProvider(kind)).text;
+  for (const kind of ["Volume", "Sandbox", "Template"] as const) text[kind] = providerTextOf(kind);
   host = await startHost({ cwd: project.dir, project: "proj" });
   configured = await host.configure({
     "sandbox:apiKey": emu.apiKey, "sandbox:accessToken": emu.accessToken, "sandbox:apiUrl": emu.apiUrl,

@@ -81,9 +81,11 @@ describe("the provisioning log", () => {
 
 describe("state", () => {
   test("an adopted sandbox keeps its trafficAccessToken", async () => {
-    const inputs = await checked("Sandbox", { templateID: "base", secure: true, network: { allowPublicTraffic: false }, __resource: "proj/dev/private" });
+    // A stack this process has not listed yet, as the next `up` after an interruption is.
+    const inputs = await checked("Sandbox", { templateID: "base", secure: true, network: { allowPublicTraffic: false }, __resource: "proj/adopt/private" });
     const made = await rest(emu(), "POST", "/sandboxes", {
-      templateID: "base", secure: true, network: { allowPublicTraffic: false }, metadata: { "pulumi-sandbox.resource": "proj/dev/private#0" },
+      templateID: "base", secure: true, network: { allowPublicTraffic: false },
+      metadata: { "pulumi-sandbox.resource": "proj/adopt/private#0", "pulumi-sandbox.stack": "proj/adopt" },
     });
     const { sandboxID, trafficAccessToken } = (await made.json()) as { sandboxID: string; trafficAccessToken: string };
     expect(trafficAccessToken).toMatch(/\S/);

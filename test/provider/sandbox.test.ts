@@ -57,7 +57,7 @@ describe("lifecycle", () => {
     });
     ({ id, outs } = await runtime.create("Sandbox", inputs));
     expect(running()).toEqual([id]);
-    expect(emu().state.sandboxes()[0]!.metadata).toEqual({ purpose: "test", "pulumi-sandbox.resource": "proj/dev/box#0" });
+    expect(emu().state.sandboxes()[0]!.metadata).toEqual({ purpose: "test", "pulumi-sandbox.resource": "proj/dev/box#0", "pulumi-sandbox.stack": "proj/dev" });
     expect(outs).toMatchObject({ sandboxID: id, state: "running", provisioned: true, metadata: { purpose: "test" }, __provider: PROVIDER_TEXT });
     expect(outs.provisionResults).toMatchObject([
       { command: "echo hello from $HOSTNAME_IS_UNSET provisioning", exitCode: 0, stdoutTail: "hello from provisioning\n", stderrTail: "" },
@@ -195,14 +195,35 @@ describe("creates whose outcome is unknown make one sandbox", () => {
     await runtime.remove("Sandbox", id, outs);
   });
 
+  // Each test here stands for the next `up` after an interruption: a stack this process has not listed yet.
   test("a sandbox an interrupted run made (same marker) is adopted", async () => {
-    const inputs = await checked("Sandbox", { templateID: "base", __resource: "proj/dev/interrupted" });
-    const made = await rest(emu(), "POST", "/sandboxes", { templateID: "base", metadata: { "pulumi-sandbox.resource": "proj/dev/interrupted#0" } });
+    const inputs = await checked("Sandbox", { templateID: "base", __resource: "proj/interrupted/box" });
+    const made = await rest(emu(), "POST", "/sandboxes", {
+      templateID: "base", metadata: { "pulumi-sandbox.resource": "proj/interrupted/box#0", "pulumi-sandbox.stack": "proj/interrupted" },
+    });
     const { sandboxID } = (await made.json()) as { sandboxID: string };
     const since = lastSeq(emu());
     const { id, outs } = await runtime.create("Sandbox", inputs);
     expect(id).toBe(sandboxID);
     expect(callsSince(emu(), since, { writesOnly: true })).toEqual([`POST /sandboxes/${sandboxID}/connect`]);
     await runtime.remove("Sandbox", id, outs);
+  });
+
+  test("one list of the stack answers the creates of an up: an interrupted run's sandboxes are adopted, the others made", async () => {
+    const marks = (name: string) => ({ "pulumi-sandbox.resource": `proj/many/${name}#0`, "pulumi-sandbox.stack": "proj/many" });
+    const earlier = await Promise.all(["box-0", "box-1"].map(async (name) =>
+      ((await (await rest(emu(), "POST", "/sandboxes", { templateID: "base", metadata: marks(name) })).json()) as { sandboxID: string }).sandboxID));
+    // Another stack's sandbox with the same resource name is not this stack's.
+    await rest(emu(), "POST", "/sandboxes", { templateID: "base", metadata: { "pulumi-sandbox.resource": "proj/other/box-2#0", "pulumi-sandbox.stack": "proj/other" } });
+    const names = ["box-0", "box-1", "box-2", "box-3"];
+    const inputs = await Promise.all(names.map((name) => checked("Sandbox", { templateID: "base", __resource: `proj/many/${name}` })));
+    const since = lastSeq(emu());
+    const made = await Promise.all(inputs.map((i) => runtime.create("Sandbox", i)));
+    expect(made.slice(0, 2).map((m) => m.id)).toEqual(earlier);
+    const calls = callsSince(emu(), since);
+    expect(calls.filter((c) => c.startsWith("GET /v2/sandboxes"))).toHaveLength(1);
+    expect(calls.filter((c) => c === "POST /sandboxes")).toHaveLength(2);
+    expect(calls.filter((c) => c.endsWith("/connect")).sort()).toEqual(earlier.map((id) => `POST /sandboxes/${id}/connect`).sort());
+    for (const { id, outs } of made) await runtime.remove("Sandbox", id, outs);
   });
 });
