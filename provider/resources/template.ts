@@ -218,6 +218,17 @@ async function moveTags(alias: string, olds: readonly string[], news: readonly s
   if (dropped.length > 0) await ignoreNotFound(() => platform().builds.removeTags(alias, dropped));
 }
 
+/**
+ * The template's newest build when it is newer than the one the state knows and has not ended: a
+ * rebuild an interrupted `up` requested (and maybe started). One that ended is not taken for ours:
+ * the service does not say what a build built.
+ */
+async function newerInFlight(templateID: string, known: unknown): Promise<BuildRef | undefined> {
+  const newest = latest(await platform().templates.get(templateID));
+  if (!newest || newest.buildID === known || (newest.status !== "waiting" && newest.status !== "building")) return undefined;
+  return { templateID, buildID: newest.buildID, status: newest.status };
+}
+
 /** Steps of `news` that `olds` does not have (all of them when the old state has none). */
 function changedSteps(olds: readonly string[] | undefined, news: readonly string[] | undefined): string[] {
   if (!olds || !news) return [];
@@ -253,7 +264,12 @@ export const templateHandlers: ResourceHandlers<"Template"> = {
     const rebuildOn: readonly string[] = isV1(news) ? [...REBUILD_INPUTS, "dockerfile"] : REBUILD_INPUTS;
     const forced = news.force === true && olds.force !== true;
     const why = [...rebuildOn.filter((k) => changed.has(k)), ...(forced ? ["force"] : [])];
-    if (why.length > 0 || olds.buildStatus === "error") {
+    const inFlight = why.length > 0 || olds.buildStatus === "error" ? await newerInFlight(id, olds.latestBuildID) : undefined;
+    if (inFlight) {
+      // A second build would cancel this one (the service keeps the newest): wait for it instead.
+      log(`adopting build ${inFlight.buildID} of template ${id}, started by an interrupted run`);
+      await settle(inFlight, news, news.__provider);
+    } else if (why.length > 0 || olds.buildStatus === "error") {
       log(`rebuilding template ${id} (${why.join(", ") || "the last build failed"})`);
       for (const step of changedSteps(olds.buildSteps, news.buildSteps)) log(`changed step: ${step}`);
       await awaitBuild(await rebuild(id, news), news, news.__provider);

@@ -193,6 +193,19 @@ describe("a build an interrupted run left waiting", () => {
     await runtime.remove("Template", id, outs);
   });
 
+  test("update adopts a rebuild the interrupted run requested: started, waited for, not requested again", async () => {
+    const inputs = await checked("Template", { dockerfile: "FROM a\nRUN echo 1\n", __resource: "proj/dev/adopt-update" });
+    const made = await runtime.create("Template", inputs);
+    const news = await checked("Template", { dockerfile: "FROM a\nRUN echo 2\n", __resource: "proj/dev/adopt-update" }, inputs);
+    const sdk = new PlatformClient({ apiKey: emu().apiKey, apiUrl: emu().apiUrl });
+    const requested = await sdk.builds.request({ name: String(inputs.alias) });
+    const since = lastSeq(emu());
+    const { outs } = await runtime.update("Template", made.id, made.outs, news);
+    expect(callsSince(emu(), since, { writesOnly: true })).toEqual([`POST /v2/templates/${made.id}/builds/${requested.buildID}`]);
+    expect(outs).toMatchObject({ templateID: made.id, buildID: requested.buildID, buildCount: 2, buildStatus: "ready" });
+    await runtime.remove("Template", made.id, outs);
+  });
+
   test("a chosen alias another template holds is refused before any build request", async () => {
     const sdk = new PlatformClient({ apiKey: emu().apiKey, apiUrl: emu().apiUrl });
     const other = await sdk.builds.request({ name: "held-by-another" });
