@@ -177,18 +177,30 @@ async function settle(ref: BuildRef, inputs: Inputs, provider: unknown): Promise
 }
 
 /** The first build of a new template: v1 by POST /templates; v2 by a build request under the alias. */
-async function firstBuild(inputs: Inputs): Promise<BuildRef> {
+function firstBuild(inputs: Inputs): Promise<BuildRef> {
   const alias = inputs.alias ?? "";
-  if (isV1(inputs)) return createOnce<BuildRef>(() => platform().templates.create(buildBody(inputs)), () => findByAlias(alias));
-  // A v2 request under a name the team holds would build into that template: never take one over.
-  const taken = await findByAlias(alias);
-  if (taken) {
+  const find = () => findByAlias(alias);
+  return isV1(inputs) ? createOnce<BuildRef>(() => platform().templates.create(buildBody(inputs)), find) : requestBuild(inputs, find);
+}
+
+/**
+ * What a create finds under its alias. An auto-name is this resource's own: a template under it was
+ * made by an interrupted run, and is adopted. A chosen alias another template holds is refused: a v2
+ * build request under it would build into that template (v1's create is refused by the service itself).
+ */
+async function existing(inputs: Inputs): Promise<BuildRef | undefined> {
+  const alias = inputs.alias ?? ""; // `check` always sets it: the user's, or an auto-name
+  const auto = autoNamed(inputs, "alias");
+  if (!auto && isV1(inputs)) return undefined;
+  const found = await findByAlias(alias);
+  if (found && !auto) {
     throw new Error(
-      `alias "${alias}" is already the template ${taken.templateID} of your team, and a build under that name would replace its ` +
+      `alias "${alias}" is already the template ${found.templateID} of your team, and a build under that name would replace its ` +
         "content. Choose another alias, or bring that template under this program with `pulumi import`.",
     );
   }
-  return requestBuild(inputs, () => findByAlias(alias));
+  if (found) logFor(inputs)(`adopting template ${found.templateID} (alias ${alias}) made by an interrupted run`);
+  return found;
 }
 
 /**
@@ -239,10 +251,7 @@ export const templateHandlers: ResourceHandlers<"Template"> = {
   derive: deriveSteps,
 
   async create(inputs: Inputs) {
-    const alias = inputs.alias ?? ""; // `check` always sets it: the user's, or an auto-name
-    const adopted = autoNamed(inputs, "alias") ? await findByAlias(alias) : undefined;
-    if (adopted) logFor(inputs)(`adopting template ${adopted.templateID} (alias ${alias}) made by an interrupted run`);
-    const ref: BuildRef = adopted ?? (await firstBuild(inputs));
+    const ref: BuildRef = (await existing(inputs)) ?? (await firstBuild(inputs));
     await settle(ref, inputs, inputs.__provider);
     if (inputs.public === true) await platform().templates.setPublic(ref.templateID, true);
     return { id: ref.templateID, outs: await describe(ref.templateID, inputs) };
