@@ -196,7 +196,7 @@ async function existing(inputs: Inputs): Promise<BuildRef | undefined> {
   if (found && !auto) {
     throw new Error(
       `alias "${alias}" is already the template ${found.templateID} of your team, and a build under that name would replace its ` +
-        "content. Choose another alias, or bring that template under this program with `pulumi import`.",
+        "content. Choose another alias, or delete that template first.",
     );
   }
   if (found) logFor(inputs)(`adopting template ${found.templateID} (alias ${alias}) made by an interrupted run`);

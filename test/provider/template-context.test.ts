@@ -214,7 +214,7 @@ describe("a build an interrupted run left waiting", () => {
     const err = await rejection(runtime.create("Template", inputs));
     expect(err.message).toBe(
       `alias "held-by-another" is already the template ${other.templateID} of your team, and a build under that name would replace its ` +
-        "content. Choose another alias, or bring that template under this program with `pulumi import`.",
+        "content. Choose another alias, or delete that template first.",
     );
     expect(callsSince(emu(), since, { writesOnly: true })).toEqual([]);
   });
