@@ -53,8 +53,9 @@ export const TemplateInputs = z.strictObject({
     { error: "must be a list of tag names" },
   ).optional()
     .describe("Tags the template's builds get besides `default` (sandboxes can name `alias:tag`). A change moves the tags to the current build, never rebuilds. v2 only."),
-  force: z.boolean({ error: "must be true or false" }).default(false)
-    .describe("Build without the service's build cache (every step runs again). Setting it to true rebuilds once; while true, every rebuild skips the cache; setting it back rebuilds nothing. v2 only."),
+  // No zod default: state written before this input existed has none, and an absent `force` is false.
+  force: z.boolean({ error: "must be true or false" }).optional()
+    .describe("Build without the service's build cache (every step runs again). Default false. Setting it to true rebuilds once; while true, every rebuild skips the cache; setting it back rebuilds nothing. v2 only."),
   alias: z
     .string({ error: "must be a string" })
     .max(128, { error: "must be at most 128 characters" })

@@ -91,9 +91,9 @@ export class Template extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly envdVersion: pulumi.Output<string>;
     /**
-     * Build without the service's build cache (every step runs again). Setting it to true rebuilds once; while true, every rebuild skips the cache; setting it back rebuilds nothing. v2 only.
+     * Build without the service's build cache (every step runs again). Default false. Setting it to true rebuilds once; while true, every rebuild skips the cache; setting it back rebuilds nothing. v2 only.
      */
-    declare public readonly force: pulumi.Output<boolean>;
+    declare public readonly force: pulumi.Output<boolean | undefined>;
     /**
      * Why the latest build failed, with its last log lines; absent when it succeeded.
      */
@@ -163,7 +163,7 @@ export class Template extends pulumi.CustomResource {
             resourceInputs["context"] = args?.context;
             resourceInputs["cpuCount"] = args?.cpuCount;
             resourceInputs["dockerfile"] = args?.dockerfile;
-            resourceInputs["force"] = (args?.force) ?? false;
+            resourceInputs["force"] = args?.force;
             resourceInputs["memoryMB"] = args?.memoryMB;
             resourceInputs["public"] = (args?.public) ?? false;
             resourceInputs["readyCmd"] = args?.readyCmd;
@@ -249,7 +249,7 @@ export interface TemplateArgs {
      */
     dockerfile: pulumi.Input<string>;
     /**
-     * Build without the service's build cache (every step runs again). Setting it to true rebuilds once; while true, every rebuild skips the cache; setting it back rebuilds nothing. v2 only.
+     * Build without the service's build cache (every step runs again). Default false. Setting it to true rebuilds once; while true, every rebuild skips the cache; setting it back rebuilds nothing. v2 only.
      */
     force?: pulumi.Input<boolean | undefined>;
     /**

@@ -38,7 +38,8 @@ describe("check derives the build steps", () => {
       "WORKDIR /home/user",
       "CMD python /app/main.py",
     ]);
-    expect(inputs).toMatchObject({ buildSystem: "v2", force: false, context: ctx });
+    expect(inputs).toMatchObject({ buildSystem: "v2", context: ctx });
+    expect(inputs.force).toBeUndefined();
   });
 
   test("what the service cannot build fails naming the Dockerfile line, and nothing is sent", async () => {

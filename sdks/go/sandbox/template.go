@@ -44,8 +44,8 @@ type Template struct {
 	Dockerfile pulumi.StringOutput `pulumi:"dockerfile"`
 	// Version of the in-sandbox server the build carries.
 	EnvdVersion pulumi.StringOutput `pulumi:"envdVersion"`
-	// Build without the service's build cache (every step runs again). Setting it to true rebuilds once; while true, every rebuild skips the cache; setting it back rebuilds nothing. v2 only.
-	Force pulumi.BoolOutput `pulumi:"force"`
+	// Build without the service's build cache (every step runs again). Default false. Setting it to true rebuilds once; while true, every rebuild skips the cache; setting it back rebuilds nothing. v2 only.
+	Force pulumi.BoolPtrOutput `pulumi:"force"`
 	// Why the latest build failed, with its last log lines; absent when it succeeded.
 	LastBuildError pulumi.StringPtrOutput `pulumi:"lastBuildError"`
 	// The latest build, which may still be running or may have failed.
@@ -87,9 +87,6 @@ func NewTemplate(ctx *pulumi.Context,
 	}
 	if args.BuildTimeoutSeconds == nil {
 		args.BuildTimeoutSeconds = pulumi.IntPtr(1200)
-	}
-	if args.Force == nil {
-		args.Force = pulumi.BoolPtr(false)
 	}
 	if args.Public == nil {
 		args.Public = pulumi.BoolPtr(false)
@@ -144,7 +141,7 @@ type templateArgs struct {
 	CpuCount *int `pulumi:"cpuCount"`
 	// The Dockerfile's text. Required. With the v2 build system it is turned into build steps at preview (see `buildSteps`): a change of the steps rebuilds the template in place (same templateID); an edit that leaves the steps as they were (a comment, spacing) rebuilds nothing. A line the service cannot build fails preview, naming the line.
 	Dockerfile string `pulumi:"dockerfile"`
-	// Build without the service's build cache (every step runs again). Setting it to true rebuilds once; while true, every rebuild skips the cache; setting it back rebuilds nothing. v2 only.
+	// Build without the service's build cache (every step runs again). Default false. Setting it to true rebuilds once; while true, every rebuild skips the cache; setting it back rebuilds nothing. v2 only.
 	Force *bool `pulumi:"force"`
 	// Memory of sandboxes from this template, in MiB (>= 128, even). Service default 1024. A change rebuilds.
 	MemoryMB *int `pulumi:"memoryMB"`
@@ -174,7 +171,7 @@ type TemplateArgs struct {
 	CpuCount pulumi.IntPtrInput
 	// The Dockerfile's text. Required. With the v2 build system it is turned into build steps at preview (see `buildSteps`): a change of the steps rebuilds the template in place (same templateID); an edit that leaves the steps as they were (a comment, spacing) rebuilds nothing. A line the service cannot build fails preview, naming the line.
 	Dockerfile pulumi.StringInput
-	// Build without the service's build cache (every step runs again). Setting it to true rebuilds once; while true, every rebuild skips the cache; setting it back rebuilds nothing. v2 only.
+	// Build without the service's build cache (every step runs again). Default false. Setting it to true rebuilds once; while true, every rebuild skips the cache; setting it back rebuilds nothing. v2 only.
 	Force pulumi.BoolPtrInput
 	// Memory of sandboxes from this template, in MiB (>= 128, even). Service default 1024. A change rebuilds.
 	MemoryMB pulumi.IntPtrInput
@@ -297,9 +294,9 @@ func (o TemplateOutput) EnvdVersion() pulumi.StringOutput {
 	return o.ApplyT(func(v *Template) pulumi.StringOutput { return v.EnvdVersion }).(pulumi.StringOutput)
 }
 
-// Build without the service's build cache (every step runs again). Setting it to true rebuilds once; while true, every rebuild skips the cache; setting it back rebuilds nothing. v2 only.
-func (o TemplateOutput) Force() pulumi.BoolOutput {
-	return o.ApplyT(func(v *Template) pulumi.BoolOutput { return v.Force }).(pulumi.BoolOutput)
+// Build without the service's build cache (every step runs again). Default false. Setting it to true rebuilds once; while true, every rebuild skips the cache; setting it back rebuilds nothing. v2 only.
+func (o TemplateOutput) Force() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v *Template) pulumi.BoolPtrOutput { return v.Force }).(pulumi.BoolPtrOutput)
 }
 
 // Why the latest build failed, with its last log lines; absent when it succeeded.

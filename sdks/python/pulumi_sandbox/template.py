@@ -41,7 +41,7 @@ class TemplateArgs:
         :param pulumi.Input[_builtins.int] build_timeout_seconds: How long create and update wait for a build before failing, in seconds. Default 1200. Changes nothing remotely.
         :param pulumi.Input[_builtins.str] context: Directory the Dockerfile's COPY/ADD sources are read from (its `.dockerignore` applies), relative to the Pulumi project's directory or absolute. Default: none, and a Dockerfile with a COPY then fails preview. Only the files' contents count (each COPY step's files hash, shown in `buildSteps`): moving the directory changes nothing. v2 only.
         :param pulumi.Input[_builtins.int] cpu_count: CPU cores of sandboxes from this template (1 or even, up to 32). Service default 2. A change rebuilds.
-        :param pulumi.Input[_builtins.bool] force: Build without the service's build cache (every step runs again). Setting it to true rebuilds once; while true, every rebuild skips the cache; setting it back rebuilds nothing. v2 only.
+        :param pulumi.Input[_builtins.bool] force: Build without the service's build cache (every step runs again). Default false. Setting it to true rebuilds once; while true, every rebuild skips the cache; setting it back rebuilds nothing. v2 only.
         :param pulumi.Input[_builtins.int] memory_mb: Memory of sandboxes from this template, in MiB (>= 128, even). Service default 1024. A change rebuilds.
         :param pulumi.Input[_builtins.bool] public: Whether other teams may use the template. Changed in place (one PATCH), never by a rebuild.
         :param pulumi.Input[_builtins.str] ready_cmd: Command that must succeed before the sandbox counts as ready. A change rebuilds.
@@ -64,8 +64,6 @@ class TemplateArgs:
             pulumi.set(__self__, "context", context)
         if cpu_count is not None:
             pulumi.set(__self__, "cpu_count", cpu_count)
-        if force is None:
-            force = False
         if force is not None:
             pulumi.set(__self__, "force", force)
         if memory_mb is not None:
@@ -159,7 +157,7 @@ class TemplateArgs:
     @pulumi.getter
     def force(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        Build without the service's build cache (every step runs again). Setting it to true rebuilds once; while true, every rebuild skips the cache; setting it back rebuilds nothing. v2 only.
+        Build without the service's build cache (every step runs again). Default false. Setting it to true rebuilds once; while true, every rebuild skips the cache; setting it back rebuilds nothing. v2 only.
         """
         return pulumi.get(self, "force")
 
@@ -271,7 +269,7 @@ class Template(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] context: Directory the Dockerfile's COPY/ADD sources are read from (its `.dockerignore` applies), relative to the Pulumi project's directory or absolute. Default: none, and a Dockerfile with a COPY then fails preview. Only the files' contents count (each COPY step's files hash, shown in `buildSteps`): moving the directory changes nothing. v2 only.
         :param pulumi.Input[_builtins.int] cpu_count: CPU cores of sandboxes from this template (1 or even, up to 32). Service default 2. A change rebuilds.
         :param pulumi.Input[_builtins.str] dockerfile: The Dockerfile's text. Required. With the v2 build system it is turned into build steps at preview (see `buildSteps`): a change of the steps rebuilds the template in place (same templateID); an edit that leaves the steps as they were (a comment, spacing) rebuilds nothing. A line the service cannot build fails preview, naming the line.
-        :param pulumi.Input[_builtins.bool] force: Build without the service's build cache (every step runs again). Setting it to true rebuilds once; while true, every rebuild skips the cache; setting it back rebuilds nothing. v2 only.
+        :param pulumi.Input[_builtins.bool] force: Build without the service's build cache (every step runs again). Default false. Setting it to true rebuilds once; while true, every rebuild skips the cache; setting it back rebuilds nothing. v2 only.
         :param pulumi.Input[_builtins.int] memory_mb: Memory of sandboxes from this template, in MiB (>= 128, even). Service default 1024. A change rebuilds.
         :param pulumi.Input[_builtins.bool] public: Whether other teams may use the template. Changed in place (one PATCH), never by a rebuild.
         :param pulumi.Input[_builtins.str] ready_cmd: Command that must succeed before the sandbox counts as ready. A change rebuilds.
@@ -337,8 +335,6 @@ class Template(pulumi.CustomResource):
             if dockerfile is None and not opts.urn:
                 raise TypeError("Missing required property 'dockerfile'")
             __props__.__dict__["dockerfile"] = dockerfile
-            if force is None:
-                force = False
             __props__.__dict__["force"] = force
             __props__.__dict__["memory_mb"] = memory_mb
             if public is None:
@@ -529,9 +525,9 @@ class Template(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter
-    def force(self) -> pulumi.Output[_builtins.bool]:
+    def force(self) -> pulumi.Output[Optional[_builtins.bool]]:
         """
-        Build without the service's build cache (every step runs again). Setting it to true rebuilds once; while true, every rebuild skips the cache; setting it back rebuilds nothing. v2 only.
+        Build without the service's build cache (every step runs again). Default false. Setting it to true rebuilds once; while true, every rebuild skips the cache; setting it back rebuilds nothing. v2 only.
         """
         return pulumi.get(self, "force")
 
