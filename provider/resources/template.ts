@@ -241,7 +241,7 @@ async function newerInFlight(templateID: string, known: unknown): Promise<BuildR
   return { templateID, buildID: newest.buildID, status: newest.status };
 }
 
-/** Steps of `news` that `olds` does not have (all of them when the old state has none). */
+/** The lines of `news` that differ from `olds` at the same place (none when either side has no steps). */
 function changedSteps(olds: readonly string[] | undefined, news: readonly string[] | undefined): string[] {
   if (!olds || !news) return [];
   return news.filter((line, i) => olds[i] !== line);
