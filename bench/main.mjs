@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --only=ops,stream,readiness,engine,load]`: every benchmark against the
+// `npm run bench [-- --quick] [-- --only=ops,stream,readiness,engine,load,upload]`: every benchmark against the
 // emulator (started here, with a fixed added latency), printed as tables and written to bench/RESULTS.md.
 // Each table puts ours, the alternative and the bound side by side, measured in this one run.
 import { execFileSync } from "node:child_process";
@@ -14,6 +14,7 @@ import { loadBench, runtimeCodeBytes } from "./load.mjs";
 import { opsBench } from "./ops.mjs";
 import { readinessBench } from "./readiness.mjs";
 import { streamBench } from "./stream.mjs";
+import { uploadBench } from "./template-upload.mjs";
 
 const require = createRequire(import.meta.url);
 const { createEmulator } = require("pulumi-sandbox/emulator");
@@ -24,8 +25,8 @@ const want = (name) => !only || only.includes(name);
 const LATENCY_MS = 5;
 const BUILD_MS = 6000;
 const cfg = quick
-  ? { opsReps: 1, rounds: 10, streamReps: 1, builds: 3, engineReps: 1, loadReps: 5 }
-  : { opsReps: 6, rounds: 15, streamReps: 3, builds: 9, engineReps: 2, loadReps: 11 };
+  ? { opsReps: 1, rounds: 10, streamReps: 1, builds: 3, engineReps: 1, loadReps: 5, uploadReps: 1 }
+  : { opsReps: 6, rounds: 15, streamReps: 3, builds: 9, engineReps: 2, loadReps: 11, uploadReps: 3 };
 
 const started = performance.now();
 const log = (line) => process.stderr.write(`${line}\n`);
@@ -106,6 +107,19 @@ if (want("load")) {
   );
 }
 if (project) rmSync(project.dir, { recursive: true, force: true });
+
+if (want("upload")) {
+  const emu = await createEmulator({ buildDelayMs: 300, faults: { latencyMs: LATENCY_MS } });
+  section(
+    "6. Template upload: a 50 MB build context, built again after one file changed",
+    `${cfg.uploadReps} runs, medians; a fresh context of random (incompressible) files per run: deps 20 MB, assets 15 MB, models 14 MB, src 1 MB; ` +
+      "then one file of src changes. Ours is the provider's runtime as `pulumi up` runs it (check, which hashes every COPY step's files, then create/update); " +
+      "\"upload everything\" is the same build through the sdk, every step's archive uploaded every time. Build delay 0.3 s. " +
+      "The service caches files by COPY step, so with one `COPY . /app` a changed file sends the whole context again.",
+    await uploadBench({ service: serviceOf(emu), reps: cfg.uploadReps, log }),
+  );
+  await emu.close();
+}
 
 const wall = (performance.now() - started) / 1000;
 const command = `npm run bench${quick ? " -- --quick" : ""}${only ? ` -- --only=${only.join(",")}` : ""}`;

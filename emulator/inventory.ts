@@ -21,7 +21,8 @@ export interface InventorySandbox extends Record<string, unknown> {
 export interface InventoryTemplate extends Record<string, unknown> {
   templateID: string;
   aliases: string[];
-  builds: { buildID: string; status: string; cpuCount: number; memoryMB: number; startCmd: string | null; readyCmd: string | null }[];
+  /** `force`: a v2 build's start asked to bypass the build cache (absent for v1 builds and unstarted ones). */
+  builds: { buildID: string; status: string; cpuCount: number; memoryMB: number; startCmd: string | null; readyCmd: string | null; force?: boolean }[];
 }
 
 /** A volume as the inventory shows it. */
@@ -52,6 +53,7 @@ export function templatesOf(stores: Stores): InventoryTemplate[] {
     aliases: [...t.aliases],
     builds: t.builds.map((b) => ({
       buildID: b.buildID, status: b.status, cpuCount: b.cpuCount, memoryMB: b.memoryMB, startCmd: b.startCmd, readyCmd: b.readyCmd,
+      ...(b.spec ? { force: b.spec.force } : {}),
     })),
   }));
 }

@@ -30,7 +30,7 @@ export function changedFields(spec: ResourceSpec, olds: Obj, news: Obj): string[
 function changedUnderCurrentNames(spec: ResourceSpec, olds: Obj, news: Obj): string[] {
   const skip = new Set<string>([...INTERNAL_INPUTS, ...spec.localOnly, ...Object.keys(spec.renamed ?? {})]);
   const computed = new Set(spec.computed ?? []);
-  return Object.keys(spec.inputs.shape).filter((key) => {
+  return [...Object.keys(spec.inputs.shape), ...(spec.derived ?? [])].filter((key) => {
     if (skip.has(key) || (computed.has(key) && news[key] === undefined)) return false;
     const local = localWithin(spec, key);
     return containsUnknown(news[key]) || !sameValue(withoutPaths(olds[key], local), withoutPaths(news[key], local));

@@ -52,6 +52,14 @@ export interface SpecDeclaration<I extends z.ZodObject = z.ZodObject, O extends 
   secretOutputs: readonly string[];
   /** The credentials every call for this kind needs; `check` fails at preview when one is missing. */
   credentials: readonly Credential[];
+  /** Credentials some inputs need besides those (a Template's legacy build system needs the access token). */
+  credentialsFor?: (inputs: Record<string, unknown>) => readonly Credential[];
+  /**
+   * Inputs `check` computes from the others (never given by a program): stored and diffed like in-place
+   * inputs, so a change of what they sum up (a file of a build context) shows at preview under their name.
+   * Documented among the outputs, which echo them.
+   */
+  derived?: readonly string[];
   /**
    * Inputs filled in by `check` when the user leaves them out (auto-naming), derived from the resource's
    * key and replacement generation, so a re-run of an interrupted `up` computes the same value.

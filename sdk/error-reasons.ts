@@ -16,6 +16,8 @@ const RULES: readonly Rule[] = [
   { statuses: [400], message: /because there are \w+ sandboxes using it/, reason: "template_in_use" },
   // volumes: 400 "Volume with name 'x' already exists"; aliases: 409 "Alias 'x' is already used", 403 when another team holds it
   { statuses: [400, 403, 409], message: /already (exists|taken|in use|used)/i, reason: "name_taken" },
+  // POST /v2/templates/{id}/builds/{buildID}: "build is not in waiting state" once it was started
+  { statuses: [400], message: /not in waiting state/i, reason: "build_not_waiting" },
   // "Error pausing sandbox - sandbox '<id>' is already paused"
   { statuses: [409], message: /is already paused/i, reason: "already_paused" },
 ];

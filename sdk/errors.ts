@@ -33,7 +33,8 @@ export type ErrorReason =
   | "deadline" // the caller's own overall deadline of a wait passed (not one request's timeout)
   | "template_in_use" // a template cannot be deleted while sandboxes use it
   | "name_taken" // a unique name (volume name, template alias) is held by another resource
-  | "already_paused"; // pausing a sandbox that is already paused
+  | "already_paused" // pausing a sandbox that is already paused
+  | "build_not_waiting"; // starting a v2 build that was already started (or has ended)
 
 export interface SandboxErrorInit {
   code: ErrorCode;

@@ -42,11 +42,18 @@ export function sandboxPath(path: string, cwd: string): string {
   return posix.normalize(path.startsWith("/") ? path : posix.join(cwd, path)).replace(/(.)\/+$/, "$1");
 }
 
+/**
+ * Directories the base image already has, with their owners: a COPY into `/home/user/app` as root
+ * makes `app` root's, and leaves the home directory the sandbox user's, as Docker does over the
+ * service's base image (where every sandbox user writes its home).
+ */
+const BASE_DIRS: ReadonlyMap<string, string> = new Map([["/home", "root"], ["/home/user", "user"]]);
+
 /** Creates `dir` and its missing parents in the tree. */
 export function ensureDir(tree: Map<string, TreeNode>, dir: string, owner: string): void {
   if (dir === "/") return;
   ensureDir(tree, posix.dirname(dir), owner);
-  if (!tree.has(dir)) tree.set(dir, { type: "dir", mode: 0o755, owner });
+  if (!tree.has(dir)) tree.set(dir, { type: "dir", mode: 0o755, owner: BASE_DIRS.get(dir) ?? owner });
 }
 
 /** How a COPY step places the uploaded members (Docker's rules). */

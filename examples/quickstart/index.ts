@@ -1,4 +1,4 @@
-// The quickstart: build a template, create a volume, and start a sandbox from the template with the
+// The quickstart: build a template (a Dockerfile that copies ./app into it), create a volume, and start a sandbox from the template with the
 // volume mounted and a provisioning step. Runs against the real service, or the embedded emulator
 // (`npm start` at the repository root does that for you).
 import * as pulumi from "@pulumi/pulumi";
@@ -9,8 +9,17 @@ const toolchain = config.get("toolchain") ?? "v1";
 const message = config.get("message") ?? "provisioned by pulumi";
 
 const template = new Template("quickstart", {
-  // A change of the Dockerfile (here: of `toolchain`) rebuilds the template in place, same templateID.
-  dockerfile: ["FROM e2bdev/base:latest", `ENV TOOLCHAIN=${toolchain}`, "RUN echo 'base image ready'"].join("\n"),
+  // A change of the Dockerfile's steps (here: of `toolchain`) rebuilds the template in place, same templateID.
+  dockerfile: [
+    "FROM e2bdev/base:latest",
+    `ENV TOOLCHAIN=${toolchain}`,
+    // Read from `context` below: edit a file of ./app and `pulumi preview --diff` shows this step changed.
+    "COPY app /home/user/app",
+    "RUN echo 'base image ready'",
+  ].join("\n"),
+  // The build context: COPY sources are read from this directory (relative to this project). Only the
+  // files the service does not have yet are uploaded; an unchanged ./app uploads nothing.
+  context: ".",
   cpuCount: 2,
   memoryMB: 1024,
   // Flipping this is one PATCH, never a rebuild.

@@ -1,4 +1,7 @@
-/** Template create/read/update/delete. The map of calls and the replace rule are in ../specs/template.ts. */
+/**
+ * Template create/read/update/delete. The map of calls and the replace rule are in ../specs/template.ts;
+ * the steps `check` derives are in ./template-steps.ts, the v2 build calls in ./template-v2.ts.
+ */
 import { isSandboxError } from "../../sdk/errors";
 import type { BuildLogEntry, TemplateBuild, TemplateBuildRequest, TemplateWithBuilds } from "../../sdk/schemas/templates";
 import { changedFields } from "../diff";
@@ -9,16 +12,15 @@ import { resourceLogger, type Logger } from "../runtime/log";
 import { autoNamed, createOnce } from "../runtime/outcome";
 import { PartialCreateError } from "../runtime/partial";
 import { wireBody, type WireMap } from "../runtime/wire";
+import { containsUnknown, sameValue, UNKNOWN } from "../spec";
+import { PlanError, planBuild } from "./template-steps";
+import { requestBuild, startBuild, type BuildRef } from "./template-v2";
 
-type Inputs = InputsOf<"Template">;
+/** The checked inputs, with what `check` derives (deriveSteps). */
+type Inputs = InputsOf<"Template"> & { buildSteps?: string[] | undefined };
 type State = StateOf<"Template">;
 
-interface BuildRef {
-  templateID: string;
-  buildID: string;
-  /** Status of that build when it was found; undefined for a build just started. */
-  status?: string | undefined;
-}
+const isV1 = (inputs: Inputs): boolean => inputs.buildSystem === "v1";
 
 const logFor = (inputs: Inputs): Logger => resourceLogger("Template", inputs.__resource ?? "", credentials);
 
@@ -32,6 +34,10 @@ export const BUILD_REQUEST: WireMap<SpecInputs<"Template">, TemplateBuildRequest
   memoryMB: (memoryMB) => ({ memoryMB }),
   public: "not sent: one PATCH once the build is ready (setPublic)",
   buildTimeoutSeconds: "not sent: the provider's own deadline for waiting",
+  context: "not sent: v1 builds upload no files (check refuses a context with v1)",
+  buildSystem: "not sent: it chooses these endpoints",
+  tags: "not sent: v1 builds have no tags (check refuses them with v1)",
+  force: "not sent: v1 builds have no cache switch (check refuses it with v1)",
 };
 
 function buildBody(inputs: Inputs): TemplateBuildRequest {
@@ -74,9 +80,16 @@ async function awaitBuild(ref: BuildRef, inputs: Inputs, provider: unknown): Pro
     const message = err.reason === "deadline"
       ? `${err.message} That is the deadline of buildTimeoutSeconds (${inputs.buildTimeoutSeconds}). The build goes on, and the ` +
         "template is recorded: the next `pulumi up` waits for this same build. Raise buildTimeoutSeconds for longer builds."
-      : err.message;
+      : `${err.message}${failedStepOf(err, inputs)}`;
     throw new PartialCreateError(message, ref.templateID, outs, provider);
   }
+}
+
+/** `\nStep 4 is: RUN exit 3`: the failed v2 step as `buildSteps` shows it (its index counts from 1 after FROM). */
+function failedStepOf(err: unknown, inputs: Inputs): string {
+  const step = (err as { build?: { reason?: { step?: string } } }).build?.reason?.step;
+  const line = step !== undefined && /^\d+$/.test(step) && !isV1(inputs) ? inputs.buildSteps?.[Number(step)] : undefined;
+  return line === undefined ? "" : `\nStep ${step} is: ${line}`;
 }
 
 /**
@@ -128,19 +141,117 @@ async function startRebuild(templateID: string, inputs: Inputs): Promise<BuildRe
   return createOnce(async () => ({ templateID, buildID: (await platform().templates.rebuild(templateID, buildBody(inputs))).buildID }), started);
 }
 
-/** Builds that are running are waited for, failed ones are rebuilt, ready ones are kept. */
+/**
+ * A new build of an existing template, started: v1 by POST /templates/{id}; v2 by a build request
+ * under the template's alias (which keeps its ID), its uploads and its start.
+ */
+async function rebuild(templateID: string, inputs: Inputs): Promise<BuildRef> {
+  if (isV1(inputs)) return startRebuild(templateID, inputs);
+  const newest = async () => latest(await platform().templates.get(templateID))?.buildID;
+  const before = await newest();
+  const ref = await requestBuild(inputs, async () => {
+    const buildID = await newest();
+    return buildID !== undefined && buildID !== before ? { templateID, buildID } : undefined;
+  });
+  if (ref.templateID !== templateID) {
+    throw new Error(
+      `The build request for alias "${inputs.alias}" went to template ${ref.templateID}, not ${templateID}: that alias no longer ` +
+        "names this template (changed outside Pulumi?). Give the template its alias back, or run `pulumi refresh`.",
+    );
+  }
+  await startBuild(ref, inputs, logFor(inputs));
+  return ref;
+}
+
+/**
+ * Takes a build to its end: running ones are waited for, failed ones are rebuilt, ready ones are
+ * kept, and a v2 build still waiting (just requested, or requested by an interrupted run) gets its
+ * files and its start first.
+ */
 async function settle(ref: BuildRef, inputs: Inputs, provider: unknown): Promise<void> {
   if (ref.status === "ready") return;
-  const build = ref.status === "error" ? await startRebuild(ref.templateID, inputs) : ref;
+  let build = ref;
+  if (ref.status === "error") build = await rebuild(ref.templateID, inputs);
+  else if (!isV1(inputs) && (ref.status === undefined || ref.status === "waiting")) await startBuild(ref, inputs, logFor(inputs));
   await awaitBuild({ templateID: ref.templateID, buildID: build.buildID }, inputs, provider);
 }
 
+/** The first build of a new template: v1 by POST /templates; v2 by a build request under the alias. */
+function firstBuild(inputs: Inputs): Promise<BuildRef> {
+  const alias = inputs.alias ?? "";
+  const find = () => findByAlias(alias);
+  return isV1(inputs) ? createOnce<BuildRef>(() => platform().templates.create(buildBody(inputs)), find) : requestBuild(inputs, find);
+}
+
+/**
+ * What a create finds under its alias. An auto-name is this resource's own: a template under it was
+ * made by an interrupted run, and is adopted. A chosen alias another template holds is refused: a v2
+ * build request under it would build into that template (v1's create is refused by the service itself).
+ */
+async function existing(inputs: Inputs): Promise<BuildRef | undefined> {
+  const alias = inputs.alias ?? ""; // `check` always sets it: the user's, or an auto-name
+  const auto = autoNamed(inputs, "alias");
+  if (!auto && isV1(inputs)) return undefined;
+  const found = await findByAlias(alias);
+  if (found && !auto) {
+    throw new Error(
+      `alias "${alias}" is already the template ${found.templateID} of your team, and a build under that name would replace its ` +
+        "content. Choose another alias, or delete that template first.",
+    );
+  }
+  if (found) logFor(inputs)(`adopting template ${found.templateID} (alias ${alias}) made by an interrupted run`);
+  return found;
+}
+
+/**
+ * `buildSteps` from the Dockerfile and the context, or why the service cannot build them. v1 builds
+ * send the text as it is (the service's builder reads any Dockerfile): there a Dockerfile that does
+ * not convert just has no steps to show.
+ */
+function deriveSteps(inputs: Record<string, unknown>): { inputs?: Record<string, unknown>; failures?: { property: string; reason: string }[] } {
+  const { buildSteps: _stale, ...given } = inputs;
+  if (["dockerfile", "context", "buildSystem", "startCmd", "readyCmd"].some((k) => containsUnknown(given[k]))) {
+    return { inputs: { ...given, buildSteps: UNKNOWN } };
+  }
+  const v1 = given.buildSystem === "v1";
+  try {
+    return { inputs: { ...given, buildSteps: planBuild(given as Inputs, !v1).lines } };
+  } catch (err) {
+    if (!(err instanceof PlanError)) throw err;
+    if (v1) return { inputs: given };
+    return { failures: err.problems.map((p) => ({ property: "", reason: `${p.path}: ${p.reason}` })) };
+  }
+}
+
+/** Moves the template's tags to its current build: `news` assigned, the ones dropped removed. */
+async function moveTags(alias: string, olds: readonly string[], news: readonly string[]): Promise<void> {
+  if (news.length > 0) await platform().builds.assignTags(alias, [...news]);
+  const dropped = olds.filter((t) => !news.includes(t));
+  if (dropped.length > 0) await ignoreNotFound(() => platform().builds.removeTags(alias, dropped));
+}
+
+/**
+ * The template's newest build when it is newer than the one the state knows and has not ended: a
+ * rebuild an interrupted `up` requested (and maybe started). One that ended is not taken for ours:
+ * the service does not say what a build built.
+ */
+async function newerInFlight(templateID: string, known: unknown): Promise<BuildRef | undefined> {
+  const newest = latest(await platform().templates.get(templateID));
+  if (!newest || newest.buildID === known || (newest.status !== "waiting" && newest.status !== "building")) return undefined;
+  return { templateID, buildID: newest.buildID, status: newest.status };
+}
+
+/** The lines of `news` that differ from `olds` at the same place (none when either side has no steps). */
+function changedSteps(olds: readonly string[] | undefined, news: readonly string[] | undefined): string[] {
+  if (!olds || !news) return [];
+  return news.filter((line, i) => olds[i] !== line);
+}
+
 export const templateHandlers: ResourceHandlers<"Template"> = {
-  async create(inputs) {
-    const alias = inputs.alias ?? ""; // `check` always sets it: the user's, or an auto-name
-    const adopted = autoNamed(inputs, "alias") ? await findByAlias(alias) : undefined;
-    if (adopted) logFor(inputs)(`adopting template ${adopted.templateID} (alias ${alias}) made by an interrupted run`);
-    const ref: BuildRef = adopted ?? (await createOnce<BuildRef>(() => platform().templates.create(buildBody(inputs)), () => findByAlias(alias)));
+  derive: deriveSteps,
+
+  async create(inputs: Inputs) {
+    const ref: BuildRef = (await existing(inputs)) ?? (await firstBuild(inputs));
     await settle(ref, inputs, inputs.__provider);
     if (inputs.public === true) await platform().templates.setPublic(ref.templateID, true);
     return { id: ref.templateID, outs: await describe(ref.templateID, inputs) };
@@ -155,15 +266,29 @@ export const templateHandlers: ResourceHandlers<"Template"> = {
     }
   },
 
-  async update(id, olds, news) {
+  async update(id, olds, news: Inputs) {
+    const log = logFor(news);
     const changed = new Set(changedFields(templateSpec, olds, news));
-    const rebuild = REBUILD_INPUTS.some((k) => changed.has(k)) || olds.buildStatus === "error";
-    if (rebuild) {
-      logFor(news)(`rebuilding template ${id} (${[...changed].filter((k) => k !== "public").join(", ") || "the last build failed"})`);
-      await awaitBuild(await startRebuild(id, news), news, news.__provider);
+    // v1 sends the Dockerfile's text, so any edit of it is a new build; v2 sends the steps.
+    const rebuildOn: readonly string[] = isV1(news) ? [...REBUILD_INPUTS, "dockerfile"] : REBUILD_INPUTS;
+    const forced = news.force === true && olds.force !== true;
+    const why = [...rebuildOn.filter((k) => changed.has(k)), ...(forced ? ["force"] : [])];
+    const inFlight = why.length > 0 || olds.buildStatus === "error" ? await newerInFlight(id, olds.latestBuildID) : undefined;
+    if (inFlight) {
+      // A second build would cancel this one (the service keeps the newest): wait for it instead.
+      log(`adopting build ${inFlight.buildID} of template ${id}, started by an interrupted run`);
+      await settle(inFlight, news, news.__provider);
+    } else if (why.length > 0 || olds.buildStatus === "error") {
+      log(`rebuilding template ${id} (${why.join(", ") || "the last build failed"})`);
+      for (const step of changedSteps(olds.buildSteps, news.buildSteps)) log(`changed step: ${step}`);
+      await awaitBuild(await rebuild(id, news), news, news.__provider);
     } else if (olds.buildStatus !== "ready" && typeof olds.latestBuildID === "string" && olds.latestBuildID) {
-      await awaitBuild({ templateID: id, buildID: olds.latestBuildID }, news, news.__provider);
+      const status = (await platform().templates.get(id)).builds.find((b) => b.buildID === olds.latestBuildID)?.status;
+      await settle({ templateID: id, buildID: olds.latestBuildID, status }, news, news.__provider);
+    } else if (changed.has("dockerfile") && !isV1(news)) {
+      log("the Dockerfile's steps are unchanged (an edit of comments or spacing): nothing to rebuild");
     }
+    if (!sameValue(olds.tags ?? [], news.tags ?? [])) await moveTags(news.alias ?? id, olds.tags ?? [], news.tags ?? []);
     if (olds.public !== news.public) await platform().templates.setPublic(id, news.public === true);
     return { outs: await describe(id, news) };
   },

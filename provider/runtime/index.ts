@@ -36,9 +36,12 @@ export function configure(req: { config: ConfigSource }): void {
 
 /** Validation before any API call; a missing credential is reported here too, at preview. */
 export async function check(kind: ResourceKind, olds: Inputs, news: Inputs): Promise<CheckOutcome> {
-  const outcome = checkInputs(SPECS[kind], migrate(kind, olds ?? {}), news ?? {});
-  if (outcome.failures) return outcome;
-  const missing = missingCredentials(kind);
+  const checked = checkInputs(SPECS[kind], migrate(kind, olds ?? {}), news ?? {});
+  if (!checked.inputs) return checked;
+  // Inputs computed from the others (a Template's build steps): local work, still before any call.
+  const outcome = handlersOf(kind).derive?.(checked.inputs) ?? checked;
+  if (!outcome.inputs) return outcome;
+  const missing = missingCredentials(kind, outcome.inputs);
   return missing.length ? { failures: missing } : outcome;
 }
 
@@ -46,13 +49,14 @@ export async function check(kind: ResourceKind, olds: Inputs, news: Inputs): Pro
 const CREDENTIAL_HELP: Record<Credential, (kind: ResourceKind) => string> = {
   apiKey: (kind) => `sandbox:apiKey: ${kind} needs an API key: run \`pulumi config set --secret sandbox:apiKey <key>\` or set E2B_API_KEY.`,
   accessToken: (kind) =>
-    `sandbox:accessToken: ${kind} needs an access token (the build endpoints take only a Bearer token): run ` +
+    `sandbox:accessToken: ${kind} needs an access token (buildSystem "v1": its build endpoints take only a Bearer token): run ` +
     "`pulumi config set --secret sandbox:accessToken <token>` or set E2B_ACCESS_TOKEN.",
 };
 
-function missingCredentials(kind: ResourceKind): { property: string; reason: string }[] {
+function missingCredentials(kind: ResourceKind, inputs: Inputs): { property: string; reason: string }[] {
   const o = resolveOptions(clientOptions());
-  return SPECS[kind].credentials.filter((c) => !o[c]).map((c) => ({ property: "", reason: CREDENTIAL_HELP[c](kind) }));
+  const needed = [...new Set([...SPECS[kind].credentials, ...(SPECS[kind].credentialsFor?.(inputs) ?? [])])];
+  return needed.filter((c) => !o[c]).map((c) => ({ property: "", reason: CREDENTIAL_HELP[c](kind) }));
 }
 
 export async function diff(kind: ResourceKind, _id: string, olds: Outputs, news: Inputs): Promise<DiffOutcome> {

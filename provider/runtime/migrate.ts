@@ -6,6 +6,7 @@
 import { versionOlder } from "../../sdk/node-version";
 import { underCurrentNames, type ResourceKind } from "../spec";
 import { SPECS } from "../specs";
+import { PlanError, planBuild } from "../resources/template-steps";
 import type { Outputs } from "./handlers";
 
 /** The version of this package, as recorded in state. */
@@ -26,7 +27,24 @@ const MIGRATIONS: readonly Migration[] = [
     why: "the volume's ID output is `volumeID` (like sandboxID and templateID); `volumeId` stays for one release",
     up: (s) => (s.volumeID === undefined && typeof s.volumeId === "string" ? { ...s, volumeID: s.volumeId } : s),
   },
+  {
+    kind: "Template",
+    before: "0.3.0",
+    why:
+      "a template's build steps (`buildSteps`) are derived from its Dockerfile and diffed; state from before has none. " +
+      "Its builds read no context, so the steps are the Dockerfile's alone: the same Dockerfile is then no change",
+    up: (s) => (s.buildSteps !== undefined || typeof s.dockerfile !== "string" ? s : withSteps(s, s.dockerfile)),
+  },
 ];
+
+function withSteps(state: Outputs, dockerfile: string): Outputs {
+  try {
+    return { ...state, buildSteps: planBuild({ dockerfile }, false).lines };
+  } catch (err) {
+    if (err instanceof PlanError) return state; // a Dockerfile only the v1 builder reads: compared as text
+    throw err;
+  }
+}
 
 /**
  * Stored state (outputs, or the old inputs `check` sees) in today's shape: the migrations of the

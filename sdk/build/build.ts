@@ -4,6 +4,7 @@
  * sequence of service-facts §3.1, in the order the service's SDK runs it.
  */
 import { SandboxError } from "../errors";
+import type { CallOptions } from "../http";
 import type { TemplateBuildInfo, BuildLogEntry } from "../schemas/templates";
 import type { TemplateBuildStartV2, TemplateStep } from "../schemas/builds";
 import type { Templates } from "../templates";
@@ -48,27 +49,50 @@ export function withFilesHashes(steps: readonly TemplateStep[], contextDir: stri
   });
 }
 
+/** What {@link uploadMissing} did: the files hashes it uploaded (the rest were present), and their bytes. */
+export interface UploadOutcome {
+  uploaded: string[];
+  bytes: number;
+}
+
+/**
+ * Uploads the archive of each COPY step (`steps` from withFilesHashes) the service lacks for the
+ * template: one link call per distinct hash (`present` means cached), a PUT for the others.
+ *
+ * @throws SandboxError `conflict` when the files changed since they were hashed.
+ */
+export async function uploadMissing(
+  builds: TemplateBuilds, templateID: string, steps: readonly TemplateStep[], contextDir: string, call: CallOptions = {},
+): Promise<UploadOutcome> {
+  const ignore = readDockerignore(contextDir);
+  const out: UploadOutcome = { uploaded: [], bytes: 0 };
+  const seen = new Set<string>();
+  for (const step of steps) {
+    if (step.filesHash === undefined || seen.has(step.filesHash)) continue;
+    seen.add(step.filesHash);
+    const link = await builds.fileUploadLink(templateID, step.filesHash, call);
+    if (link.present || link.url === undefined) continue;
+    const [src = "", dest = ""] = step.args ?? [];
+    const entries = listContextFiles(src, contextDir, ignore);
+    // The files may have changed since they were hashed: upload only what the hash names.
+    if (hashEntries(src, dest, entries) !== step.filesHash) {
+      throw new SandboxError({ code: "conflict", message: `COPY ${src}: the files changed while the build was being prepared; run it again` });
+    }
+    const archive = contextArchive(entries);
+    await builds.upload(link.url, archive, call);
+    out.uploaded.push(step.filesHash);
+    out.bytes += archive.length;
+  }
+  return out;
+}
+
 /** Runs one build. @throws BuildFailedError when it ends in `error`; SandboxError otherwise. */
 export async function runTemplateBuild(builds: TemplateBuilds, templates: Templates, spec: BuildSpec): Promise<BuildOutcome> {
   const call = spec.signal ? { signal: spec.signal } : {};
   const accepted = await builds.request({ name: spec.name, tags: spec.tags, cpuCount: spec.cpuCount, memoryMB: spec.memoryMB }, call);
   const { templateID, buildID } = accepted;
   const steps = withFilesHashes(spec.build.steps ?? [], spec.contextDir);
-  const ignore = readDockerignore(spec.contextDir);
-  const uploaded: string[] = [];
-  for (const step of steps) {
-    if (step.filesHash === undefined) continue;
-    const link = await builds.fileUploadLink(templateID, step.filesHash, call);
-    if (link.present || link.url === undefined || uploaded.includes(step.filesHash)) continue;
-    const [src = "", dest = ""] = step.args ?? [];
-    const entries = listContextFiles(src, spec.contextDir, ignore);
-    // The files may have changed since they were hashed: upload only what the hash names.
-    if (hashEntries(src, dest, entries) !== step.filesHash) {
-      throw new SandboxError({ code: "conflict", message: `COPY ${src}: the files changed while the build was being prepared; run it again` });
-    }
-    await builds.upload(link.url, contextArchive(entries), call);
-    uploaded.push(step.filesHash);
-  }
+  const { uploaded } = await uploadMissing(builds, templateID, steps, spec.contextDir, call);
   await builds.start(templateID, buildID, { ...spec.build, steps }, call);
   const info = await templates.waitForBuild(templateID, buildID, {
     ...(spec.onLog ? { onLog: spec.onLog } : {}),

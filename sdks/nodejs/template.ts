@@ -5,7 +5,7 @@ import * as pulumi from "@pulumi/pulumi";
 import * as utilities from "./utilities";
 
 /**
- * A sandbox template built from a Dockerfile. Creating and rebuilding use the v1 build endpoints, which need an access token (`sandbox:accessToken`) as well as the API key. The build's log lines are shown as they come; a failed build is recorded and rebuilt by the next `pulumi up`.
+ * A sandbox template built from a Dockerfile and a local build context. By default it builds through the service's current build system with the API key alone: the Dockerfile becomes build steps at preview, and only the COPY files the service lacks are uploaded. `buildSystem: "v1"` uses the legacy endpoints, which need an access token (`sandbox:accessToken`). The build's log lines are shown as they come; a failed build is recorded and rebuilt by the next `pulumi up`.
  */
 export class Template extends pulumi.CustomResource {
     /**
@@ -55,9 +55,21 @@ export class Template extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly buildStatus: pulumi.Output<string>;
     /**
+     * What the Dockerfile builds, one line per step as the service gets it (`FROM`, then each step; a COPY step ends with the hash of its files), computed at preview. `pulumi preview --diff` shows a changed context file as a change of its COPY step here. Absent when the Dockerfile is not known at preview, or with buildSystem v1 where it does not convert.
+     */
+    declare public /*out*/ readonly buildSteps: pulumi.Output<string[] | undefined>;
+    /**
+     * Which build system builds the template: `"v2"` (default), the service's current one, needs only the API key and uploads the context; `"v1"`, the legacy endpoints that take the Dockerfile text, needs the access token (`sandbox:accessToken`) and takes no context, tags or force. Changing it rebuilds nothing by itself. One of `v2`, `v1`.
+     */
+    declare public readonly buildSystem: pulumi.Output<string>;
+    /**
      * How long create and update wait for a build before failing, in seconds. Default 1200. Changes nothing remotely.
      */
     declare public readonly buildTimeoutSeconds: pulumi.Output<number>;
+    /**
+     * Directory the Dockerfile's COPY/ADD sources are read from (its `.dockerignore` applies), relative to the Pulumi project's directory or absolute. Default: none, and a Dockerfile with a COPY then fails preview. Only the files' contents count (each COPY step's files hash, shown in `buildSteps`): moving the directory changes nothing. v2 only.
+     */
+    declare public readonly context: pulumi.Output<string | undefined>;
     /**
      * CPU cores of the last successful build.
      */
@@ -71,13 +83,17 @@ export class Template extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly diskSizeMB: pulumi.Output<number>;
     /**
-     * The Dockerfile's text. Required. A change rebuilds the template in place (same templateID).
+     * The Dockerfile's text. Required. With the v2 build system it is turned into build steps at preview (see `buildSteps`): a change of the steps rebuilds the template in place (same templateID); an edit that leaves the steps as they were (a comment, spacing) rebuilds nothing. A line the service cannot build fails preview, naming the line.
      */
     declare public readonly dockerfile: pulumi.Output<string>;
     /**
      * Version of the in-sandbox server the build carries.
      */
     declare public /*out*/ readonly envdVersion: pulumi.Output<string>;
+    /**
+     * Build without the service's build cache (every step runs again). Default false. Setting it to true rebuilds once; while true, every rebuild skips the cache; setting it back rebuilds nothing. v2 only.
+     */
+    declare public readonly force: pulumi.Output<boolean | undefined>;
     /**
      * Why the latest build failed, with its last log lines; absent when it succeeded.
      */
@@ -111,6 +127,10 @@ export class Template extends pulumi.CustomResource {
      */
     declare public readonly startCmd: pulumi.Output<string | undefined>;
     /**
+     * Tags the template's builds get besides `default` (sandboxes can name `alias:tag`). A change moves the tags to the current build, never rebuilds. v2 only.
+     */
+    declare public readonly tags: pulumi.Output<string[] | undefined>;
+    /**
      * Team that owns the template. Default: the API key's team. Changing it replaces the template.
      */
     declare public readonly teamID: pulumi.Output<string | undefined>;
@@ -138,18 +158,23 @@ export class Template extends pulumi.CustomResource {
                 throw new Error("Missing required property 'dockerfile'");
             }
             resourceInputs["alias"] = args?.alias;
+            resourceInputs["buildSystem"] = (args?.buildSystem) ?? "v2";
             resourceInputs["buildTimeoutSeconds"] = (args?.buildTimeoutSeconds) ?? 1200;
+            resourceInputs["context"] = args?.context;
             resourceInputs["cpuCount"] = args?.cpuCount;
             resourceInputs["dockerfile"] = args?.dockerfile;
+            resourceInputs["force"] = args?.force;
             resourceInputs["memoryMB"] = args?.memoryMB;
             resourceInputs["public"] = (args?.public) ?? false;
             resourceInputs["readyCmd"] = args?.readyCmd;
             resourceInputs["startCmd"] = args?.startCmd;
+            resourceInputs["tags"] = args?.tags;
             resourceInputs["teamID"] = args?.teamID;
             resourceInputs["aliases"] = undefined /*out*/;
             resourceInputs["buildCount"] = undefined /*out*/;
             resourceInputs["buildID"] = undefined /*out*/;
             resourceInputs["buildStatus"] = undefined /*out*/;
+            resourceInputs["buildSteps"] = undefined /*out*/;
             resourceInputs["createdAt"] = undefined /*out*/;
             resourceInputs["diskSizeMB"] = undefined /*out*/;
             resourceInputs["envdVersion"] = undefined /*out*/;
@@ -165,12 +190,16 @@ export class Template extends pulumi.CustomResource {
             resourceInputs["buildCount"] = undefined /*out*/;
             resourceInputs["buildID"] = undefined /*out*/;
             resourceInputs["buildStatus"] = undefined /*out*/;
+            resourceInputs["buildSteps"] = undefined /*out*/;
+            resourceInputs["buildSystem"] = undefined /*out*/;
             resourceInputs["buildTimeoutSeconds"] = undefined /*out*/;
+            resourceInputs["context"] = undefined /*out*/;
             resourceInputs["cpuCount"] = undefined /*out*/;
             resourceInputs["createdAt"] = undefined /*out*/;
             resourceInputs["diskSizeMB"] = undefined /*out*/;
             resourceInputs["dockerfile"] = undefined /*out*/;
             resourceInputs["envdVersion"] = undefined /*out*/;
+            resourceInputs["force"] = undefined /*out*/;
             resourceInputs["lastBuildError"] = undefined /*out*/;
             resourceInputs["latestBuildID"] = undefined /*out*/;
             resourceInputs["memoryMB"] = undefined /*out*/;
@@ -179,12 +208,13 @@ export class Template extends pulumi.CustomResource {
             resourceInputs["readyCmd"] = undefined /*out*/;
             resourceInputs["spawnCount"] = undefined /*out*/;
             resourceInputs["startCmd"] = undefined /*out*/;
+            resourceInputs["tags"] = undefined /*out*/;
             resourceInputs["teamID"] = undefined /*out*/;
             resourceInputs["templateID"] = undefined /*out*/;
             resourceInputs["updatedAt"] = undefined /*out*/;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
-        const replaceOnChanges = { replaceOnChanges: ["teamID"] };
+        const replaceOnChanges = { replaceOnChanges: ["alias", "teamID"] };
         opts = pulumi.mergeOptions(opts, replaceOnChanges);
         super(Template.__pulumiType, name, resourceInputs, opts);
     }
@@ -195,21 +225,33 @@ export class Template extends pulumi.CustomResource {
  */
 export interface TemplateArgs {
     /**
-     * Alias sandboxes can be created from. Default: the resource name plus a stable suffix. A change rebuilds.
+     * Alias sandboxes can be created from. Default: the resource name plus a stable suffix. A change replaces the template (the current build system knows a template by its name).
      */
     alias?: pulumi.Input<string | undefined>;
+    /**
+     * Which build system builds the template: `"v2"` (default), the service's current one, needs only the API key and uploads the context; `"v1"`, the legacy endpoints that take the Dockerfile text, needs the access token (`sandbox:accessToken`) and takes no context, tags or force. Changing it rebuilds nothing by itself. One of `v2`, `v1`.
+     */
+    buildSystem?: pulumi.Input<string | undefined>;
     /**
      * How long create and update wait for a build before failing, in seconds. Default 1200. Changes nothing remotely.
      */
     buildTimeoutSeconds?: pulumi.Input<number | undefined>;
     /**
+     * Directory the Dockerfile's COPY/ADD sources are read from (its `.dockerignore` applies), relative to the Pulumi project's directory or absolute. Default: none, and a Dockerfile with a COPY then fails preview. Only the files' contents count (each COPY step's files hash, shown in `buildSteps`): moving the directory changes nothing. v2 only.
+     */
+    context?: pulumi.Input<string | undefined>;
+    /**
      * CPU cores of sandboxes from this template (1 or even, up to 32). Service default 2. A change rebuilds.
      */
     cpuCount?: pulumi.Input<number | undefined>;
     /**
-     * The Dockerfile's text. Required. A change rebuilds the template in place (same templateID).
+     * The Dockerfile's text. Required. With the v2 build system it is turned into build steps at preview (see `buildSteps`): a change of the steps rebuilds the template in place (same templateID); an edit that leaves the steps as they were (a comment, spacing) rebuilds nothing. A line the service cannot build fails preview, naming the line.
      */
     dockerfile: pulumi.Input<string>;
+    /**
+     * Build without the service's build cache (every step runs again). Default false. Setting it to true rebuilds once; while true, every rebuild skips the cache; setting it back rebuilds nothing. v2 only.
+     */
+    force?: pulumi.Input<boolean | undefined>;
     /**
      * Memory of sandboxes from this template, in MiB (>= 128, even). Service default 1024. A change rebuilds.
      */
@@ -226,6 +268,10 @@ export interface TemplateArgs {
      * Command started when a sandbox boots from the template. A change rebuilds.
      */
     startCmd?: pulumi.Input<string | undefined>;
+    /**
+     * Tags the template's builds get besides `default` (sandboxes can name `alias:tag`). A change moves the tags to the current build, never rebuilds. v2 only.
+     */
+    tags?: pulumi.Input<pulumi.Input<string>[] | undefined>;
     /**
      * Team that owns the template. Default: the API key's team. Changing it replaces the template.
      */

@@ -105,7 +105,8 @@ test("up again without a change rebuilds the same template and fails again with 
   expect(up.code).not.toBe(0);
   expect(up.output).toContain(`rebuilding template ${id} (the last build failed)`);
   expect(up.output).toMatch(/build \S+ failed at step \d+: failed to run command 'exit 3': exit status 3/);
-  expect(s.emulator.calls(since).filter((c) => c.method === "POST").map((c) => c.path)).toEqual([`/templates/${id}`]);
+  const posts = s.emulator.calls(since).filter((c) => c.method === "POST").map((c) => c.path.replace(/builds\/[0-9a-f-]+$/, "builds/*"));
+  expect(posts).toEqual(["/v3/templates", `/v2/templates/${id}/builds/*`]); // a new build of the same template
   const tpl = resourceNamed(await state(), "tpl-0");
   expect(tpl?.id).toBe(id);
   expect(tpl?.outputs).toMatchObject({ buildStatus: "error", buildCount: 2 });

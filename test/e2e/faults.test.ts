@@ -77,8 +77,11 @@ test("under faults, destroy leaves nothing; a quarter of the calls were disturbe
   for (const kind of ["rate429", "rate503", "drop", "dropAfter"]) expect(faults.byKind[kind], kind).toBeGreaterThan(0);
 });
 
-/** The calls that make something: a sandbox, a volume, a template, a template's new build. */
-const START_ROUTE = /^\/(sandboxes|volumes|templates|templates\/[^/?]+)$/;
+/**
+ * The calls that make something: a sandbox, a volume, a template or a template's new build (v1:
+ * /templates[/{id}]; the current build system: a build request, /v3/templates, and its start).
+ */
+const START_ROUTE = /^\/(sandboxes|volumes|templates|templates\/[^/?]+|v3\/templates|v2\/templates\/[^/?]+\/builds\/[^/?]+)$/;
 
 /**
  * A proxy in front of the platform API that hands every create and rebuild to the service, waits for
@@ -117,17 +120,19 @@ test("when every create's and rebuild's answer is lost, the provider finds what 
     let since = lastSeq(s.emulator);
     const up = await s.ok("up", "--yes", "--skip-preview");
     expect(up.output).toMatch(new RegExp(`\\+ ${RESOURCES + 1} created`)); // destroy removed the stack too
-    // One create per resource reached the service, and no answer of theirs reached the provider.
-    expect(starts(since).map((c) => c.status).sort()).toEqual([...Array(3 + SANDBOXES).fill(201), ...Array(2).fill(202)]);
-    expect(proxy.lost).toHaveLength(RESOURCES);
+    // One create per resource reached the service, and no answer of theirs reached the provider. A
+    // template's is a build request and a start; the start, sent again, is refused as started (400).
+    expect(starts(since).map((c) => c.status).sort()).toEqual([...Array(3 + SANDBOXES).fill(201), ...Array(4).fill(202), 400, 400]);
+    expect(proxy.lost).toHaveLength(RESOURCES + 2);
     await expectStateIsInventory();
     expect((await s.outputs()).provisioned).toEqual(Array(SANDBOXES).fill(true));
 
     since = lastSeq(s.emulator);
     await s.ok("config", "set", "dockerfile", "FROM e2bdev/base:latest\nRUN echo fleet image v3");
     await s.ok("up", "--yes", "--skip-preview");
-    expect(starts(since).map((c) => c.path.split("/")[1])).toEqual(["templates", "templates"]); // one rebuild each
-    expect(proxy.lost).toHaveLength(RESOURCES + 2);
+    // One rebuild each: a build request, its start, the start sent again (refused).
+    expect(starts(since).map((c) => `${c.path.split("/")[1]} ${c.status}`).sort()).toEqual(["v2 202", "v2 202", "v2 400", "v2 400", "v3 202", "v3 202"]);
+    expect(proxy.lost).toHaveLength(RESOURCES + 6);
     expect((await s.outputs()).templateBuilds).toEqual([2, 2]);
     await expectStateIsInventory();
 

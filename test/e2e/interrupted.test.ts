@@ -135,7 +135,7 @@ test("(a) killed while a template builds: the next up waits for that same build,
   await s.ok("refresh", "--clear-pending-creates", "--yes", "--skip-preview");
   await expectConverged({ templates: 1, volumes: 0, sandboxes: 0 });
   expect(stackTemplates()).toMatchObject([{ templateID: template!.templateID, builds: [{ buildID, status: "ready" }] }]);
-  expect(s.emulator.calls().filter((c) => c.method === "POST" && c.path === "/templates")).toHaveLength(1);
+  expect(s.emulator.calls().filter((c) => c.method === "POST" && c.path === "/v3/templates")).toHaveLength(1);
   expect((await s.outputs()).templateBuilds).toEqual([1]);
   endSurvivors();
 }, 180_000);

@@ -22,10 +22,10 @@ test("a zero sandbox timeout fails preview with the field's name, and the servic
 
 test("a missing credential fails preview and says where to set it", async () => {
   await s.ok("config", "set", "sandboxTimeout", "60");
-  await s.ok("config", "rm", "sandbox:accessToken");
+  await s.ok("config", "rm", "sandbox:apiKey");
   const preview = await s.pulumi("preview");
   expect(preview.code).not.toBe(0);
-  expect(preview.output).toContain("Template needs an access token");
-  expect(preview.output).toContain("pulumi config set --secret sandbox:accessToken");
+  expect(preview.output).toContain("Template needs an API key");
+  expect(preview.output).toContain("pulumi config set --secret sandbox:apiKey");
   expect(s.emulator.calls()).toEqual([]);
 });

@@ -38,6 +38,8 @@ describe("quickstart on the real engine", () => {
     // The steps wrote /home/user/... inside the sandbox: its own home and the mounted volume.
     expect(readFileSync(join(inv.sandboxes[0]!.rootDir, "home/user/provisioned.txt"), "utf8")).toBe("provisioned by pulumi\n");
     expect(existsSync(join(inv.volumes[0]!.hostDir, "last-provisioned"))).toBe(true);
+    // The template's COPY put ./app (the build context's folder) into it: the sandbox starts with it.
+    expect(readFileSync(join(inv.sandboxes[0]!.rootDir, "home/user/app/greeting.txt"), "utf8")).toBe("hello from the quickstart's build context\n");
   });
 
   test("a second up changes nothing and sends the service nothing", async () => {
@@ -73,7 +75,9 @@ describe("quickstart on the real engine", () => {
     const after = await s.outputs();
     expect(after.templateID).toBe(before.templateID);
     expect(after.templateBuildID).not.toBe(before.templateBuildID);
-    expect(callsSince(s.emulator, since)).toContain(`POST /templates/${before.templateID}`);
+    // The current build system: a build request under the same alias (same template), then its start.
+    const posts = callsSince(s.emulator, since).filter((c) => c.startsWith("POST /v"));
+    expect(posts).toEqual(["POST /v3/templates", `POST /v2/templates/${before.templateID}/builds/${after.templateBuildID}`]);
     expect(after.sandboxID).toBe(before.sandboxID);
   });
 

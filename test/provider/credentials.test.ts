@@ -22,20 +22,23 @@ afterAll(async () => {
 
 const API_KEY = "sandbox:apiKey: Template needs an API key: run `pulumi config set --secret sandbox:apiKey <key>` or set E2B_API_KEY.";
 const ACCESS_TOKEN =
-  "sandbox:accessToken: Template needs an access token (the build endpoints take only a Bearer token): " +
+  'sandbox:accessToken: Template needs an access token (buildSystem "v1": its build endpoints take only a Bearer token): ' +
   "run `pulumi config set --secret sandbox:accessToken <token>` or set E2B_ACCESS_TOKEN.";
+const V1 = { dockerfile: "FROM ubuntu", buildSystem: "v1" };
 
-test("no credential at all: a Template names both keys, a Volume and a Sandbox the API key; nothing is sent", async () => {
+test("no credential at all: a v1 Template names both keys; a Template, a Volume and a Sandbox the API key; nothing is sent", async () => {
   configureFor(emu, ["sandbox:apiKey", "sandbox:accessToken"]);
-  expect(await checkReasons("Template", { dockerfile: "FROM ubuntu" })).toEqual([API_KEY, ACCESS_TOKEN]);
+  expect(await checkReasons("Template", V1)).toEqual([API_KEY, ACCESS_TOKEN]);
+  expect(await checkReasons("Template", { dockerfile: "FROM ubuntu" })).toEqual([API_KEY]);
   expect(await checkReasons("Volume", {})).toEqual([API_KEY.replace("Template", "Volume")]);
   expect(await checkReasons("Sandbox", { templateID: "base" })).toEqual([API_KEY.replace("Template", "Sandbox")]);
   expect(emu.calls()).toEqual([]);
 });
 
-test("an API key alone is enough for a Sandbox but not for a Template", async () => {
+test("an API key alone is enough for a Sandbox and a Template (the current build system), not for a v1 Template", async () => {
   configureFor(emu, ["sandbox:accessToken"]);
-  expect(await checkReasons("Template", { dockerfile: "FROM ubuntu" })).toEqual([ACCESS_TOKEN]);
+  expect(await checkReasons("Template", V1)).toEqual([ACCESS_TOKEN]);
+  expect((await runtime.check("Template", {}, { dockerfile: "FROM ubuntu" })).failures).toBeUndefined();
   expect((await runtime.check("Sandbox", {}, { templateID: "base" })).failures).toBeUndefined();
 });
 
@@ -44,7 +47,7 @@ test("the env vars stand in for missing config", async () => {
   process.env.E2B_API_KEY = emu.apiKey;
   process.env.E2B_ACCESS_TOKEN = emu.accessToken;
   try {
-    expect((await runtime.check("Template", {}, { dockerfile: "FROM ubuntu" })).failures).toBeUndefined();
+    expect((await runtime.check("Template", {}, V1)).failures).toBeUndefined();
   } finally {
     for (const k of ENV) delete process.env[k];
   }

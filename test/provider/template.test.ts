@@ -83,12 +83,13 @@ describe("lifecycle", () => {
     outs = res.outs;
   });
 
-  test("update of the Dockerfile rebuilds the same template (POST /templates/{id}) and waits for the build", async () => {
+  test("update of the Dockerfile rebuilds the same template (a v3 request under its alias, then the v2 start) and waits for the build", async () => {
     const since = lastSeq(emu());
     const news = await checked("Template", { dockerfile: "FROM ubuntu:24.04\n", __resource: "proj/dev/web" }, inputs);
     expect(await runtime.diff("Template", id, outs, news)).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
     const res = await runtime.update("Template", id, outs, news);
-    expect(callsSince(emu(), since, { writesOnly: true })).toEqual([`POST /templates/${id}`]);
+    const second = buildsOf(id)[1]!.buildID;
+    expect(callsSince(emu(), since, { writesOnly: true })).toEqual(["POST /v3/templates", `POST /v2/templates/${id}/builds/${second}`]);
     const builds = buildsOf(id);
     expect(builds.map((b) => b.status)).toEqual(["ready", "ready"]);
     expect(res.outs).toMatchObject({ templateID: id, buildCount: 2, buildStatus: "ready", dockerfile: "FROM ubuntu:24.04\n" });
@@ -116,7 +117,9 @@ describe("a failed build is recorded, not lost", () => {
     partial = await rejection(runtime.create("Template", inputs));
     const [template] = emu().state.templates().filter((t) => t.aliases.includes(String(inputs.alias)));
     expect(partial.id).toBe(template!.templateID);
-    expect(partial.message).toMatch(new RegExp(`^Template ${partial.id} build [0-9a-f-]+ failed at step 2: `));
+    // Step 4: the v2 steps open with USER root and WORKDIR / (Docker's defaults); the message names it.
+    expect(partial.message).toMatch(new RegExp(`^Template ${partial.id} build [0-9a-f-]+ failed at step 4: `));
+    expect(partial.message).toMatch(/\nStep 4 is: RUN exit 3$/);
     expect(partial.message).toContain("failed to run command 'exit 3': exit status 3");
     expect(partial.message).toMatch(/\nLast log lines:\n.*\[error\] command 'exit 3' exited with code 3\n/);
     expect(partial.reasons).toEqual([partial.message]);
@@ -134,7 +137,7 @@ describe("a failed build is recorded, not lost", () => {
   test("update on those outputs with the same inputs rebuilds (and fails again, still recorded)", async () => {
     const since = lastSeq(emu());
     const again = await rejection(runtime.update("Template", partial.id!, partial.properties!, inputs));
-    expect(callsSince(emu(), since, { writesOnly: true })).toEqual([`POST /templates/${partial.id}`]);
+    expect(callsSince(emu(), since, { writesOnly: true })).toEqual(["POST /v3/templates", `POST /v2/templates/${partial.id}/builds/${buildsOf(partial.id!)[1]!.buildID}`]);
     expect(again).toMatchObject({ id: partial.id });
     expect(again.message).toContain("exit status 3");
     expect(again.properties).toMatchObject({ buildStatus: "error", buildCount: 2, __provider: PROVIDER_TEXT });

@@ -9,11 +9,13 @@ const TABLE: [status: number, message: string, reason: ReturnType<typeof reasonF
   [409, "Alias 'web' is already used", "name_taken"],
   [403, "Alias 'web' already used", "name_taken"],
   [409, "Error pausing sandbox - sandbox 'i123' is already paused", "already_paused"],
+  [400, "build is not in waiting state", "build_not_waiting"],
   // Look-alikes that are something else.
   [500, "Volume with name 'data' already exists", undefined],
   [404, "sandbox 'i123' is already paused", undefined],
   [400, "Timeout must be greater than 0", undefined],
   [409, "Sandbox \"i123\" is being paused", undefined],
+  [500, "build is not in waiting state", undefined],
 ];
 
 describe("error reasons, classified once at the sdk boundary", () => {

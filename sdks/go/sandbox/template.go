@@ -12,7 +12,7 @@ import (
 	"pulumi-sandbox/sdks/go/sandbox/internal"
 )
 
-// A sandbox template built from a Dockerfile. Creating and rebuilding use the v1 build endpoints, which need an access token (`sandbox:accessToken`) as well as the API key. The build's log lines are shown as they come; a failed build is recorded and rebuilt by the next `pulumi up`.
+// A sandbox template built from a Dockerfile and a local build context. By default it builds through the service's current build system with the API key alone: the Dockerfile becomes build steps at preview, and only the COPY files the service lacks are uploaded. `buildSystem: "v1"` uses the legacy endpoints, which need an access token (`sandbox:accessToken`). The build's log lines are shown as they come; a failed build is recorded and rebuilt by the next `pulumi up`.
 type Template struct {
 	pulumi.CustomResourceState
 
@@ -26,18 +26,26 @@ type Template struct {
 	BuildID pulumi.StringOutput `pulumi:"buildID"`
 	// Status of the latest build: waiting, building, ready or error.
 	BuildStatus pulumi.StringOutput `pulumi:"buildStatus"`
+	// What the Dockerfile builds, one line per step as the service gets it (`FROM`, then each step; a COPY step ends with the hash of its files), computed at preview. `pulumi preview --diff` shows a changed context file as a change of its COPY step here. Absent when the Dockerfile is not known at preview, or with buildSystem v1 where it does not convert.
+	BuildSteps pulumi.StringArrayOutput `pulumi:"buildSteps"`
+	// Which build system builds the template: `"v2"` (default), the service's current one, needs only the API key and uploads the context; `"v1"`, the legacy endpoints that take the Dockerfile text, needs the access token (`sandbox:accessToken`) and takes no context, tags or force. Changing it rebuilds nothing by itself. One of `v2`, `v1`.
+	BuildSystem pulumi.StringOutput `pulumi:"buildSystem"`
 	// How long create and update wait for a build before failing, in seconds. Default 1200. Changes nothing remotely.
 	BuildTimeoutSeconds pulumi.IntOutput `pulumi:"buildTimeoutSeconds"`
+	// Directory the Dockerfile's COPY/ADD sources are read from (its `.dockerignore` applies), relative to the Pulumi project's directory or absolute. Default: none, and a Dockerfile with a COPY then fails preview. Only the files' contents count (each COPY step's files hash, shown in `buildSteps`): moving the directory changes nothing. v2 only.
+	Context pulumi.StringPtrOutput `pulumi:"context"`
 	// CPU cores of the last successful build.
 	CpuCount pulumi.Float64Output `pulumi:"cpuCount"`
 	// When the template was created (RFC 3339).
 	CreatedAt pulumi.StringOutput `pulumi:"createdAt"`
 	// Disk size of sandboxes from this template, in MiB.
 	DiskSizeMB pulumi.Float64Output `pulumi:"diskSizeMB"`
-	// The Dockerfile's text. Required. A change rebuilds the template in place (same templateID).
+	// The Dockerfile's text. Required. With the v2 build system it is turned into build steps at preview (see `buildSteps`): a change of the steps rebuilds the template in place (same templateID); an edit that leaves the steps as they were (a comment, spacing) rebuilds nothing. A line the service cannot build fails preview, naming the line.
 	Dockerfile pulumi.StringOutput `pulumi:"dockerfile"`
 	// Version of the in-sandbox server the build carries.
 	EnvdVersion pulumi.StringOutput `pulumi:"envdVersion"`
+	// Build without the service's build cache (every step runs again). Default false. Setting it to true rebuilds once; while true, every rebuild skips the cache; setting it back rebuilds nothing. v2 only.
+	Force pulumi.BoolPtrOutput `pulumi:"force"`
 	// Why the latest build failed, with its last log lines; absent when it succeeded.
 	LastBuildError pulumi.StringPtrOutput `pulumi:"lastBuildError"`
 	// The latest build, which may still be running or may have failed.
@@ -54,6 +62,8 @@ type Template struct {
 	SpawnCount pulumi.Float64Output `pulumi:"spawnCount"`
 	// Command started when a sandbox boots from the template. A change rebuilds.
 	StartCmd pulumi.StringPtrOutput `pulumi:"startCmd"`
+	// Tags the template's builds get besides `default` (sandboxes can name `alias:tag`). A change moves the tags to the current build, never rebuilds. v2 only.
+	Tags pulumi.StringArrayOutput `pulumi:"tags"`
 	// Team that owns the template. Default: the API key's team. Changing it replaces the template.
 	TeamID pulumi.StringPtrOutput `pulumi:"teamID"`
 	// The template's ID.
@@ -72,6 +82,9 @@ func NewTemplate(ctx *pulumi.Context,
 	if args.Dockerfile == nil {
 		return nil, errors.New("invalid value for required argument 'Dockerfile'")
 	}
+	if args.BuildSystem == nil {
+		args.BuildSystem = pulumi.StringPtr("v2")
+	}
 	if args.BuildTimeoutSeconds == nil {
 		args.BuildTimeoutSeconds = pulumi.IntPtr(1200)
 	}
@@ -79,6 +92,7 @@ func NewTemplate(ctx *pulumi.Context,
 		args.Public = pulumi.BoolPtr(false)
 	}
 	replaceOnChanges := pulumi.ReplaceOnChanges([]string{
+		"alias",
 		"teamID",
 	})
 	opts = append(opts, replaceOnChanges)
@@ -115,14 +129,20 @@ func (TemplateState) ElementType() reflect.Type {
 }
 
 type templateArgs struct {
-	// Alias sandboxes can be created from. Default: the resource name plus a stable suffix. A change rebuilds.
+	// Alias sandboxes can be created from. Default: the resource name plus a stable suffix. A change replaces the template (the current build system knows a template by its name).
 	Alias *string `pulumi:"alias"`
+	// Which build system builds the template: `"v2"` (default), the service's current one, needs only the API key and uploads the context; `"v1"`, the legacy endpoints that take the Dockerfile text, needs the access token (`sandbox:accessToken`) and takes no context, tags or force. Changing it rebuilds nothing by itself. One of `v2`, `v1`.
+	BuildSystem *string `pulumi:"buildSystem"`
 	// How long create and update wait for a build before failing, in seconds. Default 1200. Changes nothing remotely.
 	BuildTimeoutSeconds *int `pulumi:"buildTimeoutSeconds"`
+	// Directory the Dockerfile's COPY/ADD sources are read from (its `.dockerignore` applies), relative to the Pulumi project's directory or absolute. Default: none, and a Dockerfile with a COPY then fails preview. Only the files' contents count (each COPY step's files hash, shown in `buildSteps`): moving the directory changes nothing. v2 only.
+	Context *string `pulumi:"context"`
 	// CPU cores of sandboxes from this template (1 or even, up to 32). Service default 2. A change rebuilds.
 	CpuCount *int `pulumi:"cpuCount"`
-	// The Dockerfile's text. Required. A change rebuilds the template in place (same templateID).
+	// The Dockerfile's text. Required. With the v2 build system it is turned into build steps at preview (see `buildSteps`): a change of the steps rebuilds the template in place (same templateID); an edit that leaves the steps as they were (a comment, spacing) rebuilds nothing. A line the service cannot build fails preview, naming the line.
 	Dockerfile string `pulumi:"dockerfile"`
+	// Build without the service's build cache (every step runs again). Default false. Setting it to true rebuilds once; while true, every rebuild skips the cache; setting it back rebuilds nothing. v2 only.
+	Force *bool `pulumi:"force"`
 	// Memory of sandboxes from this template, in MiB (>= 128, even). Service default 1024. A change rebuilds.
 	MemoryMB *int `pulumi:"memoryMB"`
 	// Whether other teams may use the template. Changed in place (one PATCH), never by a rebuild.
@@ -131,20 +151,28 @@ type templateArgs struct {
 	ReadyCmd *string `pulumi:"readyCmd"`
 	// Command started when a sandbox boots from the template. A change rebuilds.
 	StartCmd *string `pulumi:"startCmd"`
+	// Tags the template's builds get besides `default` (sandboxes can name `alias:tag`). A change moves the tags to the current build, never rebuilds. v2 only.
+	Tags []string `pulumi:"tags"`
 	// Team that owns the template. Default: the API key's team. Changing it replaces the template.
 	TeamID *string `pulumi:"teamID"`
 }
 
 // The set of arguments for constructing a Template resource.
 type TemplateArgs struct {
-	// Alias sandboxes can be created from. Default: the resource name plus a stable suffix. A change rebuilds.
+	// Alias sandboxes can be created from. Default: the resource name plus a stable suffix. A change replaces the template (the current build system knows a template by its name).
 	Alias pulumi.StringPtrInput
+	// Which build system builds the template: `"v2"` (default), the service's current one, needs only the API key and uploads the context; `"v1"`, the legacy endpoints that take the Dockerfile text, needs the access token (`sandbox:accessToken`) and takes no context, tags or force. Changing it rebuilds nothing by itself. One of `v2`, `v1`.
+	BuildSystem pulumi.StringPtrInput
 	// How long create and update wait for a build before failing, in seconds. Default 1200. Changes nothing remotely.
 	BuildTimeoutSeconds pulumi.IntPtrInput
+	// Directory the Dockerfile's COPY/ADD sources are read from (its `.dockerignore` applies), relative to the Pulumi project's directory or absolute. Default: none, and a Dockerfile with a COPY then fails preview. Only the files' contents count (each COPY step's files hash, shown in `buildSteps`): moving the directory changes nothing. v2 only.
+	Context pulumi.StringPtrInput
 	// CPU cores of sandboxes from this template (1 or even, up to 32). Service default 2. A change rebuilds.
 	CpuCount pulumi.IntPtrInput
-	// The Dockerfile's text. Required. A change rebuilds the template in place (same templateID).
+	// The Dockerfile's text. Required. With the v2 build system it is turned into build steps at preview (see `buildSteps`): a change of the steps rebuilds the template in place (same templateID); an edit that leaves the steps as they were (a comment, spacing) rebuilds nothing. A line the service cannot build fails preview, naming the line.
 	Dockerfile pulumi.StringInput
+	// Build without the service's build cache (every step runs again). Default false. Setting it to true rebuilds once; while true, every rebuild skips the cache; setting it back rebuilds nothing. v2 only.
+	Force pulumi.BoolPtrInput
 	// Memory of sandboxes from this template, in MiB (>= 128, even). Service default 1024. A change rebuilds.
 	MemoryMB pulumi.IntPtrInput
 	// Whether other teams may use the template. Changed in place (one PATCH), never by a rebuild.
@@ -153,6 +181,8 @@ type TemplateArgs struct {
 	ReadyCmd pulumi.StringPtrInput
 	// Command started when a sandbox boots from the template. A change rebuilds.
 	StartCmd pulumi.StringPtrInput
+	// Tags the template's builds get besides `default` (sandboxes can name `alias:tag`). A change moves the tags to the current build, never rebuilds. v2 only.
+	Tags pulumi.StringArrayInput
 	// Team that owns the template. Default: the API key's team. Changing it replaces the template.
 	TeamID pulumi.StringPtrInput
 }
@@ -219,9 +249,24 @@ func (o TemplateOutput) BuildStatus() pulumi.StringOutput {
 	return o.ApplyT(func(v *Template) pulumi.StringOutput { return v.BuildStatus }).(pulumi.StringOutput)
 }
 
+// What the Dockerfile builds, one line per step as the service gets it (`FROM`, then each step; a COPY step ends with the hash of its files), computed at preview. `pulumi preview --diff` shows a changed context file as a change of its COPY step here. Absent when the Dockerfile is not known at preview, or with buildSystem v1 where it does not convert.
+func (o TemplateOutput) BuildSteps() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v *Template) pulumi.StringArrayOutput { return v.BuildSteps }).(pulumi.StringArrayOutput)
+}
+
+// Which build system builds the template: `"v2"` (default), the service's current one, needs only the API key and uploads the context; `"v1"`, the legacy endpoints that take the Dockerfile text, needs the access token (`sandbox:accessToken`) and takes no context, tags or force. Changing it rebuilds nothing by itself. One of `v2`, `v1`.
+func (o TemplateOutput) BuildSystem() pulumi.StringOutput {
+	return o.ApplyT(func(v *Template) pulumi.StringOutput { return v.BuildSystem }).(pulumi.StringOutput)
+}
+
 // How long create and update wait for a build before failing, in seconds. Default 1200. Changes nothing remotely.
 func (o TemplateOutput) BuildTimeoutSeconds() pulumi.IntOutput {
 	return o.ApplyT(func(v *Template) pulumi.IntOutput { return v.BuildTimeoutSeconds }).(pulumi.IntOutput)
+}
+
+// Directory the Dockerfile's COPY/ADD sources are read from (its `.dockerignore` applies), relative to the Pulumi project's directory or absolute. Default: none, and a Dockerfile with a COPY then fails preview. Only the files' contents count (each COPY step's files hash, shown in `buildSteps`): moving the directory changes nothing. v2 only.
+func (o TemplateOutput) Context() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *Template) pulumi.StringPtrOutput { return v.Context }).(pulumi.StringPtrOutput)
 }
 
 // CPU cores of the last successful build.
@@ -239,7 +284,7 @@ func (o TemplateOutput) DiskSizeMB() pulumi.Float64Output {
 	return o.ApplyT(func(v *Template) pulumi.Float64Output { return v.DiskSizeMB }).(pulumi.Float64Output)
 }
 
-// The Dockerfile's text. Required. A change rebuilds the template in place (same templateID).
+// The Dockerfile's text. Required. With the v2 build system it is turned into build steps at preview (see `buildSteps`): a change of the steps rebuilds the template in place (same templateID); an edit that leaves the steps as they were (a comment, spacing) rebuilds nothing. A line the service cannot build fails preview, naming the line.
 func (o TemplateOutput) Dockerfile() pulumi.StringOutput {
 	return o.ApplyT(func(v *Template) pulumi.StringOutput { return v.Dockerfile }).(pulumi.StringOutput)
 }
@@ -247,6 +292,11 @@ func (o TemplateOutput) Dockerfile() pulumi.StringOutput {
 // Version of the in-sandbox server the build carries.
 func (o TemplateOutput) EnvdVersion() pulumi.StringOutput {
 	return o.ApplyT(func(v *Template) pulumi.StringOutput { return v.EnvdVersion }).(pulumi.StringOutput)
+}
+
+// Build without the service's build cache (every step runs again). Default false. Setting it to true rebuilds once; while true, every rebuild skips the cache; setting it back rebuilds nothing. v2 only.
+func (o TemplateOutput) Force() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v *Template) pulumi.BoolPtrOutput { return v.Force }).(pulumi.BoolPtrOutput)
 }
 
 // Why the latest build failed, with its last log lines; absent when it succeeded.
@@ -287,6 +337,11 @@ func (o TemplateOutput) SpawnCount() pulumi.Float64Output {
 // Command started when a sandbox boots from the template. A change rebuilds.
 func (o TemplateOutput) StartCmd() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Template) pulumi.StringPtrOutput { return v.StartCmd }).(pulumi.StringPtrOutput)
+}
+
+// Tags the template's builds get besides `default` (sandboxes can name `alias:tag`). A change moves the tags to the current build, never rebuilds. v2 only.
+func (o TemplateOutput) Tags() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v *Template) pulumi.StringArrayOutput { return v.Tags }).(pulumi.StringArrayOutput)
 }
 
 // Team that owns the template. Default: the API key's team. Changing it replaces the template.

@@ -21,35 +21,51 @@ class TemplateArgs:
     def __init__(__self__, *,
                  dockerfile: pulumi.Input[_builtins.str],
                  alias: pulumi.Input[Optional[_builtins.str]] = None,
+                 build_system: pulumi.Input[Optional[_builtins.str]] = None,
                  build_timeout_seconds: pulumi.Input[Optional[_builtins.int]] = None,
+                 context: pulumi.Input[Optional[_builtins.str]] = None,
                  cpu_count: pulumi.Input[Optional[_builtins.int]] = None,
+                 force: pulumi.Input[Optional[_builtins.bool]] = None,
                  memory_mb: pulumi.Input[Optional[_builtins.int]] = None,
                  public: pulumi.Input[Optional[_builtins.bool]] = None,
                  ready_cmd: pulumi.Input[Optional[_builtins.str]] = None,
                  start_cmd: pulumi.Input[Optional[_builtins.str]] = None,
+                 tags: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  team_id: pulumi.Input[Optional[_builtins.str]] = None):
         """
         The set of arguments for constructing a Template resource.
 
-        :param pulumi.Input[_builtins.str] dockerfile: The Dockerfile's text. Required. A change rebuilds the template in place (same templateID).
-        :param pulumi.Input[_builtins.str] alias: Alias sandboxes can be created from. Default: the resource name plus a stable suffix. A change rebuilds.
+        :param pulumi.Input[_builtins.str] dockerfile: The Dockerfile's text. Required. With the v2 build system it is turned into build steps at preview (see `buildSteps`): a change of the steps rebuilds the template in place (same templateID); an edit that leaves the steps as they were (a comment, spacing) rebuilds nothing. A line the service cannot build fails preview, naming the line.
+        :param pulumi.Input[_builtins.str] alias: Alias sandboxes can be created from. Default: the resource name plus a stable suffix. A change replaces the template (the current build system knows a template by its name).
+        :param pulumi.Input[_builtins.str] build_system: Which build system builds the template: `"v2"` (default), the service's current one, needs only the API key and uploads the context; `"v1"`, the legacy endpoints that take the Dockerfile text, needs the access token (`sandbox:accessToken`) and takes no context, tags or force. Changing it rebuilds nothing by itself. One of `v2`, `v1`.
         :param pulumi.Input[_builtins.int] build_timeout_seconds: How long create and update wait for a build before failing, in seconds. Default 1200. Changes nothing remotely.
+        :param pulumi.Input[_builtins.str] context: Directory the Dockerfile's COPY/ADD sources are read from (its `.dockerignore` applies), relative to the Pulumi project's directory or absolute. Default: none, and a Dockerfile with a COPY then fails preview. Only the files' contents count (each COPY step's files hash, shown in `buildSteps`): moving the directory changes nothing. v2 only.
         :param pulumi.Input[_builtins.int] cpu_count: CPU cores of sandboxes from this template (1 or even, up to 32). Service default 2. A change rebuilds.
+        :param pulumi.Input[_builtins.bool] force: Build without the service's build cache (every step runs again). Default false. Setting it to true rebuilds once; while true, every rebuild skips the cache; setting it back rebuilds nothing. v2 only.
         :param pulumi.Input[_builtins.int] memory_mb: Memory of sandboxes from this template, in MiB (>= 128, even). Service default 1024. A change rebuilds.
         :param pulumi.Input[_builtins.bool] public: Whether other teams may use the template. Changed in place (one PATCH), never by a rebuild.
         :param pulumi.Input[_builtins.str] ready_cmd: Command that must succeed before the sandbox counts as ready. A change rebuilds.
         :param pulumi.Input[_builtins.str] start_cmd: Command started when a sandbox boots from the template. A change rebuilds.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] tags: Tags the template's builds get besides `default` (sandboxes can name `alias:tag`). A change moves the tags to the current build, never rebuilds. v2 only.
         :param pulumi.Input[_builtins.str] team_id: Team that owns the template. Default: the API key's team. Changing it replaces the template.
         """
         pulumi.set(__self__, "dockerfile", dockerfile)
         if alias is not None:
             pulumi.set(__self__, "alias", alias)
+        if build_system is None:
+            build_system = 'v2'
+        if build_system is not None:
+            pulumi.set(__self__, "build_system", build_system)
         if build_timeout_seconds is None:
             build_timeout_seconds = 1200
         if build_timeout_seconds is not None:
             pulumi.set(__self__, "build_timeout_seconds", build_timeout_seconds)
+        if context is not None:
+            pulumi.set(__self__, "context", context)
         if cpu_count is not None:
             pulumi.set(__self__, "cpu_count", cpu_count)
+        if force is not None:
+            pulumi.set(__self__, "force", force)
         if memory_mb is not None:
             pulumi.set(__self__, "memory_mb", memory_mb)
         if public is None:
@@ -60,6 +76,8 @@ class TemplateArgs:
             pulumi.set(__self__, "ready_cmd", ready_cmd)
         if start_cmd is not None:
             pulumi.set(__self__, "start_cmd", start_cmd)
+        if tags is not None:
+            pulumi.set(__self__, "tags", tags)
         if team_id is not None:
             pulumi.set(__self__, "team_id", team_id)
 
@@ -67,7 +85,7 @@ class TemplateArgs:
     @pulumi.getter
     def dockerfile(self) -> pulumi.Input[_builtins.str]:
         """
-        The Dockerfile's text. Required. A change rebuilds the template in place (same templateID).
+        The Dockerfile's text. Required. With the v2 build system it is turned into build steps at preview (see `buildSteps`): a change of the steps rebuilds the template in place (same templateID); an edit that leaves the steps as they were (a comment, spacing) rebuilds nothing. A line the service cannot build fails preview, naming the line.
         """
         return pulumi.get(self, "dockerfile")
 
@@ -79,13 +97,25 @@ class TemplateArgs:
     @pulumi.getter
     def alias(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Alias sandboxes can be created from. Default: the resource name plus a stable suffix. A change rebuilds.
+        Alias sandboxes can be created from. Default: the resource name plus a stable suffix. A change replaces the template (the current build system knows a template by its name).
         """
         return pulumi.get(self, "alias")
 
     @alias.setter
     def alias(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "alias", value)
+
+    @_builtins.property
+    @pulumi.getter(name="buildSystem")
+    def build_system(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Which build system builds the template: `"v2"` (default), the service's current one, needs only the API key and uploads the context; `"v1"`, the legacy endpoints that take the Dockerfile text, needs the access token (`sandbox:accessToken`) and takes no context, tags or force. Changing it rebuilds nothing by itself. One of `v2`, `v1`.
+        """
+        return pulumi.get(self, "build_system")
+
+    @build_system.setter
+    def build_system(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "build_system", value)
 
     @_builtins.property
     @pulumi.getter(name="buildTimeoutSeconds")
@@ -100,6 +130,18 @@ class TemplateArgs:
         pulumi.set(self, "build_timeout_seconds", value)
 
     @_builtins.property
+    @pulumi.getter
+    def context(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Directory the Dockerfile's COPY/ADD sources are read from (its `.dockerignore` applies), relative to the Pulumi project's directory or absolute. Default: none, and a Dockerfile with a COPY then fails preview. Only the files' contents count (each COPY step's files hash, shown in `buildSteps`): moving the directory changes nothing. v2 only.
+        """
+        return pulumi.get(self, "context")
+
+    @context.setter
+    def context(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "context", value)
+
+    @_builtins.property
     @pulumi.getter(name="cpuCount")
     def cpu_count(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
@@ -110,6 +152,18 @@ class TemplateArgs:
     @cpu_count.setter
     def cpu_count(self, value: pulumi.Input[Optional[_builtins.int]]):
         pulumi.set(self, "cpu_count", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def force(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Build without the service's build cache (every step runs again). Default false. Setting it to true rebuilds once; while true, every rebuild skips the cache; setting it back rebuilds nothing. v2 only.
+        """
+        return pulumi.get(self, "force")
+
+    @force.setter
+    def force(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "force", value)
 
     @_builtins.property
     @pulumi.getter(name="memoryMB")
@@ -160,6 +214,18 @@ class TemplateArgs:
         pulumi.set(self, "start_cmd", value)
 
     @_builtins.property
+    @pulumi.getter
+    def tags(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]:
+        """
+        Tags the template's builds get besides `default` (sandboxes can name `alias:tag`). A change moves the tags to the current build, never rebuilds. v2 only.
+        """
+        return pulumi.get(self, "tags")
+
+    @tags.setter
+    def tags(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]):
+        pulumi.set(self, "tags", value)
+
+    @_builtins.property
     @pulumi.getter(name="teamID")
     def team_id(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
@@ -179,28 +245,36 @@ class Template(pulumi.CustomResource):
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
                  alias: pulumi.Input[Optional[_builtins.str]] = None,
+                 build_system: pulumi.Input[Optional[_builtins.str]] = None,
                  build_timeout_seconds: pulumi.Input[Optional[_builtins.int]] = None,
+                 context: pulumi.Input[Optional[_builtins.str]] = None,
                  cpu_count: pulumi.Input[Optional[_builtins.int]] = None,
                  dockerfile: pulumi.Input[Optional[_builtins.str]] = None,
+                 force: pulumi.Input[Optional[_builtins.bool]] = None,
                  memory_mb: pulumi.Input[Optional[_builtins.int]] = None,
                  public: pulumi.Input[Optional[_builtins.bool]] = None,
                  ready_cmd: pulumi.Input[Optional[_builtins.str]] = None,
                  start_cmd: pulumi.Input[Optional[_builtins.str]] = None,
+                 tags: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  team_id: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
         """
-        A sandbox template built from a Dockerfile. Creating and rebuilding use the v1 build endpoints, which need an access token (`sandbox:accessToken`) as well as the API key. The build's log lines are shown as they come; a failed build is recorded and rebuilt by the next `pulumi up`.
+        A sandbox template built from a Dockerfile and a local build context. By default it builds through the service's current build system with the API key alone: the Dockerfile becomes build steps at preview, and only the COPY files the service lacks are uploaded. `buildSystem: "v1"` uses the legacy endpoints, which need an access token (`sandbox:accessToken`). The build's log lines are shown as they come; a failed build is recorded and rebuilt by the next `pulumi up`.
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[_builtins.str] alias: Alias sandboxes can be created from. Default: the resource name plus a stable suffix. A change rebuilds.
+        :param pulumi.Input[_builtins.str] alias: Alias sandboxes can be created from. Default: the resource name plus a stable suffix. A change replaces the template (the current build system knows a template by its name).
+        :param pulumi.Input[_builtins.str] build_system: Which build system builds the template: `"v2"` (default), the service's current one, needs only the API key and uploads the context; `"v1"`, the legacy endpoints that take the Dockerfile text, needs the access token (`sandbox:accessToken`) and takes no context, tags or force. Changing it rebuilds nothing by itself. One of `v2`, `v1`.
         :param pulumi.Input[_builtins.int] build_timeout_seconds: How long create and update wait for a build before failing, in seconds. Default 1200. Changes nothing remotely.
+        :param pulumi.Input[_builtins.str] context: Directory the Dockerfile's COPY/ADD sources are read from (its `.dockerignore` applies), relative to the Pulumi project's directory or absolute. Default: none, and a Dockerfile with a COPY then fails preview. Only the files' contents count (each COPY step's files hash, shown in `buildSteps`): moving the directory changes nothing. v2 only.
         :param pulumi.Input[_builtins.int] cpu_count: CPU cores of sandboxes from this template (1 or even, up to 32). Service default 2. A change rebuilds.
-        :param pulumi.Input[_builtins.str] dockerfile: The Dockerfile's text. Required. A change rebuilds the template in place (same templateID).
+        :param pulumi.Input[_builtins.str] dockerfile: The Dockerfile's text. Required. With the v2 build system it is turned into build steps at preview (see `buildSteps`): a change of the steps rebuilds the template in place (same templateID); an edit that leaves the steps as they were (a comment, spacing) rebuilds nothing. A line the service cannot build fails preview, naming the line.
+        :param pulumi.Input[_builtins.bool] force: Build without the service's build cache (every step runs again). Default false. Setting it to true rebuilds once; while true, every rebuild skips the cache; setting it back rebuilds nothing. v2 only.
         :param pulumi.Input[_builtins.int] memory_mb: Memory of sandboxes from this template, in MiB (>= 128, even). Service default 1024. A change rebuilds.
         :param pulumi.Input[_builtins.bool] public: Whether other teams may use the template. Changed in place (one PATCH), never by a rebuild.
         :param pulumi.Input[_builtins.str] ready_cmd: Command that must succeed before the sandbox counts as ready. A change rebuilds.
         :param pulumi.Input[_builtins.str] start_cmd: Command started when a sandbox boots from the template. A change rebuilds.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] tags: Tags the template's builds get besides `default` (sandboxes can name `alias:tag`). A change moves the tags to the current build, never rebuilds. v2 only.
         :param pulumi.Input[_builtins.str] team_id: Team that owns the template. Default: the API key's team. Changing it replaces the template.
         """
         ...
@@ -210,7 +284,7 @@ class Template(pulumi.CustomResource):
                  args: TemplateArgs,
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
-        A sandbox template built from a Dockerfile. Creating and rebuilding use the v1 build endpoints, which need an access token (`sandbox:accessToken`) as well as the API key. The build's log lines are shown as they come; a failed build is recorded and rebuilt by the next `pulumi up`.
+        A sandbox template built from a Dockerfile and a local build context. By default it builds through the service's current build system with the API key alone: the Dockerfile becomes build steps at preview, and only the COPY files the service lacks are uploaded. `buildSystem: "v1"` uses the legacy endpoints, which need an access token (`sandbox:accessToken`). The build's log lines are shown as they come; a failed build is recorded and rebuilt by the next `pulumi up`.
 
         :param str resource_name: The name of the resource.
         :param TemplateArgs args: The arguments to use to populate this resource's properties.
@@ -228,13 +302,17 @@ class Template(pulumi.CustomResource):
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
                  alias: pulumi.Input[Optional[_builtins.str]] = None,
+                 build_system: pulumi.Input[Optional[_builtins.str]] = None,
                  build_timeout_seconds: pulumi.Input[Optional[_builtins.int]] = None,
+                 context: pulumi.Input[Optional[_builtins.str]] = None,
                  cpu_count: pulumi.Input[Optional[_builtins.int]] = None,
                  dockerfile: pulumi.Input[Optional[_builtins.str]] = None,
+                 force: pulumi.Input[Optional[_builtins.bool]] = None,
                  memory_mb: pulumi.Input[Optional[_builtins.int]] = None,
                  public: pulumi.Input[Optional[_builtins.bool]] = None,
                  ready_cmd: pulumi.Input[Optional[_builtins.str]] = None,
                  start_cmd: pulumi.Input[Optional[_builtins.str]] = None,
+                 tags: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  team_id: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
         opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
@@ -246,24 +324,31 @@ class Template(pulumi.CustomResource):
             __props__ = TemplateArgs.__new__(TemplateArgs)
 
             __props__.__dict__["alias"] = alias
+            if build_system is None:
+                build_system = 'v2'
+            __props__.__dict__["build_system"] = build_system
             if build_timeout_seconds is None:
                 build_timeout_seconds = 1200
             __props__.__dict__["build_timeout_seconds"] = build_timeout_seconds
+            __props__.__dict__["context"] = context
             __props__.__dict__["cpu_count"] = cpu_count
             if dockerfile is None and not opts.urn:
                 raise TypeError("Missing required property 'dockerfile'")
             __props__.__dict__["dockerfile"] = dockerfile
+            __props__.__dict__["force"] = force
             __props__.__dict__["memory_mb"] = memory_mb
             if public is None:
                 public = False
             __props__.__dict__["public"] = public
             __props__.__dict__["ready_cmd"] = ready_cmd
             __props__.__dict__["start_cmd"] = start_cmd
+            __props__.__dict__["tags"] = tags
             __props__.__dict__["team_id"] = team_id
             __props__.__dict__["aliases"] = None
             __props__.__dict__["build_count"] = None
             __props__.__dict__["build_id"] = None
             __props__.__dict__["build_status"] = None
+            __props__.__dict__["build_steps"] = None
             __props__.__dict__["created_at"] = None
             __props__.__dict__["disk_size_mb"] = None
             __props__.__dict__["envd_version"] = None
@@ -273,7 +358,7 @@ class Template(pulumi.CustomResource):
             __props__.__dict__["spawn_count"] = None
             __props__.__dict__["template_id"] = None
             __props__.__dict__["updated_at"] = None
-        replace_on_changes = pulumi.ResourceOptions(replace_on_changes=["teamID"])
+        replace_on_changes = pulumi.ResourceOptions(replace_on_changes=["alias", "teamID"])
         opts = pulumi.ResourceOptions.merge(opts, replace_on_changes)
         super(Template, __self__).__init__(
             'sandbox:index:Template',
@@ -302,12 +387,16 @@ class Template(pulumi.CustomResource):
         __props__.__dict__["build_count"] = None
         __props__.__dict__["build_id"] = None
         __props__.__dict__["build_status"] = None
+        __props__.__dict__["build_steps"] = None
+        __props__.__dict__["build_system"] = None
         __props__.__dict__["build_timeout_seconds"] = None
+        __props__.__dict__["context"] = None
         __props__.__dict__["cpu_count"] = None
         __props__.__dict__["created_at"] = None
         __props__.__dict__["disk_size_mb"] = None
         __props__.__dict__["dockerfile"] = None
         __props__.__dict__["envd_version"] = None
+        __props__.__dict__["force"] = None
         __props__.__dict__["last_build_error"] = None
         __props__.__dict__["latest_build_id"] = None
         __props__.__dict__["memory_mb"] = None
@@ -316,6 +405,7 @@ class Template(pulumi.CustomResource):
         __props__.__dict__["ready_cmd"] = None
         __props__.__dict__["spawn_count"] = None
         __props__.__dict__["start_cmd"] = None
+        __props__.__dict__["tags"] = None
         __props__.__dict__["team_id"] = None
         __props__.__dict__["template_id"] = None
         __props__.__dict__["updated_at"] = None
@@ -362,12 +452,36 @@ class Template(pulumi.CustomResource):
         return pulumi.get(self, "build_status")
 
     @_builtins.property
+    @pulumi.getter(name="buildSteps")
+    def build_steps(self) -> pulumi.Output[Optional[Sequence[_builtins.str]]]:
+        """
+        What the Dockerfile builds, one line per step as the service gets it (`FROM`, then each step; a COPY step ends with the hash of its files), computed at preview. `pulumi preview --diff` shows a changed context file as a change of its COPY step here. Absent when the Dockerfile is not known at preview, or with buildSystem v1 where it does not convert.
+        """
+        return pulumi.get(self, "build_steps")
+
+    @_builtins.property
+    @pulumi.getter(name="buildSystem")
+    def build_system(self) -> pulumi.Output[_builtins.str]:
+        """
+        Which build system builds the template: `"v2"` (default), the service's current one, needs only the API key and uploads the context; `"v1"`, the legacy endpoints that take the Dockerfile text, needs the access token (`sandbox:accessToken`) and takes no context, tags or force. Changing it rebuilds nothing by itself. One of `v2`, `v1`.
+        """
+        return pulumi.get(self, "build_system")
+
+    @_builtins.property
     @pulumi.getter(name="buildTimeoutSeconds")
     def build_timeout_seconds(self) -> pulumi.Output[_builtins.int]:
         """
         How long create and update wait for a build before failing, in seconds. Default 1200. Changes nothing remotely.
         """
         return pulumi.get(self, "build_timeout_seconds")
+
+    @_builtins.property
+    @pulumi.getter
+    def context(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        Directory the Dockerfile's COPY/ADD sources are read from (its `.dockerignore` applies), relative to the Pulumi project's directory or absolute. Default: none, and a Dockerfile with a COPY then fails preview. Only the files' contents count (each COPY step's files hash, shown in `buildSteps`): moving the directory changes nothing. v2 only.
+        """
+        return pulumi.get(self, "context")
 
     @_builtins.property
     @pulumi.getter(name="cpuCount")
@@ -397,7 +511,7 @@ class Template(pulumi.CustomResource):
     @pulumi.getter
     def dockerfile(self) -> pulumi.Output[_builtins.str]:
         """
-        The Dockerfile's text. Required. A change rebuilds the template in place (same templateID).
+        The Dockerfile's text. Required. With the v2 build system it is turned into build steps at preview (see `buildSteps`): a change of the steps rebuilds the template in place (same templateID); an edit that leaves the steps as they were (a comment, spacing) rebuilds nothing. A line the service cannot build fails preview, naming the line.
         """
         return pulumi.get(self, "dockerfile")
 
@@ -408,6 +522,14 @@ class Template(pulumi.CustomResource):
         Version of the in-sandbox server the build carries.
         """
         return pulumi.get(self, "envd_version")
+
+    @_builtins.property
+    @pulumi.getter
+    def force(self) -> pulumi.Output[Optional[_builtins.bool]]:
+        """
+        Build without the service's build cache (every step runs again). Default false. Setting it to true rebuilds once; while true, every rebuild skips the cache; setting it back rebuilds nothing. v2 only.
+        """
+        return pulumi.get(self, "force")
 
     @_builtins.property
     @pulumi.getter(name="lastBuildError")
@@ -472,6 +594,14 @@ class Template(pulumi.CustomResource):
         Command started when a sandbox boots from the template. A change rebuilds.
         """
         return pulumi.get(self, "start_cmd")
+
+    @_builtins.property
+    @pulumi.getter
+    def tags(self) -> pulumi.Output[Optional[Sequence[_builtins.str]]]:
+        """
+        Tags the template's builds get besides `default` (sandboxes can name `alias:tag`). A change moves the tags to the current build, never rebuilds. v2 only.
+        """
+        return pulumi.get(self, "tags")
 
     @_builtins.property
     @pulumi.getter(name="teamID")

@@ -1,0 +1,75 @@
+/**
+ * A Template's builds through the service's current build system (service-facts §3.1), API key
+ * only: request a build by name (POST /v3/templates: the template that has the name gets a new
+ * build, keeping its ID), upload the COPY archives the service lacks, start the build with its steps.
+ * Waiting for it is the same as for v1 builds (./template.ts).
+ */
+import { uploadMissing } from "../../sdk/build";
+import { isSandboxError } from "../../sdk/errors";
+import { platform } from "../runtime/context";
+import type { InputsOf } from "../runtime/handlers";
+import type { Logger } from "../runtime/log";
+import { createOnce, outcomeUnknown } from "../runtime/outcome";
+import { sameValue } from "../spec";
+import { planBuild } from "./template-steps";
+
+type Inputs = InputsOf<"Template"> & { buildSteps?: string[] | undefined };
+
+/** A build of a template, and its status when it was found (undefined for one just requested). */
+export interface BuildRef {
+  templateID: string;
+  buildID: string;
+  status?: string | undefined;
+}
+
+/** How many times a start whose answer was lost is sent again (the service refuses a second start). */
+const START_ATTEMPTS = 5;
+
+/**
+ * Requests a new build of the template named by the alias. The sdk does not repeat this POST when
+ * the answer was lost (the service may have registered the build): `find` then looks for it.
+ */
+export function requestBuild(inputs: Inputs, find: () => Promise<BuildRef | undefined>): Promise<BuildRef> {
+  const body = {
+    name: inputs.alias ?? "",
+    ...(inputs.tags?.length ? { tags: ["default", ...inputs.tags] } : {}),
+    ...(inputs.cpuCount !== undefined ? { cpuCount: inputs.cpuCount } : {}),
+    ...(inputs.memoryMB !== undefined ? { memoryMB: inputs.memoryMB } : {}),
+  };
+  return createOnce(async () => {
+    const accepted = await platform().builds.request(body);
+    return { templateID: accepted.templateID, buildID: accepted.buildID };
+  }, find);
+}
+
+/**
+ * Uploads the COPY archives the build lacks, then starts it with its steps. A build found already
+ * started (the answer to an earlier start was lost, or an interrupted run started it) is left to run:
+ * the service cancels a build when a newer one of the template starts, so a second build would only
+ * throw the first away.
+ */
+export async function startBuild(ref: BuildRef, inputs: Inputs, log: Logger): Promise<void> {
+  const plan = planBuild(inputs);
+  if (inputs.buildSteps !== undefined && !sameValue(plan.lines, inputs.buildSteps)) {
+    throw new Error("The Dockerfile's context changed while `pulumi up` ran (its files no longer match the steps checked at the start). Run `pulumi up` again.");
+  }
+  const steps = plan.body.steps ?? [];
+  const copies = new Set(steps.flatMap((s) => (s.filesHash ? [s.filesHash] : []))).size;
+  const sent = await uploadMissing(platform().builds, ref.templateID, steps, plan.contextDir ?? process.cwd());
+  if (copies > 0) {
+    log(`uploaded the files of ${sent.uploaded.length} of ${copies} COPY step(s) (${sent.bytes} bytes); the service had the others`);
+  }
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await platform().builds.start(ref.templateID, ref.buildID, plan.body);
+      log(`started build ${ref.buildID} of template ${ref.templateID} (${steps.length} steps)`);
+      return;
+    } catch (err) {
+      if (isSandboxError(err) && err.reason === "build_not_waiting") {
+        log(`build ${ref.buildID} was already started`);
+        return;
+      }
+      if (!outcomeUnknown(err) || attempt >= START_ATTEMPTS) throw err;
+    }
+  }
+}
