@@ -21,6 +21,7 @@ import { main } from "@pulumi/pulumi/provider";
 import * as runtime from "../runtime/index";
 import { setLogSink } from "../runtime/log";
 import { engineAddress, engineLogSink } from "./engine-log";
+import { asOperation } from "./operation";
 import { plugin } from "./provider";
 
 interface ConfigureCall {
@@ -76,7 +77,12 @@ export async function serve(args: string[]): Promise<void> {
           const request = call.request as Record<string, (value?: unknown) => unknown>;
           if (request[`get${field}`]?.() === undefined) request[`set${field}`]?.(new Struct());
         }
-        implementation[method]!(call, callback);
+        const answer = () => implementation[method]!(call, callback);
+        // Create and Update carry the engine's deadline (customTimeouts, seconds): ./operation.ts.
+        if (method === "create" || method === "update") {
+          const request = call.request as unknown as { getUrn(): string; getTimeout(): number };
+          asOperation(method, request.getUrn(), request.getTimeout(), answer);
+        } else answer();
       };
     }
     addService.call(this, service, wrapped);
