@@ -4,6 +4,8 @@
  * sent to every plugin). The engine enforces neither itself: a provider that ignores them keeps the
  * engine waiting until its own work ends.
  *
+ * The same waits mark the lines logged inside them as status (`isStatusLine`, ./engine-log.ts).
+ *
  * What they stop is the long waits of an operation: a template build (`Templates.waitForBuild`) and a
  * provisioning command (`ProcessClient.run` / `wait`). Each wait started inside an operation takes the
  * operation's signal, so a deadline or a Cancel ends it at once (and a wait started after either ends
@@ -31,6 +33,18 @@ interface Operation {
 
 const current = new AsyncLocalStorage<Operation>();
 const inFlight = new Set<Operation>();
+/** Set inside a wait: what is logged there is the service's stream (build log, command output). */
+const waiting = new AsyncLocalStorage<true>();
+
+/**
+ * Whether a progress line is status (the engine's `ephemeral`: shown on the resource's row while it
+ * runs, left out of the summary): the lines the service streams while the provider waits (a build's
+ * log, a command's output). What the provider says of its own steps (waiting for a build, a command
+ * started and its exit code, an adoption) is kept: the record of what the run did.
+ */
+export function isStatusLine(): boolean {
+  return waiting.getStore() === true;
+}
 
 /** `urn:...::sandbox:index:Template::slow` → `Template slow`. */
 function describeUrn(urn: string): string {
@@ -77,7 +91,7 @@ const waitForBuild = Templates.prototype.waitForBuild;
 Templates.prototype.waitForBuild = async function (this: Templates, id, buildID, opts = {}) {
   const { op, opts: withSignal } = bounded(opts);
   try {
-    return await waitForBuild.call(this, id, buildID, withSignal);
+    return await waiting.run(true, () => waitForBuild.call(this, id, buildID, withSignal));
   } catch (err) {
     if (!op?.controller.signal.aborted || opts.signal?.aborted) throw err;
     // `timeout`: what the Template handler records as a partial create, as it does at buildTimeoutSeconds.
@@ -95,7 +109,7 @@ for (const method of ["run", "wait"] as const) {
   (ProcessClient.prototype as unknown as Record<string, unknown>)[method] = async function (this: ProcessClient, target: unknown, opts: { signal?: AbortSignal } = {}) {
     const { op, opts: withSignal } = bounded(opts);
     try {
-      return await original.call(this, target, withSignal);
+      return await waiting.run(true, () => original.call(this, target, withSignal));
     } catch (err) {
       if (!op?.controller.signal.aborted || opts.signal?.aborted) throw err;
       throw new SandboxError({

@@ -4,6 +4,8 @@
  * the dynamic provider, found by the engine through `plugins.providers` in the fixture's Pulumi.yaml.
  * Tests in this file share one stack and run in order.
  */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { PlatformClient } from "../../sdk/client";
@@ -13,6 +15,8 @@ let s: E2eStack;
 const token = "e2e-plugin-token-5b8e21f0";
 
 beforeAll(async () => {
+  // The CLI offers `--event-log` only with its debug commands on.
+  process.env.PULUMI_DEBUG_COMMANDS = "true";
   s = await startStack(join(ROOT, "test", "e2e", "fixtures", "plugin"), "e2e-plugin");
   s.secret(token, "the fixture's token (envVars.TOKEN)");
   await s.ok("config", "set", "--secret", "token", token);
@@ -22,6 +26,19 @@ afterAll(async () => {
   await s?.close();
 });
 
+/** The engine's event log of a command (`--event-log`): one JSON event a line. */
+type EngineEvent = { diagnosticEvent?: { urn?: string; message: string; severity: string; ephemeral?: boolean } };
+async function withEventLog(...args: string[]): Promise<{ output: string; events: EngineEvent[] }> {
+  const dir = mkdtempSync(join(tmpdir(), "pulumi-sandbox-events-"));
+  try {
+    const res = await s.ok(...args, "--event-log", join(dir, "events.jsonl"));
+    const events = readFileSync(join(dir, "events.jsonl"), "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l) as EngineEvent);
+    return { output: res.output, events };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 type StateResource = { type: string; urn: string; inputs?: Record<string, unknown>; outputs?: Record<string, unknown> };
 async function resources(): Promise<StateResource[]> {
   return (JSON.parse(await s.exported()) as { deployment: { resources: StateResource[] } }).deployment.resources;
@@ -29,11 +46,19 @@ async function resources(): Promise<StateResource[]> {
 
 describe("the native plugin on the real engine", () => {
   test("up creates a Volume and a provisioned Sandbox mounting it, through the plugin; progress on the Sandbox's row", async () => {
-    const up = await s.ok("up", "--yes", "--skip-preview");
+    const up = await withEventLog("up", "--yes", "--skip-preview");
     expect(up.output).toMatch(/\+ 3 created/);
     // Progress lines reach the engine's log against the URN: shown on the resource's own row.
     expect(up.output).toMatch(/sandbox:index:Sandbox box creating \([\d.]+s\) \[Sandbox box\] provision 1\/1 \| provisioned through the plugin/);
     expect(up.output).toContain("sandbox:index:Sandbox (box):\n    [Sandbox box] provision 1/1");
+    // In the engine's events: the command's output is status (ephemeral: on the row, not in the
+    // summary); the plugin's own step lines are kept. Both name the Sandbox's URN.
+    const urn = "urn:pulumi:e2e-plugin::plugin::sandbox:index:Sandbox::box";
+    const lines = up.events.flatMap((e) => (e.diagnosticEvent?.urn === urn ? [e.diagnosticEvent] : []));
+    expect(lines).toContainEqual(expect.objectContaining({ message: expect.stringContaining("[Sandbox box] provision 1/1 | provisioned through the plugin"), ephemeral: true }));
+    const started = lines.find((l) => l.message.includes("[Sandbox box] provision 1/1: $ echo provisioned through the plugin"));
+    expect(started?.ephemeral ?? false).toBe(false);
+    expect(up.output).not.toContain("    [Sandbox box] provision 1/1 | provisioned through the plugin");
     const out = await s.outputs();
     const inv = inventoryOfStack(s.emulator);
     expect(inv.volumes.map((v) => [v.volumeID, v.name])).toEqual([[out.volumeID, "plugin-data"]]);
