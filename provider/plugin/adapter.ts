@@ -12,8 +12,15 @@ import { unwrap, wrapSecrets } from "./wire-values";
 
 type Obj = Record<string, unknown>;
 
+/** The start of every token of the schema: resources, types and functions. */
+export const PACKAGE_TOKEN_PREFIX = "sandbox:index:";
+
 /** The schema's type token of each kind: `sandbox:index:Volume`. */
-export const TOKENS: Record<ResourceKind, string> = { Template: "sandbox:index:Template", Volume: "sandbox:index:Volume", Sandbox: "sandbox:index:Sandbox" };
+export const TOKENS: Record<ResourceKind, string> = {
+  Template: `${PACKAGE_TOKEN_PREFIX}Template`,
+  Volume: `${PACKAGE_TOKEN_PREFIX}Volume`,
+  Sandbox: `${PACKAGE_TOKEN_PREFIX}Sandbox`,
+};
 
 /** The kind a URN names (`urn:pulumi:stack::project::[parent$]sandbox:index:Volume::name`). */
 export function kindOf(urn: string): ResourceKind {

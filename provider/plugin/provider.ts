@@ -9,6 +9,7 @@ import type { Provider } from "@pulumi/pulumi/provider";
 import * as runtime from "../runtime/index";
 import { VERSION } from "../runtime/migrate";
 import { fromRuntime, importedInputs, kindOf, toRuntime } from "./adapter";
+import { invoke } from "./invoke";
 import { cancelAll } from "./operation";
 
 type Obj = Record<string, unknown>;
@@ -62,6 +63,9 @@ export const plugin: Provider = {
   async delete(id, urn, props) {
     await runtime.remove(kindOf(urn), id, toRuntime(props).values);
   },
+
+  // Lookups (`sandbox:index:getTemplate`, ...): ./invoke.ts.
+  invoke,
 
   // The engine's Cancel (first Ctrl-C): waits in flight stop, and what exists is recorded (./operation.ts).
   async cancel() {
