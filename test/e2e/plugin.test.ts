@@ -108,6 +108,41 @@ describe("the native plugin on the real engine", () => {
     expect(preview.code, preview.output).toBe(0);
   });
 
+  test("pulumi import reads a sandbox made outside Pulumi; declaring it as it was made then changes nothing", async () => {
+    const client = new PlatformClient({ apiUrl: s.emulator.apiUrl, apiKey: s.emulator.apiKey });
+    const made = await client.sandboxes.create({ templateID: "base", timeout: 300, metadata: { team: "outside" } });
+    const imported = await s.ok("import", "sandbox:index:Sandbox", "outside-box", made.sandboxID, "--yes", "--protect=false", "--generate-code=false");
+    expect(imported.output).toMatch(/= 1 imported/);
+    const box = (await resources()).find((r) => r.urn.endsWith("::outside-box"));
+    // The template by the alias a program names it by; the life it was given; no `state` wish.
+    expect(box?.inputs).toEqual({ templateID: "base", timeoutSeconds: 300, metadata: { team: "outside" } });
+    await s.ok("config", "set", "adoptSandbox", "outside");
+    const preview = await s.pulumi("preview", "--expect-no-changes", "--diff");
+    expect(preview.code, preview.output).toBe(0);
+  });
+
+  test("pulumi import of a template records no Dockerfile; declaring it changes nothing, and a later Dockerfile change rebuilds it in place", async () => {
+    const client = new PlatformClient({ apiUrl: s.emulator.apiUrl, apiKey: s.emulator.apiKey, accessToken: s.emulator.accessToken });
+    const made = await client.templates.create({ dockerfile: "FROM e2bdev/base:latest\n", alias: "outside-tpl", cpuCount: 2, memoryMB: 512 });
+    await client.templates.waitForBuild(made.templateID, made.buildID);
+    const imported = await s.ok("import", "sandbox:index:Template", "outside-tpl", made.templateID, "--yes", "--protect=false", "--generate-code=false");
+    expect(imported.output).toMatch(/= 1 imported/);
+    const template = (await resources()).find((r) => r.urn.endsWith("::outside-tpl"));
+    expect(template?.inputs).toEqual({ alias: "outside-tpl", cpuCount: 2, memoryMB: 512, public: false });
+    await s.ok("config", "set", "adoptTemplate", "outside-tpl");
+    const preview = await s.pulumi("preview", "--expect-no-changes", "--diff");
+    expect(preview.code, preview.output).toBe(0);
+    const since = lastSeq(s.emulator);
+    expect((await s.ok("up", "--yes", "--skip-preview")).output).not.toMatch(/updated|replaced/);
+    expect(callsSince(s.emulator, since)).toEqual([]);
+    // The program's Dockerfile is now the recorded one: changing it rebuilds the same template.
+    await s.ok("config", "set", "adoptDockerfile", "FROM e2bdev/base:latest\nRUN echo changed\n");
+    const up = await s.ok("up", "--yes", "--skip-preview");
+    expect(up.output).toMatch(/~ 1 updated/);
+    expect(callsSince(s.emulator, since)).toContain(`POST /templates/${made.templateID}`);
+    expect(s.emulator.state.templates().find((t) => t.templateID === made.templateID)?.builds).toHaveLength(2);
+  });
+
   test("refresh finds no drift", async () => {
     await s.ok("refresh", "--yes", "--skip-preview");
     const preview = await s.pulumi("preview", "--expect-no-changes");
@@ -116,7 +151,7 @@ describe("the native plugin on the real engine", () => {
 
   test("destroy empties the emulator", async () => {
     const down = await s.ok("destroy", "--yes", "--skip-preview");
-    expect(down.output).toMatch(/- 4 deleted/);
+    expect(down.output).toMatch(/- 6 deleted/);
     expect(inventoryOfStack(s.emulator)).toEqual({ sandboxes: [], volumes: [], templates: [] });
   });
 });
