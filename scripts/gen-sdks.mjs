@@ -3,8 +3,8 @@
 //
 // Why not `pulumi package gen-sdk`: the CLI hands code generation to each language's host plugin
 // (GeneratePackage). Here the Node host is the one built from sdk/v3 v3.68.0, older than that call
-// ("method GeneratePackage not implemented"), and no Python or Go host can be built (their modules
-// have no tags the Go proxy serves; see scripts/build-pulumi-cli.sh). The generators themselves are
+// ("method GeneratePackage not implemented"), and the Python and Go hosts built here come from older
+// tags still (v3.68.0, v3.66.0; see scripts/build-pulumi-cli.sh). The generators themselves are
 // packages of pkg/v3, the module the CLI is built from: scripts/gen-sdks/main.go calls them, built
 // the way the CLI is (a throwaway wrapper module outside the repository, the CLI's build flags, so
 // Go's build cache from the CLI build is reused: about 15 s the first time, then none).
