@@ -6,7 +6,7 @@
  * `python3` first on PATH, as an activated virtualenv does.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
@@ -18,9 +18,15 @@ let venv = "";
 
 beforeAll(async () => {
   venv = mkdtempSync(join(tmpdir(), "pulumi-sandbox-venv-"));
-  execFileSync("python3", ["-m", "venv", venv], { stdio: "pipe" });
-  execFileSync(join(venv, "bin", "pip"), ["install", "--quiet", "--disable-pip-version-check", "-r", "requirements.txt"], { cwd: EXAMPLE, stdio: "pipe" });
-  process.env.PATH = [join(venv, "bin"), process.env.PATH].join(delimiter);
+  execFileSync("python3", ["-m", "venv", join(venv, "env")], { stdio: "pipe" });
+  // The example's requirements, with the SDK installed from a copy: setuptools builds in the source
+  // tree (build/, *.egg-info), which would leave files in sdks/ that `npm run gen` does not make.
+  cpSync(join(ROOT, "sdks", "python"), join(venv, "sdk"), { recursive: true });
+  const requirements = readFileSync(join(EXAMPLE, "requirements.txt"), "utf8").replace("../../sdks/python", join(venv, "sdk"));
+  expect(requirements).toContain(join(venv, "sdk"));
+  writeFileSync(join(venv, "requirements.txt"), requirements);
+  execFileSync(join(venv, "env", "bin", "pip"), ["install", "--quiet", "--disable-pip-version-check", "-r", join(venv, "requirements.txt")], { stdio: "pipe" });
+  process.env.PATH = [join(venv, "env", "bin"), process.env.PATH].join(delimiter);
   s = await startStack(EXAMPLE, "e2e-python-team");
   s.secret("team-shared-token-8a7e3f", "python-team's default sharedToken");
   await s.ok("config", "set", "--path", "members[0]", "ada");
