@@ -11,34 +11,18 @@
  * only declares resources never needs.
  */
 import * as pulumi from "@pulumi/pulumi";
+import type { z } from "zod";
 import "../sdk/node-version";
 import { PlatformClient } from "../sdk/client";
 import type { ClientOptions } from "../sdk/config";
 import { CONFIG_KEYS } from "./config-keys";
+import { findSandboxes, findTemplate } from "./lookup-queries";
+import type { GetTemplateArgs, ListSandboxesArgs, SandboxInfo as SandboxInfoShape, TemplateInfo as TemplateInfoShape } from "./lookup-shapes";
 
 /** What a program learns of a template. */
-export interface TemplateInfo {
-  templateID: string;
-  /** The latest ready build. */
-  buildID: string;
-  aliases: string[];
-  names: string[];
-  public: boolean;
-  cpuCount: number;
-  memoryMB: number;
-  envdVersion: string;
-}
-
+export type TemplateInfo = z.output<typeof TemplateInfoShape>;
 /** What a program learns of a sandbox. */
-export interface SandboxInfo {
-  sandboxID: string;
-  templateID: string;
-  alias?: string | undefined;
-  state: "running" | "paused";
-  metadata: Record<string, string>;
-  startedAt: string;
-  endAt: string;
-}
+export type SandboxInfo = z.output<typeof SandboxInfoShape>;
 
 /** The stack's `sandbox:*` config, as the provider reads it (the env vars fill in what is not set). */
 function stackOptions(): ClientOptions {
@@ -61,27 +45,14 @@ async function withClient<T>(options: ClientOptions | undefined, use: (client: P
 }
 
 /**
- * The team's template with this ID, or with this alias (or `namespace/alias` name): GET /templates
- * lists the templates of the API key's team. Fails naming what was looked for when there is none.
+ * The team's template with this ID, or with this alias (or `namespace/alias` name). Fails naming what
+ * was looked for when there is none.
  */
-export async function getTemplate(args: { templateID?: string; alias?: string }, options?: ClientOptions): Promise<TemplateInfo> {
-  const wanted = args.templateID ?? args.alias;
-  if (!wanted) throw new Error("getTemplate: give templateID or alias");
-  return withClient(options, async (client) => {
-    const found = (await client.templates.list()).find((t) => t.templateID === wanted || t.aliases.includes(wanted) || t.names.includes(wanted));
-    if (!found) throw new Error(`getTemplate: no template ${args.templateID ? "with ID" : "with alias"} "${wanted}" belongs to this API key's team`);
-    const { templateID, buildID, aliases, names, cpuCount, memoryMB, envdVersion } = found;
-    return { templateID, buildID, aliases, names, public: found.public, cpuCount, memoryMB, envdVersion };
-  });
+export function getTemplate(args: z.input<typeof GetTemplateArgs>, options?: ClientOptions): Promise<TemplateInfo> {
+  return withClient(options, (client) => findTemplate(client, args));
 }
 
 /** The team's sandboxes whose metadata has every given key and value (all of them without a filter), newest first. */
-export async function listSandboxes(args: { metadata?: Record<string, string>; state?: ("running" | "paused")[] } = {}, options?: ClientOptions): Promise<SandboxInfo[]> {
-  return withClient(options, async (client) => {
-    const listed = await client.sandboxes.listAll({ ...(args.metadata ? { metadata: args.metadata } : {}), state: args.state ?? ["running", "paused"] });
-    return listed.map((s) => ({
-      sandboxID: s.sandboxID, templateID: s.templateID, alias: s.alias ?? undefined, state: s.state,
-      metadata: { ...s.metadata }, startedAt: s.startedAt, endAt: s.endAt,
-    }));
-  });
+export function listSandboxes(args: z.input<typeof ListSandboxesArgs> = {}, options?: ClientOptions): Promise<SandboxInfo[]> {
+  return withClient(options, (client) => findSandboxes(client, args));
 }

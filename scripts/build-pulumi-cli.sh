@@ -12,6 +12,17 @@
 # own; it is asked for at the pkg tag's commit. Where the proxy will not serve that module, the host is
 # built from sdk/v3 v3.68.0, the last tag whose sdk module still contained it. Checked with engine 3.259:
 # it runs TypeScript programs with dynamic providers through preview, up, refresh and destroy.
+#
+# The Python and Go hosts are built the same way: their own modules
+# (sdk/python/cmd/pulumi-language-python/v3, sdk/go/pulumi-language-go/v3) are refused by the proxy
+# here (403 "This module version is not available", every version), so they come from the last sdk/v3
+# tags that embed them: Python's from v3.68.0 (sdk/v3/python/cmd/pulumi-language-python), Go's from
+# v3.66.0 (sdk/v3/go/pulumi-language-go; v3.67.0 and later have it in its own module). The Python host
+# runs `pulumi-language-python-exec` from PATH, a script of sdk/v3 at the CLI's version, copied beside
+# it. Checked with engine 3.259: Python (the `pulumi` package of the same version) and Go
+# (sdk/v3 of the same version) programs run through preview, up and destroy. These old hosts read no
+# runtime options from the engine: a Python program runs with the `python3` first on PATH (activate
+# the virtualenv), whatever Pulumi.yaml's `virtualenv` says.
 set -euo pipefail
 version="$1"; bindir="$2"
 cache="${PULUMI_BUILD_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/pulumi-sandbox}"
@@ -56,8 +67,26 @@ build_host_embedded() {
     github.com/pulumi/pulumi/sdk/v3/nodejs/cmd/pulumi-language-nodejs
 }
 
+# $1: the sdk/v3 tag that embeds the host; $2: its package under sdk/v3; $3: the binary's name.
+build_embedded() {
+  local tag=$1 package=$2
+  wrapper "$cache/go-build-langhost-$tag"
+  log "building $3 from sdk/v$tag (its own module is not served here)"
+  go get "github.com/pulumi/pulumi/sdk/v3@v$tag"
+  go build -trimpath -ldflags "$(stamp "$tag")" -o "$bindir/" "github.com/pulumi/pulumi/sdk/v3/$package"
+}
+
+build_python_exec() { # the script the Python host runs, from the sdk of the CLI's own version
+  local dir
+  dir=$(go mod download -json "github.com/pulumi/pulumi/sdk/v3@v$version" | sed -n 's/.*"Dir": *"\(.*\)".*/\1/p')
+  install -m 0755 "$dir/python/cmd/pulumi-language-python-exec" "$bindir/"
+}
+
 [ -x "$bindir/pulumi" ] || (build_cli) >&2
 if [ ! -x "$bindir/pulumi-language-nodejs" ]; then
   (build_host_at_tag) >&2 || (build_host_embedded) >&2
 fi
+[ -x "$bindir/pulumi-language-python" ] || (build_embedded 3.68.0 python/cmd/pulumi-language-python pulumi-language-python) >&2
+[ -x "$bindir/pulumi-language-python-exec" ] || (build_python_exec) >&2
+[ -x "$bindir/pulumi-language-go" ] || (build_embedded 3.66.0 go/pulumi-language-go pulumi-language-go) >&2
 "$bindir/pulumi" version

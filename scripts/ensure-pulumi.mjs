@@ -15,7 +15,9 @@ import { pathToFileURL } from "node:url";
 
 const root = join(import.meta.dirname, "..");
 const require = createRequire(join(root, "package.json"));
-const PLUGINS = ["pulumi-language-nodejs", "pulumi-resource-pulumi-nodejs"];
+// The Python and Go hosts: examples/python-team and examples/go-sandbox (built here from the Go modules when missing).
+const PLUGINS = ["pulumi-language-nodejs", "pulumi-resource-pulumi-nodejs", "pulumi-language-python", "pulumi-language-go"];
+const BUILT_HOSTS = ["pulumi-language-nodejs", "pulumi-language-python", "pulumi-language-python-exec", "pulumi-language-go"];
 const log = (msg) => process.stderr.write(`pulumi-sandbox: ${msg}\n`);
 
 export function pulumiVersion() {
@@ -89,7 +91,9 @@ export async function ensurePulumi() {
   if (complete(binDir, version)) return binDir;
   mkdirSync(binDir, { recursive: true });
   if (!existsSync(join(binDir, "pulumi")) && !(await officialDownload(version, versionRoot))) goBuild(version, binDir);
-  if (!existsSync(join(binDir, "pulumi-language-nodejs"))) goBuild(version, binDir);
+  // The Node host is needed by everything; the others only by the Python and Go examples, so a machine
+  // without Go still gets a working CLI (it fails below, naming the missing host, only if they are missing).
+  if (!existsSync(join(binDir, "pulumi-language-nodejs")) || (BUILT_HOSTS.some((h) => !existsSync(join(binDir, h))) && onPath("go"))) goBuild(version, binDir);
   placeProviderPlugin(binDir);
   if (!complete(binDir, version)) throw new Error(`the Pulumi CLI in ${binDir} is incomplete or not version ${version}`);
   return binDir;

@@ -3,14 +3,14 @@
 //
 // Why not `pulumi package gen-sdk`: the CLI hands code generation to each language's host plugin
 // (GeneratePackage). Here the Node host is the one built from sdk/v3 v3.68.0, older than that call
-// ("method GeneratePackage not implemented"), and no Python or Go host can be built (their modules
-// have no tags the Go proxy serves; see scripts/build-pulumi-cli.sh). The generators themselves are
+// ("method GeneratePackage not implemented"), and the Python and Go hosts built here come from older
+// tags still (v3.68.0, v3.66.0; see scripts/build-pulumi-cli.sh). The generators themselves are
 // packages of pkg/v3, the module the CLI is built from: scripts/gen-sdks/main.go calls them, built
 // the way the CLI is (a throwaway wrapper module outside the repository, the CLI's build flags, so
 // Go's build cache from the CLI build is reused: about 15 s the first time, then none).
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { homedir } from "node:os";
 import { join } from "node:path";
@@ -23,6 +23,17 @@ export function generate(root, outDir) {
   const sdks = join(outDir, "sdks");
   rmSync(sdks, { recursive: true, force: true });
   execFileSync(tool, [join(outDir, "schema.json"), sdks, ...LANGUAGES], { stdio: ["ignore", "inherit", "inherit"] });
+  writeGoMod(root, join(sdks, "go"));
+}
+
+/**
+ * The Go SDK as a module of its own (`pulumi-sandbox/sdks/go`, the schema's importBasePath less the
+ * package), so a Go program uses it with `replace pulumi-sandbox/sdks/go => <path>` (examples/go-sandbox).
+ * Pulumi's generator writes a go.mod only for "support pack" schemas, which change every SDK's layout.
+ */
+function writeGoMod(root, goDir) {
+  const version = createRequire(join(root, "package.json"))("@pulumi/pulumi/package.json").version;
+  writeFileSync(join(goDir, "go.mod"), `module pulumi-sandbox/sdks/go\n\ngo 1.25\n\nrequire github.com/pulumi/pulumi/sdk/v3 v${version}\n`);
 }
 
 function ensureTool(root) {

@@ -7,6 +7,7 @@ import type * as grpc from "@grpc/grpc-js";
 import { EngineClient } from "@pulumi/pulumi/proto/engine_grpc_pb";
 import { LogRequest, LogSeverity } from "@pulumi/pulumi/proto/engine_pb";
 import type { LogSink } from "../runtime/log";
+import { isStatusLine } from "./operation";
 
 /**
  * The engine's address among the plugin's arguments: the first that is not a flag the engine adds
@@ -23,12 +24,13 @@ export function engineAddress(args: string[]): string | undefined {
 
 /**
  * A sink that logs each line as info against the resource key when it is a URN (every key the
- * plugin mints is); a line the engine refuses goes to stderr, so it is never lost outright.
+ * plugin mints is), ephemeral when it is status (./operation.ts); a line the engine refuses goes to
+ * stderr, so it is never lost outright.
  */
 export function engineLogSink(address: string, credentials: grpc.ChannelCredentials): LogSink {
   const engine = new EngineClient(address, credentials);
   return (line, resourceKey) => {
-    const request = new LogRequest().setSeverity(LogSeverity.INFO).setMessage(line);
+    const request = new LogRequest().setSeverity(LogSeverity.INFO).setMessage(line).setEphemeral(isStatusLine());
     if (resourceKey.startsWith("urn:pulumi:")) request.setUrn(resourceKey);
     engine.log(request, (err) => {
       if (err) process.stderr.write(`${line}\n`);

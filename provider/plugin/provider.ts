@@ -8,7 +8,10 @@ import { dirname, join } from "node:path";
 import type { Provider } from "@pulumi/pulumi/provider";
 import * as runtime from "../runtime/index";
 import { VERSION } from "../runtime/migrate";
-import { fromRuntime, importedInputs, kindOf, toRuntime } from "./adapter";
+import { fromRuntime, importedInputs, importedState, kindOf, toRuntime, withKnownDockerfile } from "./adapter";
+import { invoke } from "./invoke";
+import { oldInputs } from "./old-inputs";
+import { cancelAll } from "./operation";
 
 type Obj = Record<string, unknown>;
 
@@ -30,7 +33,10 @@ export const plugin: Provider = {
   },
 
   async diff(id, urn, olds, news) {
-    return runtime.diff(kindOf(urn), id, toRuntime(olds).values, toRuntime(news).values);
+    const kind = kindOf(urn);
+    const given = toRuntime(news).values;
+    const recorded = oldInputs();
+    return runtime.diff(kind, id, withKnownDockerfile(kind, toRuntime(olds).values, recorded && toRuntime(recorded).values, given), given);
   },
 
   async create(urn, inputs) {
@@ -45,21 +51,31 @@ export const plugin: Provider = {
     const stored = toRuntime(props);
     const found = await runtime.read(kind, id, stored.values);
     if (!found.id || !found.props) return { id: "", props: {} }; // gone
-    const outs = fromRuntime(kind, found.props, stored.secretKeys);
     // No stored state: an import (or a get). The engine needs the inputs that would make this resource.
-    const isImport = Object.keys(stored.values).length === 0;
-    return isImport ? { id: found.id, props: outs, inputs: importedInputs(kind, found.props) } : { id: found.id, props: outs };
+    if (Object.keys(stored.values).length > 0) return { id: found.id, props: fromRuntime(kind, found.props, stored.secretKeys) };
+    const state = importedState(kind, found.props);
+    return { id: found.id, props: fromRuntime(kind, state, stored.secretKeys), inputs: importedInputs(kind, state) };
   },
 
   async update(id, urn, olds, news) {
     const kind = kindOf(urn);
     const given = toRuntime(news);
-    const { outs } = await partial(kind, given.secretKeys, () => runtime.update(kind, id, toRuntime(olds).values, given.values));
+    const recorded = oldInputs();
+    const known = withKnownDockerfile(kind, toRuntime(olds).values, recorded && toRuntime(recorded).values, given.values);
+    const { outs } = await partial(kind, given.secretKeys, () => runtime.update(kind, id, known, given.values));
     return { outs: fromRuntime(kind, outs, given.secretKeys) };
   },
 
   async delete(id, urn, props) {
     await runtime.remove(kindOf(urn), id, toRuntime(props).values);
+  },
+
+  // Lookups (`sandbox:index:getTemplate`, ...): ./invoke.ts.
+  invoke,
+
+  // The engine's Cancel (first Ctrl-C): waits in flight stop, and what exists is recorded (./operation.ts).
+  async cancel() {
+    cancelAll();
   },
 };
 

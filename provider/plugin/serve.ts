@@ -21,6 +21,8 @@ import { main } from "@pulumi/pulumi/provider";
 import * as runtime from "../runtime/index";
 import { setLogSink } from "../runtime/log";
 import { engineAddress, engineLogSink } from "./engine-log";
+import { withOldInputs } from "./old-inputs";
+import { asOperation } from "./operation";
 import { plugin } from "./provider";
 
 interface ConfigureCall {
@@ -53,6 +55,25 @@ const STRUCTS: Record<string, string[]> = {
   delete: ["Properties"],
 };
 
+interface RequestFields {
+  getUrn(): string;
+  getTimeout(): number;
+  getOldInputs?(): { toJavaScript(): Record<string, unknown> } | undefined;
+}
+
+/**
+ * What the provider's methods need of a request that @pulumi/pulumi's server does not hand them: the
+ * engine's deadline of a Create or Update (customTimeouts, in seconds: ./operation.ts), and the inputs
+ * the engine recorded, sent with a Diff or Update (./old-inputs.ts).
+ */
+function inContext(method: string, request: RequestFields, answer: () => unknown): void {
+  const withOlds = () => withOldInputs(request.getOldInputs?.()?.toJavaScript(), answer);
+  if (method === "create") asOperation("create", request.getUrn(), request.getTimeout(), answer);
+  else if (method === "update") asOperation("update", request.getUrn(), request.getTimeout(), withOlds);
+  else if (method === "diff") withOlds();
+  else answer();
+}
+
 /** A package as @pulumi/pulumi itself loads it: its server is built from these very classes. */
 function likePulumi<T>(id: string): T {
   return require(require.resolve(id, { paths: [dirname(require.resolve("@pulumi/pulumi/package.json"))] })) as T;
@@ -76,7 +97,7 @@ export async function serve(args: string[]): Promise<void> {
           const request = call.request as Record<string, (value?: unknown) => unknown>;
           if (request[`get${field}`]?.() === undefined) request[`set${field}`]?.(new Struct());
         }
-        implementation[method]!(call, callback);
+        inContext(method, call.request as unknown as RequestFields, () => implementation[method]!(call, callback));
       };
     }
     addService.call(this, service, wrapped);

@@ -9,10 +9,11 @@ import type { CONFIG_KEYS } from "../config-keys";
 import { INTERNAL_INPUTS, type ResourceSpec } from "../spec";
 import { KINDS, SPECS as REGISTRY } from "../specs";
 import { ObjectTypes, type JsonSchema, type ObjectTypeSpec, type PropertySpec } from "./convert";
+import { functionsOf } from "./functions";
 import { LANGUAGES } from "./languages";
 import type { PackageSchema, ResourceSchema } from "./package-schema";
 
-export type { PackageSchema, ResourceSchema } from "./package-schema";
+export type { FunctionSchema, PackageSchema, ResourceSchema } from "./package-schema";
 
 export { renderReference, spliceReference, dynamicType } from "./reference";
 
@@ -64,6 +65,7 @@ export function buildSchema(pkg: PackageInfo): PackageSchema {
   for (const spec of [...SPECS].sort((a, b) => byName(a.kind, b.kind))) {
     resources[`${PACKAGE}:index:${spec.kind}`] = resource(spec, types);
   }
+  const functions = functionsOf(PACKAGE, types);
   return {
     name: PACKAGE,
     displayName: "E2B Sandbox",
@@ -74,6 +76,7 @@ export function buildSchema(pkg: PackageInfo): PackageSchema {
     config: { variables: configVariables() },
     types: Object.fromEntries([...types.types].sort(([a], [b]) => byName(a, b))),
     resources,
+    functions,
     language: LANGUAGES,
   };
 }

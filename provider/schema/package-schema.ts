@@ -14,6 +14,13 @@ export interface ResourceSchema {
   requiredInputs: string[];
 }
 
+/** A function (an invoke): its arguments and its result, each an object's properties. */
+export interface FunctionSchema {
+  description: string;
+  inputs: { properties: Record<string, PropertySpec>; required?: string[] };
+  outputs: { properties: Record<string, PropertySpec>; required?: string[] };
+}
+
 export interface PackageSchema {
   name: string;
   displayName: string;
@@ -24,6 +31,7 @@ export interface PackageSchema {
   config: { variables: Record<string, PropertySpec> };
   types: Record<string, ObjectTypeSpec>;
   resources: Record<string, ResourceSchema>;
+  functions: Record<string, FunctionSchema>;
   /** What each language's code generator needs (./languages.ts). */
   language: Record<string, Record<string, unknown>>;
 }

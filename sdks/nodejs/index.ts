@@ -5,6 +5,16 @@ import * as pulumi from "@pulumi/pulumi";
 import * as utilities from "./utilities";
 
 // Export members:
+export { GetTemplateArgs, GetTemplateResult, GetTemplateOutputArgs } from "./getTemplate";
+export const getTemplate: typeof import("./getTemplate").getTemplate = null as any;
+export const getTemplateOutput: typeof import("./getTemplate").getTemplateOutput = null as any;
+utilities.lazyLoad(exports, ["getTemplate","getTemplateOutput"], () => require("./getTemplate"));
+
+export { ListSandboxesArgs, ListSandboxesResult, ListSandboxesOutputArgs } from "./listSandboxes";
+export const listSandboxes: typeof import("./listSandboxes").listSandboxes = null as any;
+export const listSandboxesOutput: typeof import("./listSandboxes").listSandboxesOutput = null as any;
+utilities.lazyLoad(exports, ["listSandboxes","listSandboxesOutput"], () => require("./listSandboxes"));
+
 export { ProviderArgs } from "./provider";
 export type Provider = import("./provider").Provider;
 export const Provider: typeof import("./provider").Provider = null as any;

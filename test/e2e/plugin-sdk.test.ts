@@ -9,6 +9,7 @@ import { copyFileSync, cpSync, mkdtempSync, rmSync, symlinkSync } from "node:fs"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { PlatformClient } from "../../sdk/client";
 import { callsSince, inventoryOfStack, lastSeq, ROOT, startStack, type E2eStack } from "./harness";
 
 let s: E2eStack;
@@ -55,6 +56,31 @@ describe("the generated Node SDK with the native plugin", () => {
     const up = await s.ok("up", "--yes", "--skip-preview");
     expect(up.output).toMatch(/3 unchanged/);
     expect(callsSince(s.emulator, since)).toEqual([]);
+  });
+
+  test("the SDK's getTemplate and listSandboxes are invokes the plugin answers with the stack's credentials", async () => {
+    // Made outside Pulumi: a team template and two sandboxes with the metadata looked for, one without.
+    const client = new PlatformClient({ apiUrl: s.emulator.apiUrl, apiKey: s.emulator.apiKey, accessToken: s.emulator.accessToken });
+    const { templateID } = await client.templates.create({ dockerfile: "FROM e2bdev/base:latest\n", alias: "sdk-found" });
+    const made = await Promise.all([1, 2].map(() => client.sandboxes.create({ templateID: "base", timeout: 300, metadata: { team: "sdk-lookups" } })));
+    const other = await client.sandboxes.create({ templateID: "base", timeout: 300, metadata: { team: "other" } });
+    await s.ok("config", "set", "lookupAlias", "sdk-found");
+    await s.ok("config", "set", "lookupTeam", "sdk-lookups");
+    const up = await s.ok("up", "--yes", "--skip-preview");
+    expect(up.output).toMatch(/3 unchanged/);
+    const out = await s.outputs();
+    expect(out.lookedUpTemplateID).toBe(templateID);
+    expect(out.listedSandboxIDs).toEqual(made.map((m) => m.sandboxID).sort());
+    for (const m of [...made, other]) await client.sandboxes.kill(m.sandboxID);
+    await client.templates.delete(templateID);
+  });
+
+  test("a lookup that finds nothing fails the preview, naming what was looked for", async () => {
+    await s.ok("config", "set", "lookupAlias", "no-such-template");
+    const preview = await s.pulumi("preview");
+    expect(preview.code).not.toBe(0);
+    expect(preview.output).toContain('getTemplate: no template with alias "no-such-template" belongs to this API key\'s team');
+    await s.ok("config", "rm", "lookupAlias");
   });
 
   test("destroy empties the emulator", async () => {

@@ -4,6 +4,8 @@
  * the dynamic provider, found by the engine through `plugins.providers` in the fixture's Pulumi.yaml.
  * Tests in this file share one stack and run in order.
  */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { PlatformClient } from "../../sdk/client";
@@ -13,6 +15,8 @@ let s: E2eStack;
 const token = "e2e-plugin-token-5b8e21f0";
 
 beforeAll(async () => {
+  // The CLI offers `--event-log` only with its debug commands on.
+  process.env.PULUMI_DEBUG_COMMANDS = "true";
   s = await startStack(join(ROOT, "test", "e2e", "fixtures", "plugin"), "e2e-plugin");
   s.secret(token, "the fixture's token (envVars.TOKEN)");
   await s.ok("config", "set", "--secret", "token", token);
@@ -22,6 +26,19 @@ afterAll(async () => {
   await s?.close();
 });
 
+/** The engine's event log of a command (`--event-log`): one JSON event a line. */
+type EngineEvent = { diagnosticEvent?: { urn?: string; message: string; severity: string; ephemeral?: boolean } };
+async function withEventLog(...args: string[]): Promise<{ output: string; events: EngineEvent[] }> {
+  const dir = mkdtempSync(join(tmpdir(), "pulumi-sandbox-events-"));
+  try {
+    const res = await s.ok(...args, "--event-log", join(dir, "events.jsonl"));
+    const events = readFileSync(join(dir, "events.jsonl"), "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l) as EngineEvent);
+    return { output: res.output, events };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 type StateResource = { type: string; urn: string; inputs?: Record<string, unknown>; outputs?: Record<string, unknown> };
 async function resources(): Promise<StateResource[]> {
   return (JSON.parse(await s.exported()) as { deployment: { resources: StateResource[] } }).deployment.resources;
@@ -29,11 +46,19 @@ async function resources(): Promise<StateResource[]> {
 
 describe("the native plugin on the real engine", () => {
   test("up creates a Volume and a provisioned Sandbox mounting it, through the plugin; progress on the Sandbox's row", async () => {
-    const up = await s.ok("up", "--yes", "--skip-preview");
+    const up = await withEventLog("up", "--yes", "--skip-preview");
     expect(up.output).toMatch(/\+ 3 created/);
     // Progress lines reach the engine's log against the URN: shown on the resource's own row.
     expect(up.output).toMatch(/sandbox:index:Sandbox box creating \([\d.]+s\) \[Sandbox box\] provision 1\/1 \| provisioned through the plugin/);
     expect(up.output).toContain("sandbox:index:Sandbox (box):\n    [Sandbox box] provision 1/1");
+    // In the engine's events: the command's output is status (ephemeral: on the row, not in the
+    // summary); the plugin's own step lines are kept. Both name the Sandbox's URN.
+    const urn = "urn:pulumi:e2e-plugin::plugin::sandbox:index:Sandbox::box";
+    const lines = up.events.flatMap((e) => (e.diagnosticEvent?.urn === urn ? [e.diagnosticEvent] : []));
+    expect(lines).toContainEqual(expect.objectContaining({ message: expect.stringContaining("[Sandbox box] provision 1/1 | provisioned through the plugin"), ephemeral: true }));
+    const started = lines.find((l) => l.message.includes("[Sandbox box] provision 1/1: $ echo provisioned through the plugin"));
+    expect(started?.ephemeral ?? false).toBe(false);
+    expect(up.output).not.toContain("    [Sandbox box] provision 1/1 | provisioned through the plugin");
     const out = await s.outputs();
     const inv = inventoryOfStack(s.emulator);
     expect(inv.volumes.map((v) => [v.volumeID, v.name])).toEqual([[out.volumeID, "plugin-data"]]);
@@ -83,6 +108,41 @@ describe("the native plugin on the real engine", () => {
     expect(preview.code, preview.output).toBe(0);
   });
 
+  test("pulumi import reads a sandbox made outside Pulumi; declaring it as it was made then changes nothing", async () => {
+    const client = new PlatformClient({ apiUrl: s.emulator.apiUrl, apiKey: s.emulator.apiKey });
+    const made = await client.sandboxes.create({ templateID: "base", timeout: 300, metadata: { team: "outside" } });
+    const imported = await s.ok("import", "sandbox:index:Sandbox", "outside-box", made.sandboxID, "--yes", "--protect=false", "--generate-code=false");
+    expect(imported.output).toMatch(/= 1 imported/);
+    const box = (await resources()).find((r) => r.urn.endsWith("::outside-box"));
+    // The template by the alias a program names it by; the life it was given; no `state` wish.
+    expect(box?.inputs).toEqual({ templateID: "base", timeoutSeconds: 300, metadata: { team: "outside" } });
+    await s.ok("config", "set", "adoptSandbox", "outside");
+    const preview = await s.pulumi("preview", "--expect-no-changes", "--diff");
+    expect(preview.code, preview.output).toBe(0);
+  });
+
+  test("pulumi import of a template records no Dockerfile; declaring it changes nothing, and a later Dockerfile change rebuilds it in place", async () => {
+    const client = new PlatformClient({ apiUrl: s.emulator.apiUrl, apiKey: s.emulator.apiKey, accessToken: s.emulator.accessToken });
+    const made = await client.templates.create({ dockerfile: "FROM e2bdev/base:latest\n", alias: "outside-tpl", cpuCount: 2, memoryMB: 512 });
+    await client.templates.waitForBuild(made.templateID, made.buildID);
+    const imported = await s.ok("import", "sandbox:index:Template", "outside-tpl", made.templateID, "--yes", "--protect=false", "--generate-code=false");
+    expect(imported.output).toMatch(/= 1 imported/);
+    const template = (await resources()).find((r) => r.urn.endsWith("::outside-tpl"));
+    expect(template?.inputs).toEqual({ alias: "outside-tpl", cpuCount: 2, memoryMB: 512, public: false });
+    await s.ok("config", "set", "adoptTemplate", "outside-tpl");
+    const preview = await s.pulumi("preview", "--expect-no-changes", "--diff");
+    expect(preview.code, preview.output).toBe(0);
+    const since = lastSeq(s.emulator);
+    expect((await s.ok("up", "--yes", "--skip-preview")).output).not.toMatch(/updated|replaced/);
+    expect(callsSince(s.emulator, since)).toEqual([]);
+    // The program's Dockerfile is now the recorded one: changing it rebuilds the same template.
+    await s.ok("config", "set", "adoptDockerfile", "FROM e2bdev/base:latest\nRUN echo changed\n");
+    const up = await s.ok("up", "--yes", "--skip-preview");
+    expect(up.output).toMatch(/~ 1 updated/);
+    expect(callsSince(s.emulator, since)).toContain(`POST /templates/${made.templateID}`);
+    expect(s.emulator.state.templates().find((t) => t.templateID === made.templateID)?.builds).toHaveLength(2);
+  });
+
   test("refresh finds no drift", async () => {
     await s.ok("refresh", "--yes", "--skip-preview");
     const preview = await s.pulumi("preview", "--expect-no-changes");
@@ -91,7 +151,7 @@ describe("the native plugin on the real engine", () => {
 
   test("destroy empties the emulator", async () => {
     const down = await s.ok("destroy", "--yes", "--skip-preview");
-    expect(down.output).toMatch(/- 4 deleted/);
+    expect(down.output).toMatch(/- 6 deleted/);
     expect(inventoryOfStack(s.emulator)).toEqual({ sandboxes: [], volumes: [], templates: [] });
   });
 });

@@ -170,7 +170,7 @@ describe("resources", () => {
 
 describe("types", () => {
   test("are the object types of the specs, and every reference resolves", () => {
-    const names = ["AutoResume", "Content", "Network", "Provision", "ProvisionCommand", "ProvisionResult", "VolumeMount"];
+    const names = ["AutoResume", "Content", "Network", "Provision", "ProvisionCommand", "ProvisionResult", "SandboxInfo", "VolumeMount"];
     expect(Object.keys(schema.types)).toEqual(names.map((n) => `sandbox:index:${n}`));
     const local = [...refsIn(schema)].filter((ref) => ref.startsWith("#"));
     expect(local.length).toBeGreaterThan(0);
@@ -185,6 +185,17 @@ describe("types", () => {
     expect(sandbox.metadata).toMatchObject({ type: "object", additionalProperties: { type: "string" } });
     expect(sandbox.volumeMounts).toMatchObject({ type: "array", items: { $ref: "#/types/sandbox:index:VolumeMount" } });
     expect(sandbox.network!.$ref).toBe("#/types/sandbox:index:Network");
+  });
+});
+
+describe("functions", () => {
+  test("are the lookups, with the arguments and results of their shapes", () => {
+    expect(Object.keys(schema.functions)).toEqual(["sandbox:index:getTemplate", "sandbox:index:listSandboxes"]);
+    const [get, list] = [schema.functions["sandbox:index:getTemplate"]!, schema.functions["sandbox:index:listSandboxes"]!];
+    expect(Object.keys(get.inputs.properties)).toEqual(["alias", "templateID"]);
+    expect(get.outputs.required).toContain("templateID");
+    expect(list.inputs.properties.metadata).toMatchObject({ type: "object", additionalProperties: { type: "string" } });
+    expect(list.outputs.properties.sandboxes).toMatchObject({ type: "array", items: { $ref: "#/types/sandbox:index:SandboxInfo" } });
   });
 });
 

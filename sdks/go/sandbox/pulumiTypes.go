@@ -1010,6 +1010,92 @@ func (o ProvisionResultArrayOutput) Index(i pulumi.IntInput) ProvisionResultOutp
 	}).(ProvisionResultOutput)
 }
 
+type SandboxInfo struct {
+	// The alias of its template, when it has one.
+	Alias *string `pulumi:"alias"`
+	// When it expires unless extended (RFC 3339).
+	EndAt string `pulumi:"endAt"`
+	// Its metadata.
+	Metadata map[string]string `pulumi:"metadata"`
+	// The sandbox's ID.
+	SandboxID string `pulumi:"sandboxID"`
+	// When it started (RFC 3339).
+	StartedAt string `pulumi:"startedAt"`
+	// `running` or `paused`. One of `running`, `paused`.
+	State string `pulumi:"state"`
+	// The ID of its template.
+	TemplateID string `pulumi:"templateID"`
+}
+
+type SandboxInfoOutput struct{ *pulumi.OutputState }
+
+func (SandboxInfoOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*SandboxInfo)(nil)).Elem()
+}
+
+func (o SandboxInfoOutput) ToSandboxInfoOutput() SandboxInfoOutput {
+	return o
+}
+
+func (o SandboxInfoOutput) ToSandboxInfoOutputWithContext(ctx context.Context) SandboxInfoOutput {
+	return o
+}
+
+// The alias of its template, when it has one.
+func (o SandboxInfoOutput) Alias() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v SandboxInfo) *string { return v.Alias }).(pulumi.StringPtrOutput)
+}
+
+// When it expires unless extended (RFC 3339).
+func (o SandboxInfoOutput) EndAt() pulumi.StringOutput {
+	return o.ApplyT(func(v SandboxInfo) string { return v.EndAt }).(pulumi.StringOutput)
+}
+
+// Its metadata.
+func (o SandboxInfoOutput) Metadata() pulumi.StringMapOutput {
+	return o.ApplyT(func(v SandboxInfo) map[string]string { return v.Metadata }).(pulumi.StringMapOutput)
+}
+
+// The sandbox's ID.
+func (o SandboxInfoOutput) SandboxID() pulumi.StringOutput {
+	return o.ApplyT(func(v SandboxInfo) string { return v.SandboxID }).(pulumi.StringOutput)
+}
+
+// When it started (RFC 3339).
+func (o SandboxInfoOutput) StartedAt() pulumi.StringOutput {
+	return o.ApplyT(func(v SandboxInfo) string { return v.StartedAt }).(pulumi.StringOutput)
+}
+
+// `running` or `paused`. One of `running`, `paused`.
+func (o SandboxInfoOutput) State() pulumi.StringOutput {
+	return o.ApplyT(func(v SandboxInfo) string { return v.State }).(pulumi.StringOutput)
+}
+
+// The ID of its template.
+func (o SandboxInfoOutput) TemplateID() pulumi.StringOutput {
+	return o.ApplyT(func(v SandboxInfo) string { return v.TemplateID }).(pulumi.StringOutput)
+}
+
+type SandboxInfoArrayOutput struct{ *pulumi.OutputState }
+
+func (SandboxInfoArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]SandboxInfo)(nil)).Elem()
+}
+
+func (o SandboxInfoArrayOutput) ToSandboxInfoArrayOutput() SandboxInfoArrayOutput {
+	return o
+}
+
+func (o SandboxInfoArrayOutput) ToSandboxInfoArrayOutputWithContext(ctx context.Context) SandboxInfoArrayOutput {
+	return o
+}
+
+func (o SandboxInfoArrayOutput) Index(i pulumi.IntInput) SandboxInfoOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) SandboxInfo {
+		return vs[0].([]SandboxInfo)[vs[1].(int)]
+	}).(SandboxInfoOutput)
+}
+
 // An item of the `volumeMounts` list.
 type VolumeMount struct {
 	// Name of the volume to mount.
@@ -1144,6 +1230,8 @@ func init() {
 	pulumi.RegisterOutputType(ProvisionCommandArrayOutput{})
 	pulumi.RegisterOutputType(ProvisionResultOutput{})
 	pulumi.RegisterOutputType(ProvisionResultArrayOutput{})
+	pulumi.RegisterOutputType(SandboxInfoOutput{})
+	pulumi.RegisterOutputType(SandboxInfoArrayOutput{})
 	pulumi.RegisterOutputType(VolumeMountOutput{})
 	pulumi.RegisterOutputType(VolumeMountArrayOutput{})
 }

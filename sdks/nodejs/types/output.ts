@@ -156,6 +156,37 @@ export interface ProvisionResult {
     stdoutTail: string;
 }
 
+export interface SandboxInfo {
+    /**
+     * The alias of its template, when it has one.
+     */
+    alias?: string;
+    /**
+     * When it expires unless extended (RFC 3339).
+     */
+    endAt: string;
+    /**
+     * Its metadata.
+     */
+    metadata: {[key: string]: string};
+    /**
+     * The sandbox's ID.
+     */
+    sandboxID: string;
+    /**
+     * When it started (RFC 3339).
+     */
+    startedAt: string;
+    /**
+     * `running` or `paused`. One of `running`, `paused`.
+     */
+    state: string;
+    /**
+     * The ID of its template.
+     */
+    templateID: string;
+}
+
 /**
  * An item of the `volumeMounts` list.
  */

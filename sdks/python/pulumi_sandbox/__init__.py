@@ -6,6 +6,8 @@ import builtins as _builtins
 from . import _utilities
 import typing
 # Export this package's modules as members:
+from .get_template import *
+from .list_sandboxes import *
 from .provider import *
 from .sandbox import *
 from .template import *

@@ -22,6 +22,7 @@ __all__ = [
     'Provision',
     'ProvisionCommand',
     'ProvisionResult',
+    'SandboxInfo',
     'VolumeMount',
 ]
 
@@ -434,6 +435,91 @@ class ProvisionResult(dict):
         The last 4 KiB of its stdout, secrets redacted.
         """
         return pulumi.get(self, "stdout_tail")
+
+
+@pulumi.output_type
+class SandboxInfo(dict):
+    def __init__(__self__, *,
+                 end_at: _builtins.str,
+                 metadata: Mapping[str, _builtins.str],
+                 sandbox_id: _builtins.str,
+                 started_at: _builtins.str,
+                 state: _builtins.str,
+                 template_id: _builtins.str,
+                 alias: Optional[_builtins.str] = None):
+        """
+        :param _builtins.str end_at: When it expires unless extended (RFC 3339).
+        :param Mapping[str, _builtins.str] metadata: Its metadata.
+        :param _builtins.str sandbox_id: The sandbox's ID.
+        :param _builtins.str started_at: When it started (RFC 3339).
+        :param _builtins.str state: `running` or `paused`. One of `running`, `paused`.
+        :param _builtins.str template_id: The ID of its template.
+        :param _builtins.str alias: The alias of its template, when it has one.
+        """
+        pulumi.set(__self__, "end_at", end_at)
+        pulumi.set(__self__, "metadata", metadata)
+        pulumi.set(__self__, "sandbox_id", sandbox_id)
+        pulumi.set(__self__, "started_at", started_at)
+        pulumi.set(__self__, "state", state)
+        pulumi.set(__self__, "template_id", template_id)
+        if alias is not None:
+            pulumi.set(__self__, "alias", alias)
+
+    @_builtins.property
+    @pulumi.getter(name="endAt")
+    def end_at(self) -> _builtins.str:
+        """
+        When it expires unless extended (RFC 3339).
+        """
+        return pulumi.get(self, "end_at")
+
+    @_builtins.property
+    @pulumi.getter
+    def metadata(self) -> Mapping[str, _builtins.str]:
+        """
+        Its metadata.
+        """
+        return pulumi.get(self, "metadata")
+
+    @_builtins.property
+    @pulumi.getter(name="sandboxID")
+    def sandbox_id(self) -> _builtins.str:
+        """
+        The sandbox's ID.
+        """
+        return pulumi.get(self, "sandbox_id")
+
+    @_builtins.property
+    @pulumi.getter(name="startedAt")
+    def started_at(self) -> _builtins.str:
+        """
+        When it started (RFC 3339).
+        """
+        return pulumi.get(self, "started_at")
+
+    @_builtins.property
+    @pulumi.getter
+    def state(self) -> _builtins.str:
+        """
+        `running` or `paused`. One of `running`, `paused`.
+        """
+        return pulumi.get(self, "state")
+
+    @_builtins.property
+    @pulumi.getter(name="templateID")
+    def template_id(self) -> _builtins.str:
+        """
+        The ID of its template.
+        """
+        return pulumi.get(self, "template_id")
+
+    @_builtins.property
+    @pulumi.getter
+    def alias(self) -> Optional[_builtins.str]:
+        """
+        The alias of its template, when it has one.
+        """
+        return pulumi.get(self, "alias")
 
 
 @pulumi.output_type

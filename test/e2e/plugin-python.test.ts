@@ -1,0 +1,64 @@
+/**
+ * examples/python-team through the real engine: a Python program, the Python SDK generated from
+ * schema.json (sdks/python, installed with pip from the example's requirements.txt, `pulumi` from
+ * PyPI at the engine's version) and the native plugin. The Python host is the one
+ * scripts/build-pulumi-cli.sh builds; it reads no runtime options, so the test puts the virtualenv's
+ * `python3` first on PATH, as an activated virtualenv does.
+ */
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { callsSince, inventoryOfStack, lastSeq, ROOT, startStack, type E2eStack } from "./harness";
+
+const EXAMPLE = join(ROOT, "examples", "python-team");
+let s: E2eStack;
+let venv = "";
+
+beforeAll(async () => {
+  venv = mkdtempSync(join(tmpdir(), "pulumi-sandbox-venv-"));
+  execFileSync("python3", ["-m", "venv", join(venv, "env")], { stdio: "pipe" });
+  // The example's requirements, with the SDK installed from a copy: setuptools builds in the source
+  // tree (build/, *.egg-info), which would leave files in sdks/ that `npm run gen` does not make.
+  cpSync(join(ROOT, "sdks", "python"), join(venv, "sdk"), { recursive: true });
+  const requirements = readFileSync(join(EXAMPLE, "requirements.txt"), "utf8").replace("../../sdks/python", join(venv, "sdk"));
+  expect(requirements).toContain(join(venv, "sdk"));
+  writeFileSync(join(venv, "requirements.txt"), requirements);
+  execFileSync(join(venv, "env", "bin", "pip"), ["install", "--quiet", "--disable-pip-version-check", "-r", join(venv, "requirements.txt")], { stdio: "pipe" });
+  process.env.PATH = [join(venv, "env", "bin"), process.env.PATH].join(delimiter);
+  s = await startStack(EXAMPLE, "e2e-python-team");
+  s.secret("team-shared-token-8a7e3f", "python-team's default sharedToken");
+  await s.ok("config", "set", "--path", "members[0]", "ada");
+  await s.ok("config", "set", "--path", "members[1]", "grace");
+}, 600_000);
+
+afterAll(async () => {
+  await s?.close();
+  if (venv) rmSync(venv, { recursive: true, force: true });
+});
+
+test("up makes a public template and one provisioned sandbox per member, from Python", async () => {
+  const up = await s.ok("up", "--yes", "--skip-preview");
+  expect(up.output).toMatch(/\+ 4 created/); // the stack, the template, two sandboxes
+  const out = await s.outputs();
+  const inv = inventoryOfStack(s.emulator);
+  expect(inv.templates).toMatchObject([{ templateID: out.templateID, public: true }]);
+  const owners = Object.fromEntries(inv.sandboxes.map((x) => [x.metadata.owner, x.sandboxID]));
+  expect(owners).toEqual(out.environments);
+  expect(inv.sandboxes.every((x) => x.metadata.team === "platform" && x.templateID === out.templateID)).toBe(true);
+  // Provisioned; the SDK sends `provision` secret, so its output shows redacted (the plugin's README).
+  expect(up.output).toContain("[Sandbox env-ada] provision 1/1: exit code 0");
+});
+
+test("a second up changes nothing and sends the service nothing", async () => {
+  const since = lastSeq(s.emulator);
+  const up = await s.ok("up", "--yes", "--skip-preview");
+  expect(up.output).toMatch(/4 unchanged/);
+  expect(callsSince(s.emulator, since)).toEqual([]);
+});
+
+test("destroy removes every sandbox, then the template", async () => {
+  await s.ok("destroy", "--yes", "--skip-preview");
+  expect(inventoryOfStack(s.emulator)).toEqual({ sandboxes: [], volumes: [], templates: [] });
+});
