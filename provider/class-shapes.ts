@@ -14,14 +14,14 @@ export interface ClassShape {
 
 export const CLASS_SHAPES: Record<ResourceKind, ClassShape> = {
   Template: {
-    inputs: ["dockerfile", "alias", "teamID", "startCmd", "readyCmd", "cpuCount", "memoryMB", "public", "buildTimeoutSeconds"],
-    outputs: ["templateID", "alias", "buildID", "buildStatus", "latestBuildID", "public", "cpuCount", "memoryMB", "aliases", "names", "envdVersion", "diskSizeMB", "createdAt", "updatedAt", "buildCount", "spawnCount", "lastBuildError"],
+    inputs: ["dockerfile", "context", "buildSystem", "tags", "force", "alias", "teamID", "startCmd", "readyCmd", "cpuCount", "memoryMB", "public", "buildTimeoutSeconds"],
+    outputs: ["templateID", "alias", "buildID", "buildStatus", "latestBuildID", "public", "cpuCount", "memoryMB", "aliases", "names", "envdVersion", "diskSizeMB", "createdAt", "updatedAt", "buildCount", "spawnCount", "lastBuildError", "buildSteps"],
     secretInputs: [],
     secretOutputs: [],
   },
   Volume: {
-    inputs: ["name"],
-    outputs: ["volumeID", "volumeId", "name", "token"],
+    inputs: ["name", "content"],
+    outputs: ["volumeID", "volumeId", "name", "token", "contentWritten", "contentDrift"],
     secretInputs: [],
     secretOutputs: ["token"],
   },

@@ -97,11 +97,16 @@ interface Provisioned {
   failure?: string | undefined;
 }
 
-/** Runs `provision` (none: nothing to do) in the sandbox `id`. */
-async function provisionIn(id: string, inputs: Inputs, tokens: Tokens): Promise<Provisioned> {
+/**
+ * Runs `provision` (none: nothing to do) in the sandbox `id`. `fresh`: the sandbox was made by this
+ * same create (or found again after its answer was lost), so no earlier run can have left records
+ * in it and the look for them is skipped.
+ */
+async function provisionIn(id: string, inputs: Inputs, tokens: Tokens, fresh = false): Promise<Provisioned> {
   const { provision } = inputs;
   if (!provision) return { provisioned: true, provisionResults: [] };
-  const outcome = await runProvision({ sandboxID: id, envdAccessToken: tokens.envdAccessToken }, provision, markerOf(inputs), logFor(inputs, tokens), secretsOf(inputs, tokens));
+  const target = { sandboxID: id, envdAccessToken: tokens.envdAccessToken };
+  const outcome = await runProvision(target, provision, markerOf(inputs), logFor(inputs, tokens), secretsOf(inputs, tokens), { fresh });
   return { provisioned: outcome.ok, provisionResults: outcome.results, failure: outcome.failure };
 }
 
@@ -141,7 +146,7 @@ export const sandboxHandlers: ResourceHandlers<"Sandbox"> = {
     const made = adopted ?? (await createOnce(() => sandboxes.create(requestBody(inputs)), () => findByMarker(marker, timeout)));
     const id = made.sandboxID;
     const tokens = { envdAccessToken: made.envdAccessToken ?? null, trafficAccessToken: made.trafficAccessToken ?? null };
-    const { failure, ...provisioned } = await provisionIn(id, inputs, tokens);
+    const { failure, ...provisioned } = await provisionIn(id, inputs, tokens, !adopted);
     if (!failure && inputs.state === "paused") await applyState(id, "paused", timeout, logFor(inputs, tokens));
     const outs: State = { ...inputs, ...fromDetail(await sandboxes.get(id)), ...tokens, ...provisioned };
     if (!failure) return { id, outs };

@@ -12,11 +12,10 @@ import { resourceLogger, type Logger } from "../runtime/log";
 import { autoNamed, createOnce } from "../runtime/outcome";
 import { PartialCreateError } from "../runtime/partial";
 import { wireBody, type WireMap } from "../runtime/wire";
-import { containsUnknown, sameValue, UNKNOWN } from "../spec";
-import { PlanError, planBuild } from "./template-steps";
+import { sameValue } from "../spec";
 import { requestBuild, startBuild, type BuildRef } from "./template-v2";
 
-/** The checked inputs, with what `check` derives (deriveSteps). */
+/** The checked inputs, with what `check` derives (./template-derive.ts). */
 type Inputs = InputsOf<"Template"> & { buildSteps?: string[] | undefined };
 type State = StateOf<"Template">;
 
@@ -203,26 +202,6 @@ async function existing(inputs: Inputs): Promise<BuildRef | undefined> {
   return found;
 }
 
-/**
- * `buildSteps` from the Dockerfile and the context, or why the service cannot build them. v1 builds
- * send the text as it is (the service's builder reads any Dockerfile): there a Dockerfile that does
- * not convert just has no steps to show.
- */
-function deriveSteps(inputs: Record<string, unknown>): { inputs?: Record<string, unknown>; failures?: { property: string; reason: string }[] } {
-  const { buildSteps: _stale, ...given } = inputs;
-  if (["dockerfile", "context", "buildSystem", "startCmd", "readyCmd"].some((k) => containsUnknown(given[k]))) {
-    return { inputs: { ...given, buildSteps: UNKNOWN } };
-  }
-  const v1 = given.buildSystem === "v1";
-  try {
-    return { inputs: { ...given, buildSteps: planBuild(given as Inputs, !v1).lines } };
-  } catch (err) {
-    if (!(err instanceof PlanError)) throw err;
-    if (v1) return { inputs: given };
-    return { failures: err.problems.map((p) => ({ property: "", reason: `${p.path}: ${p.reason}` })) };
-  }
-}
-
 /** Moves the template's tags to its current build: `news` assigned, the ones dropped removed. */
 async function moveTags(alias: string, olds: readonly string[], news: readonly string[]): Promise<void> {
   if (news.length > 0) await platform().builds.assignTags(alias, [...news]);
@@ -248,8 +227,6 @@ function changedSteps(olds: readonly string[] | undefined, news: readonly string
 }
 
 export const templateHandlers: ResourceHandlers<"Template"> = {
-  derive: deriveSteps,
-
   async create(inputs: Inputs) {
     const ref: BuildRef = (await existing(inputs)) ?? (await firstBuild(inputs));
     await settle(ref, inputs, inputs.__provider);

@@ -32,11 +32,6 @@ export interface DeriveOutcome {
 }
 
 export interface ResourceHandlers<K extends ResourceKind> {
-  /**
-   * Adds the spec's `derived` inputs to checked inputs (unknown ones at preview stay unknown), before
-   * any call. Local work only: it runs in `check`, at every preview.
-   */
-  derive?(inputs: Record<string, unknown>): DeriveOutcome;
   create(inputs: InputsOf<K>): Promise<{ id: string; outs: StateOf<K> }>;
   /** `{}` (no id) means the resource is gone. */
   read(id: string, olds: StateOf<K>): Promise<{ id?: string; props?: StateOf<K> }>;
@@ -49,7 +44,6 @@ export type Inputs = Record<string, unknown>;
 export type Outputs = Record<string, unknown>;
 
 export interface UntypedHandlers {
-  derive?(inputs: Inputs): DeriveOutcome;
   create(inputs: Inputs): Promise<{ id: string; outs: Outputs }>;
   read(id: string, olds: Outputs): Promise<{ id?: string; props?: Outputs }>;
   update(id: string, olds: Outputs, news: Inputs): Promise<{ outs: Outputs }>;

@@ -18,7 +18,8 @@ import type { Credential } from "../config-keys";
 import { underCurrentNames, type ResourceKind } from "../spec";
 import { SPECS } from "../specs";
 import { clientOptions, configure as configureContext, type ConfigSource } from "./configured";
-import { untyped, type Inputs, type Outputs, type ResourceHandlers, type UntypedHandlers } from "./handlers";
+import { untyped, type DeriveOutcome, type Inputs, type Outputs, type ResourceHandlers, type UntypedHandlers } from "./handlers";
+import { deriveTemplateSteps } from "../resources/template-derive";
 import { migrate, stamped } from "./migrate";
 
 // Keyed by the registry's kinds: the compiler refuses a kind without handlers, or another kind's.
@@ -28,6 +29,11 @@ const LOADERS: { [K in ResourceKind]: () => Promise<ResourceHandlers<K>> } = {
   Volume: async () => (await import("../resources/volume.js")).volumeHandlers,
   Sandbox: async () => (await import("../resources/sandbox.js")).sandboxHandlers,
 };
+/**
+ * Adds a spec's `derived` inputs to checked inputs (unknown ones at preview stay unknown), before any
+ * call. Local work, at every preview: kept out of the handlers so `check` loads no client.
+ */
+const DERIVE: { [K in ResourceKind]?: (inputs: Inputs) => DeriveOutcome } = { Template: deriveTemplateSteps };
 const handlersOf = async (kind: ResourceKind): Promise<UntypedHandlers> => untyped(await LOADERS[kind]());
 
 export function configure(req: { config: ConfigSource }): void {
@@ -39,7 +45,7 @@ export async function check(kind: ResourceKind, olds: Inputs, news: Inputs): Pro
   const checked = checkInputs(SPECS[kind], migrate(kind, olds ?? {}), news ?? {});
   if (!checked.inputs) return checked;
   // Inputs computed from the others (a Template's build steps): local work, still before any call.
-  const outcome = handlersOf(kind).derive?.(checked.inputs) ?? checked;
+  const outcome = DERIVE[kind]?.(checked.inputs) ?? checked;
   if (!outcome.inputs) return outcome;
   const missing = missingCredentials(kind, outcome.inputs);
   return missing.length ? { failures: missing } : outcome;

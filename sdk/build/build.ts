@@ -98,7 +98,6 @@ export async function runTemplateBuild(builds: TemplateBuilds, templates: Templa
     ...(spec.onLog ? { onLog: spec.onLog } : {}),
     ...(spec.signal ? { signal: spec.signal } : {}),
     ...(spec.timeoutMs !== undefined ? { timeoutMs: spec.timeoutMs } : {}),
-    intervalMs: 200,
   });
   return { templateID, buildID, uploaded, info };
 }

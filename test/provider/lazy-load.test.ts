@@ -63,3 +63,13 @@ test("the host's check and diff load the specs and zod, and no client; a call to
   const remove = packagesIn(await loaded(`${checkAndDiff}.then(() => provider.delete("i0000000000000000000a", {}))`));
   expect(remove.has("undici")).toBe(true);
 });
+
+test("a Template's check, which derives its build steps from the Dockerfile, loads no client either", async () => {
+  const check = `
+    const provider = require("pulumi-sandbox/runtime").provider("Template");
+    provider.configure({ config: { get: () => undefined } });
+    provider.check({}, { dockerfile: "FROM python:3.12\\nRUN echo hi", __resource: "urn:pulumi:dev::proj::pulumi-nodejs:dynamic/sandbox:Template::tpl" })
+      .then(({ inputs, failures }) => { if (failures || !inputs.buildSteps) throw new Error(JSON.stringify(failures ?? inputs)); })`;
+  const loadedByCheck = packagesIn(await loaded(check));
+  for (const dependency of ["undici", "@connectrpc/connect", "@bufbuild/protobuf"]) expect(loadedByCheck.has(dependency), dependency).toBe(false);
+});
