@@ -9,6 +9,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
 import { CLASS_SHAPES } from "./class-shapes";
+import { ID_OUTPUTS } from "./id-outputs";
 import { providerText } from "./handle";
 import { secretValuesOf } from "./secret-values";
 import type { ResourceKind } from "./spec";
@@ -40,8 +41,6 @@ export type SandboxArgs = ArgsOf<"Sandbox">;
  * text is the one of ./handle.ts instead of what Pulumi's serializer would make.
  */
 const typeOf = (kind: ResourceKind) => `pulumi-nodejs:dynamic/sandbox:${kind}`;
-
-const ID_OUTPUTS: Record<ResourceKind, string[]> = { Template: ["templateID"], Volume: ["volumeID", "volumeId"], Sandbox: ["sandboxID"] };
 
 function setIdOutputs(resource: pulumi.CustomResource, kind: ResourceKind): void {
   for (const key of ID_OUTPUTS[kind]) (resource as unknown as Record<string, unknown>)[key] = resource.id;

@@ -8,13 +8,16 @@ import pulumi_sandbox as sandbox
 config = pulumi.Config()
 members = config.get_object("members") or ["ada", "grace", "linus"]
 team = config.get("team") or "platform"
+# Whether other teams may use the template: changed in place (one PATCH), never by a rebuild.
+public = config.get_bool("public")
+public = True if public is None else public
 shared_token = config.get_secret("sharedToken") or pulumi.Output.secret("team-shared-token-8a7e3f")
 
 template = sandbox.Template(
     "team-env",
     dockerfile="\n".join(["FROM e2bdev/base:latest", "ENV EDITOR=vim", "WORKDIR /home/user"]),
     start_cmd="echo ready",
-    public=True,
+    public=public,
 )
 
 sandboxes = {

@@ -23,13 +23,19 @@ import { setLogSink } from "../runtime/log";
 import { engineAddress, engineLogSink } from "./engine-log";
 import { withOldInputs } from "./old-inputs";
 import { asOperation } from "./operation";
+import { previewAnswer, type PreviewRequest } from "./preview";
 import { plugin } from "./provider";
 
 interface ConfigureCall {
   request: { getVariablesMap(): { forEach(fn: (value: string, key: string) => void): void } };
 }
 type Method = (call: { request: Record<string, unknown> }, callback: unknown) => void;
-type Implementation = Record<string, Method> & { configure(call: ConfigureCall, callback: unknown): void };
+type Callback = (err: unknown, resp?: unknown) => void;
+type Implementation = Record<string, Method> & { configure(call: ConfigureCall, callback: Callback): void };
+interface ProviderProto {
+  CreateResponse: new () => { setProperties(value: unknown): void };
+  UpdateResponse: new () => { setProperties(value: unknown): void };
+}
 interface Grpc {
   Server: { prototype: { addService(service: unknown, implementation: Implementation): void } };
   credentials: { createInsecure(): import("@grpc/grpc-js").ChannelCredentials };
@@ -83,13 +89,18 @@ export async function serve(args: string[]): Promise<void> {
   const { Server, credentials } = likePulumi<Grpc>("@grpc/grpc-js");
   const engine = engineAddress(args);
   if (engine) setLogSink(engineLogSink(engine, credentials.createInsecure()));
-  const { Struct } = likePulumi<{ Struct: new () => unknown }>("google-protobuf/google/protobuf/struct_pb");
+  const { Struct } = likePulumi<{ Struct: (new () => unknown) & { fromJavaScript(value: Record<string, unknown>): never } }>("google-protobuf/google/protobuf/struct_pb");
+  const proto = likePulumi<ProviderProto>("@pulumi/pulumi/proto/provider_pb");
   const addService = Server.prototype.addService;
   Server.prototype.addService = function (service, implementation) {
     const wrapped = Object.create(implementation) as Implementation;
     wrapped.configure = (call, callback) => {
       runtime.configure({ config: configSource(call) });
-      implementation.configure(call, callback);
+      // Previews of Create and Update come to the plugin (./preview.ts), so a plan can know IDs.
+      implementation.configure(call, (err, resp) => {
+        (resp as { setSupportspreview?(v: boolean): void } | undefined)?.setSupportspreview?.(true);
+        callback(err, resp);
+      });
     };
     for (const [method, fields] of Object.entries(STRUCTS)) {
       wrapped[method] = (call, callback) => {
@@ -97,6 +108,9 @@ export async function serve(args: string[]): Promise<void> {
           const request = call.request as Record<string, (value?: unknown) => unknown>;
           if (request[`get${field}`]?.() === undefined) request[`set${field}`]?.(new Struct());
         }
+        const planned = previewAnswer(method, call.request as unknown as PreviewRequest, Struct, () =>
+          new (method === "create" ? proto.CreateResponse : proto.UpdateResponse)());
+        if (planned) return (callback as Callback)(null, planned);
         inContext(method, call.request as unknown as RequestFields, () => implementation[method]!(call, callback));
       };
     }

@@ -58,6 +58,29 @@ test("a second up changes nothing and sends the service nothing", async () => {
   expect(callsSince(s.emulator, since)).toEqual([]);
 });
 
+test("refresh finds nothing changed, and the state holds no provider text and no plaintext secret", async () => {
+  await s.ok("refresh", "--yes", "--skip-preview", "--expect-no-changes");
+  const state = await s.exported();
+  expect(state).not.toContain("__provider");
+  // The secret-marked env var is stored encrypted (the close-time scan also checks every transcript).
+  expect(state).not.toContain("team-shared-token-8a7e3f");
+});
+
+test("making the template team-only is one PATCH in place: same templateID, the sandboxes untouched", async () => {
+  const before = await s.outputs();
+  await s.ok("config", "set", "public", "false");
+  const preview = await s.ok("preview", "--diff");
+  expect(preview.output).toMatch(/~ 1 to update/);
+  expect(preview.output).not.toMatch(/to replace|to create|to delete/);
+  const since = lastSeq(s.emulator);
+  await s.ok("up", "--yes", "--skip-preview");
+  // Reads may follow (the outputs as the service now reports them); the one change is the PATCH.
+  expect(callsSince(s.emulator, since).filter((c) => !c.startsWith("GET "))).toEqual([`PATCH /v2/templates/${before.templateID}`]);
+  expect(await s.outputs()).toEqual(before);
+  expect(inventoryOfStack(s.emulator).templates).toMatchObject([{ templateID: before.templateID, public: false }]);
+  await s.ok("preview", "--expect-no-changes");
+});
+
 test("destroy removes every sandbox, then the template", async () => {
   await s.ok("destroy", "--yes", "--skip-preview");
   expect(inventoryOfStack(s.emulator)).toEqual({ sandboxes: [], volumes: [], templates: [] });

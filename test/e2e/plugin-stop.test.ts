@@ -2,7 +2,7 @@
  * The engine's bounds on the native plugin's work (provider/plugin/operation.ts): a Template's
  * `customTimeouts.create` shorter than its build, and Ctrl-C (SIGINT to `pulumi up`) during the build.
  * Either stops the plugin's wait at once; the template the service made is recorded (with the reason),
- * and the next `up` waits for that same build: one POST /templates, one build.
+ * and the next `up` waits for that same build: one build request (POST /v3/templates), one build.
  */
 import { spawn } from "node:child_process";
 import { join } from "node:path";
@@ -25,7 +25,8 @@ async function recordedTemplate(s: E2eStack): Promise<StateResource | undefined>
   return state.deployment.resources?.find((r) => r.type === "sandbox:index:Template");
 }
 
-const posts = (emulator: Emulator) => emulator.calls().filter((c) => c.method === "POST" && c.path === "/templates").length;
+/** Build requests, of the default build system (v3) and of v1. */
+const posts = (emulator: Emulator) => emulator.calls().filter((c) => c.method === "POST" && (c.path === "/v3/templates" || c.path === "/templates")).length;
 
 async function until(what: string, done: () => boolean, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

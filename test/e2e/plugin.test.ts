@@ -139,7 +139,7 @@ describe("the native plugin on the real engine", () => {
     await s.ok("config", "set", "adoptDockerfile", "FROM e2bdev/base:latest\nRUN echo changed\n");
     const up = await s.ok("up", "--yes", "--skip-preview");
     expect(up.output).toMatch(/~ 1 updated/);
-    expect(callsSince(s.emulator, since)).toContain(`POST /templates/${made.templateID}`);
+    expect(callsSince(s.emulator, since).filter((c) => c.startsWith(`POST /v2/templates/${made.templateID}/builds/`))).toHaveLength(1);
     expect(s.emulator.state.templates().find((t) => t.templateID === made.templateID)?.builds).toHaveLength(2);
   });
 
