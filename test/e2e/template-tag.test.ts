@@ -141,6 +141,8 @@ describe("a TemplateTag rolls a template's builds forward and back", () => {
     const calls = await upWrites();
     expect(tagCalls(calls)).toEqual(["POST /templates/tags"]);
     expect((await tags()).prod).toBe(buildOf.v1);
+    // The refresh left the sandbox on `alias:prod`, as the program names it.
+    await s.ok("preview", "--expect-no-changes");
   });
 
   test("dropping the TemplateTag removes the tag, and only it", async () => {
