@@ -20,18 +20,28 @@ function writeVersion(text: string): void {
   writeFileSync(join(CTX, "version.txt"), `${text}\n`);
 }
 
+/** The stack's template's tags as the service lists them: tag → build. */
+async function tagsOf(s: E2eStack): Promise<Record<string, string>> {
+  const { templateID } = await s.outputs();
+  const res = await fetch(`${s.emulator.apiUrl}/templates/${String(templateID)}/tags`, { headers: { "X-API-Key": s.emulator.apiKey } });
+  expect(res.status).toBe(200);
+  const list = (await res.json()) as { tag: string; buildID: string }[];
+  return Object.fromEntries(list.map((t) => [t.tag, t.buildID]));
+}
+
+/** The calls an up made that change something (reads left out). */
+async function upWritesOf(s: E2eStack): Promise<string[]> {
+  const since = lastSeq(s.emulator);
+  await s.ok("up", "--yes", "--skip-preview");
+  return callsSince(s.emulator, since).filter((c) => !c.startsWith("GET"));
+}
+
+const builds = (calls: string[]) => calls.filter((c) => c === "POST /v3/templates" || /\/builds\//.test(c));
+const tagCalls = (calls: string[]) => calls.filter((c) => c.endsWith(" /templates/tags"));
+
 describe("a TemplateTag rolls a template's builds forward and back", () => {
   let s: E2eStack;
   const buildOf: Record<string, string> = {};
-
-  /** The template's tags as the service lists them: tag → build. */
-  async function tags(): Promise<Record<string, string>> {
-    const { templateID } = await s.outputs();
-    const res = await fetch(`${s.emulator.apiUrl}/templates/${String(templateID)}/tags`, { headers: { "X-API-Key": s.emulator.apiKey } });
-    expect(res.status).toBe(200);
-    const list = (await res.json()) as { tag: string; buildID: string }[];
-    return Object.fromEntries(list.map((t) => [t.tag, t.buildID]));
-  }
 
   /** app/version.txt in the stack's sandbox, as the build it started from placed it. */
   async function sandboxVersion(): Promise<string> {
@@ -41,15 +51,8 @@ describe("a TemplateTag rolls a template's builds forward and back", () => {
     return readFileSync(join(box.rootDir, "app", "version.txt"), "utf8").trim();
   }
 
-  /** The calls an up made that change something (reads left out). */
-  async function upWrites(): Promise<string[]> {
-    const since = lastSeq(s.emulator);
-    await s.ok("up", "--yes", "--skip-preview");
-    return callsSince(s.emulator, since).filter((c) => !c.startsWith("GET"));
-  }
-
-  const builds = (calls: string[]) => calls.filter((c) => c === "POST /v3/templates" || /\/builds\//.test(c));
-  const tagCalls = (calls: string[]) => calls.filter((c) => c.endsWith(" /templates/tags"));
+  const tags = () => tagsOf(s);
+  const upWrites = () => upWritesOf(s);
 
   /** An up after `target` changed: one tag call and no build; prod and the new sandbox on `target`'s build. */
   async function rolledTo(target: string, content: string): Promise<void> {
@@ -152,5 +155,42 @@ describe("a TemplateTag rolls a template's builds forward and back", () => {
     const now = await tags();
     expect(now.prod).toBeUndefined();
     expect(now).toMatchObject({ v1: buildOf.v1, v2: buildOf.v2 });
+  });
+});
+
+describe("the native plugin serves TemplateTag (by type token)", () => {
+  let s: E2eStack;
+
+  beforeAll(async () => {
+    s = await startStack(FIXTURE, "e2e-template-tag-plugin");
+    await s.ok("config", "rm", "sandbox:accessToken");
+    await s.ok("config", "set", "plugin", "true");
+    await s.ok("config", "set", "version", "v1");
+    await s.ok("up", "--yes", "--skip-preview");
+    await s.ok("config", "set", "version", "v2");
+    await s.ok("up", "--yes", "--skip-preview");
+  }, 300_000);
+
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  test("create, a sandbox from alias:prod, an in-place move, no changes after, and the tag removed", async () => {
+    const built = await tagsOf(s);
+    await s.ok("config", "set", "target", "v1");
+    expect(tagCalls(await upWritesOf(s))).toEqual(["POST /templates/tags"]);
+    expect((await tagsOf(s)).prod).toBe(built.v1);
+    expect(s.emulator.state.sandboxes().map((x) => x.sandboxID)).toContain((await s.outputs()).sandboxID);
+
+    await s.ok("config", "set", "target", "v2");
+    const calls = await upWritesOf(s);
+    expect(tagCalls(calls)).toEqual(["POST /templates/tags"]);
+    expect(builds(calls)).toEqual([]);
+    expect((await tagsOf(s)).prod).toBe(built.v2);
+    await s.ok("preview", "--expect-no-changes");
+
+    await s.ok("config", "rm", "target");
+    expect(tagCalls(await upWritesOf(s))).toEqual(["DELETE /templates/tags"]);
+    expect((await tagsOf(s)).prod).toBeUndefined();
   });
 });
