@@ -31,4 +31,10 @@ export const CLASS_SHAPES: Record<ResourceKind, ClassShape> = {
     secretInputs: ["envVars", "provision"],
     secretOutputs: ["envVars", "provision", "provisionResults", "envdAccessToken", "trafficAccessToken"],
   },
+  TemplateTag: {
+    inputs: ["template", "tag", "target"],
+    outputs: ["templateID", "buildID"],
+    secretInputs: [],
+    secretOutputs: [],
+  },
 };

@@ -28,6 +28,7 @@ type OutputsOf<K extends ResourceKind> = { readonly [P in keyof Shown<K>]-?: pul
 export type VolumeArgs = ArgsOf<"Volume">;
 export type TemplateArgs = ArgsOf<"Template">;
 export type SandboxArgs = ArgsOf<"Sandbox">;
+export type TemplateTagArgs = ArgsOf<"TemplateTag">;
 
 /**
  * Outputs that are the resource's ID. The class takes them from `id`, which a preview knows for an
@@ -122,5 +123,19 @@ export class Sandbox extends pulumi.CustomResource {
   /** Reads an existing sandbox by ID into the program (read-only). */
   static get(name: string, id: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): Sandbox {
     return new Sandbox(name, {} as SandboxArgs, { ...opts, id });
+  }
+}
+
+/** A tag of a template pointed at the build another tag names: roll a tested build forward and back without building. */
+export interface TemplateTag extends OutputsOf<"TemplateTag"> {}
+export class TemplateTag extends pulumi.CustomResource {
+  constructor(name: string, args: TemplateTagArgs, opts?: pulumi.CustomResourceOptions) {
+    super(typeOf("TemplateTag"), name, props("TemplateTag", name, args, opts), options("TemplateTag", opts));
+    setIdOutputs(this, "TemplateTag");
+  }
+
+  /** Reads an existing tag by ID (`alias:tag`) into the program (read-only). */
+  static get(name: string, id: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): TemplateTag {
+    return new TemplateTag(name, {} as TemplateTagArgs, { ...opts, id });
   }
 }

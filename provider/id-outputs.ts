@@ -10,4 +10,6 @@ export const ID_OUTPUTS: Record<ResourceKind, readonly string[]> = {
   Template: ["templateID"],
   Volume: ["volumeID", "volumeId"],
   Sandbox: ["sandboxID"],
+  // Its ID is `alias:tag`; its outputs name the template and build it points to, not itself.
+  TemplateTag: [],
 };

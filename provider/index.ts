@@ -6,4 +6,4 @@
  */
 // First: on a Node.js too old for the dependencies, fail here with the fix, not deep inside them.
 import "../sdk/node-version";
-export { Sandbox, Template, Volume, type SandboxArgs, type TemplateArgs, type VolumeArgs } from "./classes";
+export { Sandbox, Template, TemplateTag, Volume, type SandboxArgs, type TemplateArgs, type TemplateTagArgs, type VolumeArgs } from "./classes";

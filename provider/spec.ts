@@ -9,7 +9,7 @@
 import type { z } from "zod";
 import type { Credential } from "./config-keys";
 
-export type ResourceKind = "Template" | "Volume" | "Sandbox";
+export type ResourceKind = "Template" | "Volume" | "Sandbox" | "TemplateTag";
 
 /**
  * Inputs the provider adds for itself; never user-facing, never diffed, never in the schema.

@@ -20,6 +20,7 @@ export const TOKENS: Record<ResourceKind, string> = {
   Template: `${PACKAGE_TOKEN_PREFIX}Template`,
   Volume: `${PACKAGE_TOKEN_PREFIX}Volume`,
   Sandbox: `${PACKAGE_TOKEN_PREFIX}Sandbox`,
+  TemplateTag: `${PACKAGE_TOKEN_PREFIX}TemplateTag`,
 };
 
 /** The kind a URN names (`urn:pulumi:stack::project::[parent$]sandbox:index:Volume::name`). */

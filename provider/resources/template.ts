@@ -265,7 +265,10 @@ export const templateHandlers: ResourceHandlers<"Template"> = {
     } else if (changed.has("dockerfile") && !isV1(news)) {
       log("the Dockerfile's steps are unchanged (an edit of comments or spacing): nothing to rebuild");
     }
-    if (!sameValue(olds.tags ?? [], news.tags ?? [])) await moveTags(news.alias ?? id, olds.tags ?? [], news.tags ?? []);
+    // A build made here was built into the new tags; a tag dropped at the same time keeps naming the
+    // build it was given to, so a TemplateTag can still roll back to it. Without a build, a dropped tag is removed.
+    const built = inFlight !== undefined || why.length > 0 || olds.buildStatus === "error";
+    if (!sameValue(olds.tags ?? [], news.tags ?? [])) await moveTags(news.alias ?? id, built ? [] : (olds.tags ?? []), news.tags ?? []);
     if (olds.public !== news.public) await platform().templates.setPublic(id, news.public === true);
     return { outs: await describe(id, news) };
   },

@@ -28,6 +28,7 @@ const LOADERS: { [K in ResourceKind]: () => Promise<ResourceHandlers<K>> } = {
   Template: async () => (await import("../resources/template.js")).templateHandlers,
   Volume: async () => (await import("../resources/volume.js")).volumeHandlers,
   Sandbox: async () => (await import("../resources/sandbox.js")).sandboxHandlers,
+  TemplateTag: async () => (await import("../resources/template-tag.js")).templateTagHandlers,
 };
 /**
  * Adds a spec's `derived` inputs to checked inputs (unknown ones at preview stay unknown), before any

@@ -6,9 +6,10 @@
 import type { ResourceKind, ResourceSpec } from "../spec";
 import { sandboxSpec } from "./sandbox";
 import { templateSpec } from "./template";
+import { templateTagSpec } from "./template-tag";
 import { volumeSpec } from "./volume";
 
-export const SPECS = { Template: templateSpec, Volume: volumeSpec, Sandbox: sandboxSpec } as const satisfies Record<ResourceKind, ResourceSpec>;
+export const SPECS = { Template: templateSpec, Volume: volumeSpec, Sandbox: sandboxSpec, TemplateTag: templateTagSpec } as const satisfies Record<ResourceKind, ResourceSpec>;
 
 /** Every kind, in the order schema.json and the README reference list them. */
 export const KINDS = Object.keys(SPECS) as ResourceKind[];

@@ -52,7 +52,7 @@ export const TemplateInputs = z.strictObject({
       .refine((t) => t !== "default", { error: "`default` is every build's own tag; list only the others" }),
     { error: "must be a list of tag names" },
   ).optional()
-    .describe("Tags the template's builds get besides `default` (sandboxes can name `alias:tag`). A change moves the tags to the current build, never rebuilds. v2 only."),
+    .describe("Tags the template's builds get besides `default` (sandboxes can name `alias:tag`). A change alone moves the tags to the current build and removes the dropped ones, never rebuilds; with a rebuild, the new build gets the tags and a dropped tag keeps naming its build (for a `TemplateTag` to roll back to). v2 only."),
   // No zod default: state written before this input existed has none, and an absent `force` is false.
   force: z.boolean({ error: "must be true or false" }).optional()
     .describe("Build without the service's build cache (every step runs again). Default false. Setting it to true rebuilds once; while true, every rebuild skips the cache; setting it back rebuilds nothing. v2 only."),

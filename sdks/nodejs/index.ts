@@ -30,6 +30,11 @@ export type Template = import("./template").Template;
 export const Template: typeof import("./template").Template = null as any;
 utilities.lazyLoad(exports, ["Template"], () => require("./template"));
 
+export { TemplateTagArgs } from "./templateTag";
+export type TemplateTag = import("./templateTag").TemplateTag;
+export const TemplateTag: typeof import("./templateTag").TemplateTag = null as any;
+utilities.lazyLoad(exports, ["TemplateTag"], () => require("./templateTag"));
+
 export { VolumeArgs } from "./volume";
 export type Volume = import("./volume").Volume;
 export const Volume: typeof import("./volume").Volume = null as any;
@@ -53,6 +58,8 @@ const _module = {
                 return new Sandbox(name, <any>undefined, { urn })
             case "sandbox:index:Template":
                 return new Template(name, <any>undefined, { urn })
+            case "sandbox:index:TemplateTag":
+                return new TemplateTag(name, <any>undefined, { urn })
             case "sandbox:index:Volume":
                 return new Volume(name, <any>undefined, { urn })
             default:

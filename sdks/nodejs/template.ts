@@ -127,7 +127,7 @@ export class Template extends pulumi.CustomResource {
      */
     declare public readonly startCmd: pulumi.Output<string | undefined>;
     /**
-     * Tags the template's builds get besides `default` (sandboxes can name `alias:tag`). A change moves the tags to the current build, never rebuilds. v2 only.
+     * Tags the template's builds get besides `default` (sandboxes can name `alias:tag`). A change alone moves the tags to the current build and removes the dropped ones, never rebuilds; with a rebuild, the new build gets the tags and a dropped tag keeps naming its build (for a `TemplateTag` to roll back to). v2 only.
      */
     declare public readonly tags: pulumi.Output<string[] | undefined>;
     /**
@@ -269,7 +269,7 @@ export interface TemplateArgs {
      */
     startCmd?: pulumi.Input<string | undefined>;
     /**
-     * Tags the template's builds get besides `default` (sandboxes can name `alias:tag`). A change moves the tags to the current build, never rebuilds. v2 only.
+     * Tags the template's builds get besides `default` (sandboxes can name `alias:tag`). A change alone moves the tags to the current build and removes the dropped ones, never rebuilds; with a rebuild, the new build gets the tags and a dropped tag keeps naming its build (for a `TemplateTag` to roll back to). v2 only.
      */
     tags?: pulumi.Input<pulumi.Input<string>[] | undefined>;
     /**

@@ -25,6 +25,8 @@ func (m *module) Construct(ctx *pulumi.Context, name, typ, urn string) (r pulumi
 		r = &Sandbox{}
 	case "sandbox:index:Template":
 		r = &Template{}
+	case "sandbox:index:TemplateTag":
+		r = &TemplateTag{}
 	case "sandbox:index:Volume":
 		r = &Volume{}
 	default:

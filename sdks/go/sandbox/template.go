@@ -62,7 +62,7 @@ type Template struct {
 	SpawnCount pulumi.Float64Output `pulumi:"spawnCount"`
 	// Command started when a sandbox boots from the template. A change rebuilds.
 	StartCmd pulumi.StringPtrOutput `pulumi:"startCmd"`
-	// Tags the template's builds get besides `default` (sandboxes can name `alias:tag`). A change moves the tags to the current build, never rebuilds. v2 only.
+	// Tags the template's builds get besides `default` (sandboxes can name `alias:tag`). A change alone moves the tags to the current build and removes the dropped ones, never rebuilds; with a rebuild, the new build gets the tags and a dropped tag keeps naming its build (for a `TemplateTag` to roll back to). v2 only.
 	Tags pulumi.StringArrayOutput `pulumi:"tags"`
 	// Team that owns the template. Default: the API key's team. Changing it replaces the template.
 	TeamID pulumi.StringPtrOutput `pulumi:"teamID"`
@@ -151,7 +151,7 @@ type templateArgs struct {
 	ReadyCmd *string `pulumi:"readyCmd"`
 	// Command started when a sandbox boots from the template. A change rebuilds.
 	StartCmd *string `pulumi:"startCmd"`
-	// Tags the template's builds get besides `default` (sandboxes can name `alias:tag`). A change moves the tags to the current build, never rebuilds. v2 only.
+	// Tags the template's builds get besides `default` (sandboxes can name `alias:tag`). A change alone moves the tags to the current build and removes the dropped ones, never rebuilds; with a rebuild, the new build gets the tags and a dropped tag keeps naming its build (for a `TemplateTag` to roll back to). v2 only.
 	Tags []string `pulumi:"tags"`
 	// Team that owns the template. Default: the API key's team. Changing it replaces the template.
 	TeamID *string `pulumi:"teamID"`
@@ -181,7 +181,7 @@ type TemplateArgs struct {
 	ReadyCmd pulumi.StringPtrInput
 	// Command started when a sandbox boots from the template. A change rebuilds.
 	StartCmd pulumi.StringPtrInput
-	// Tags the template's builds get besides `default` (sandboxes can name `alias:tag`). A change moves the tags to the current build, never rebuilds. v2 only.
+	// Tags the template's builds get besides `default` (sandboxes can name `alias:tag`). A change alone moves the tags to the current build and removes the dropped ones, never rebuilds; with a rebuild, the new build gets the tags and a dropped tag keeps naming its build (for a `TemplateTag` to roll back to). v2 only.
 	Tags pulumi.StringArrayInput
 	// Team that owns the template. Default: the API key's team. Changing it replaces the template.
 	TeamID pulumi.StringPtrInput
@@ -339,7 +339,7 @@ func (o TemplateOutput) StartCmd() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Template) pulumi.StringPtrOutput { return v.StartCmd }).(pulumi.StringPtrOutput)
 }
 
-// Tags the template's builds get besides `default` (sandboxes can name `alias:tag`). A change moves the tags to the current build, never rebuilds. v2 only.
+// Tags the template's builds get besides `default` (sandboxes can name `alias:tag`). A change alone moves the tags to the current build and removes the dropped ones, never rebuilds; with a rebuild, the new build gets the tags and a dropped tag keeps naming its build (for a `TemplateTag` to roll back to). v2 only.
 func (o TemplateOutput) Tags() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v *Template) pulumi.StringArrayOutput { return v.Tags }).(pulumi.StringArrayOutput)
 }

@@ -11,6 +11,7 @@ from .list_sandboxes import *
 from .provider import *
 from .sandbox import *
 from .template import *
+from .template_tag import *
 from .volume import *
 from ._inputs import *
 from . import outputs
@@ -32,6 +33,7 @@ _utilities.register(
   "classes": {
    "sandbox:index:Sandbox": "Sandbox",
    "sandbox:index:Template": "Template",
+   "sandbox:index:TemplateTag": "TemplateTag",
    "sandbox:index:Volume": "Volume"
   }
  }

@@ -46,7 +46,7 @@ class TemplateArgs:
         :param pulumi.Input[_builtins.bool] public: Whether other teams may use the template. Changed in place (one PATCH), never by a rebuild.
         :param pulumi.Input[_builtins.str] ready_cmd: Command that must succeed before the sandbox counts as ready. A change rebuilds.
         :param pulumi.Input[_builtins.str] start_cmd: Command started when a sandbox boots from the template. A change rebuilds.
-        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] tags: Tags the template's builds get besides `default` (sandboxes can name `alias:tag`). A change moves the tags to the current build, never rebuilds. v2 only.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] tags: Tags the template's builds get besides `default` (sandboxes can name `alias:tag`). A change alone moves the tags to the current build and removes the dropped ones, never rebuilds; with a rebuild, the new build gets the tags and a dropped tag keeps naming its build (for a `TemplateTag` to roll back to). v2 only.
         :param pulumi.Input[_builtins.str] team_id: Team that owns the template. Default: the API key's team. Changing it replaces the template.
         """
         pulumi.set(__self__, "dockerfile", dockerfile)
@@ -217,7 +217,7 @@ class TemplateArgs:
     @pulumi.getter
     def tags(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]:
         """
-        Tags the template's builds get besides `default` (sandboxes can name `alias:tag`). A change moves the tags to the current build, never rebuilds. v2 only.
+        Tags the template's builds get besides `default` (sandboxes can name `alias:tag`). A change alone moves the tags to the current build and removes the dropped ones, never rebuilds; with a rebuild, the new build gets the tags and a dropped tag keeps naming its build (for a `TemplateTag` to roll back to). v2 only.
         """
         return pulumi.get(self, "tags")
 
@@ -274,7 +274,7 @@ class Template(pulumi.CustomResource):
         :param pulumi.Input[_builtins.bool] public: Whether other teams may use the template. Changed in place (one PATCH), never by a rebuild.
         :param pulumi.Input[_builtins.str] ready_cmd: Command that must succeed before the sandbox counts as ready. A change rebuilds.
         :param pulumi.Input[_builtins.str] start_cmd: Command started when a sandbox boots from the template. A change rebuilds.
-        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] tags: Tags the template's builds get besides `default` (sandboxes can name `alias:tag`). A change moves the tags to the current build, never rebuilds. v2 only.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] tags: Tags the template's builds get besides `default` (sandboxes can name `alias:tag`). A change alone moves the tags to the current build and removes the dropped ones, never rebuilds; with a rebuild, the new build gets the tags and a dropped tag keeps naming its build (for a `TemplateTag` to roll back to). v2 only.
         :param pulumi.Input[_builtins.str] team_id: Team that owns the template. Default: the API key's team. Changing it replaces the template.
         """
         ...
@@ -599,7 +599,7 @@ class Template(pulumi.CustomResource):
     @pulumi.getter
     def tags(self) -> pulumi.Output[Optional[Sequence[_builtins.str]]]:
         """
-        Tags the template's builds get besides `default` (sandboxes can name `alias:tag`). A change moves the tags to the current build, never rebuilds. v2 only.
+        Tags the template's builds get besides `default` (sandboxes can name `alias:tag`). A change alone moves the tags to the current build and removes the dropped ones, never rebuilds; with a rebuild, the new build gets the tags and a dropped tag keeps naming its build (for a `TemplateTag` to roll back to). v2 only.
         """
         return pulumi.get(self, "tags")
 
