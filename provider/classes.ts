@@ -12,6 +12,7 @@ import { CLASS_SHAPES } from "./class-shapes";
 import { ID_OUTPUTS } from "./id-outputs";
 import { providerText } from "./handle";
 import { secretValuesOf } from "./secret-values";
+import { shallowStacks } from "./shallow-stacks";
 import type { ResourceKind } from "./spec";
 import type { SPECS } from "./specs";
 
@@ -88,7 +89,12 @@ function options(kind: ResourceKind, opts: pulumi.CustomResourceOptions | undefi
 export interface Volume extends OutputsOf<"Volume"> {}
 export class Volume extends pulumi.CustomResource {
   constructor(name: string, args: VolumeArgs = {}, opts?: pulumi.CustomResourceOptions) {
-    super(typeOf("Volume"), name, props("Volume", name, args, opts), options("Volume", opts));
+    const restore = shallowStacks();
+    try {
+      super(typeOf("Volume"), name, props("Volume", name, args, opts), options("Volume", opts));
+    } finally {
+      restore();
+    }
     setIdOutputs(this, "Volume");
   }
 
@@ -102,7 +108,12 @@ export class Volume extends pulumi.CustomResource {
 export interface Template extends OutputsOf<"Template"> {}
 export class Template extends pulumi.CustomResource {
   constructor(name: string, args: TemplateArgs, opts?: pulumi.CustomResourceOptions) {
-    super(typeOf("Template"), name, props("Template", name, args, opts), options("Template", opts));
+    const restore = shallowStacks();
+    try {
+      super(typeOf("Template"), name, props("Template", name, args, opts), options("Template", opts));
+    } finally {
+      restore();
+    }
     setIdOutputs(this, "Template");
   }
 
@@ -116,7 +127,12 @@ export class Template extends pulumi.CustomResource {
 export interface Sandbox extends OutputsOf<"Sandbox"> {}
 export class Sandbox extends pulumi.CustomResource {
   constructor(name: string, args: SandboxArgs, opts?: pulumi.CustomResourceOptions) {
-    super(typeOf("Sandbox"), name, props("Sandbox", name, args, opts), options("Sandbox", opts));
+    const restore = shallowStacks();
+    try {
+      super(typeOf("Sandbox"), name, props("Sandbox", name, args, opts), options("Sandbox", opts));
+    } finally {
+      restore();
+    }
     setIdOutputs(this, "Sandbox");
   }
 
@@ -130,7 +146,12 @@ export class Sandbox extends pulumi.CustomResource {
 export interface TemplateTag extends OutputsOf<"TemplateTag"> {}
 export class TemplateTag extends pulumi.CustomResource {
   constructor(name: string, args: TemplateTagArgs, opts?: pulumi.CustomResourceOptions) {
-    super(typeOf("TemplateTag"), name, props("TemplateTag", name, args, opts), options("TemplateTag", opts));
+    const restore = shallowStacks();
+    try {
+      super(typeOf("TemplateTag"), name, props("TemplateTag", name, args, opts), options("TemplateTag", opts));
+    } finally {
+      restore();
+    }
     setIdOutputs(this, "TemplateTag");
   }
 

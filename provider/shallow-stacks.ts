@@ -1,0 +1,19 @@
+/**
+ * Registering a resource makes @pulumi/pulumi create four promises per property, and each records a
+ * `new Error().stack` for its promise-leak report (runtime/debuggable.js). The Node language host
+ * formats every stack through ts-node's source-map hook, so a Sandbox (29 registered properties) spent
+ * ~6 ms of the program's CPU per resource on stacks nobody reads (`npm run bench -- --only=engine`,
+ * profiled). They are read only when PULUMI_DEBUG_PROMISE_LEAKS is set, so otherwise a class's
+ * registration runs with stacks of no frames. The resource's source position, which the engine shows
+ * beside its diagnostics, is unaffected: Pulumi takes it with its own, unlimited, stack limit.
+ */
+
+/** Stacks of no frames until the returned function runs (call it in a `finally`). */
+export function shallowStacks(): () => void {
+  if (process.env.PULUMI_DEBUG_PROMISE_LEAKS) return () => {};
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  return () => {
+    Error.stackTraceLimit = limit;
+  };
+}
