@@ -15,7 +15,6 @@ import { ignoreNotFound, isNotFound, type InputsOf, type ResourceHandlers, type 
 import { resourceLogger } from "../runtime/log";
 import { createOnce } from "../runtime/outcome";
 import { PartialCreateError } from "../runtime/partial";
-import { runProvision } from "../runtime/provision";
 import { wireBody, type WireMap } from "../runtime/wire";
 import { findByMarker, madeEarlier, markerOf, markings, withoutMarkings } from "./sandbox-adoption";
 
@@ -105,6 +104,9 @@ interface Provisioned {
 async function provisionIn(id: string, inputs: Inputs, tokens: Tokens, fresh = false): Promise<Provisioned> {
   const { provision } = inputs;
   if (!provision) return { provisioned: true, provisionResults: [] };
+  // Loaded here: the in-sandbox clients (Connect, protobuf) cost a host ~45 ms to load, and a sandbox
+  // without commands never uses them.
+  const { runProvision } = await import("../runtime/provision.js");
   const target = { sandboxID: id, envdAccessToken: tokens.envdAccessToken };
   const outcome = await runProvision(target, provision, markerOf(inputs), logFor(inputs, tokens), secretsOf(inputs, tokens), { fresh });
   return { provisioned: outcome.ok, provisionResults: outcome.results, failure: outcome.failure };

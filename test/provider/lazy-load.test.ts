@@ -50,7 +50,7 @@ test("a program that imports pulumi-sandbox and declares a sandbox loads the cla
   for (const dependency of ["zod", "undici", "@connectrpc/connect", "@bufbuild/protobuf"]) expect(packagesIn(files).has(dependency), dependency).toBe(false);
 });
 
-test("the host's check and diff load the specs and zod, and no client; a call to the service loads the clients", async () => {
+test("the host's check and diff load the specs and zod, and no client; a call to the service loads the HTTP client, not the in-sandbox one", async () => {
   const checkAndDiff = `
     const provider = require("pulumi-sandbox/runtime").provider("Sandbox");
     provider.configure({ config: { get: () => undefined } });
@@ -62,6 +62,8 @@ test("the host's check and diff load the specs and zod, and no client; a call to
   // A delete (here of a sandbox that is gone: 404, done) is a call to the service.
   const remove = packagesIn(await loaded(`${checkAndDiff}.then(() => provider.delete("i0000000000000000000a", {}))`));
   expect(remove.has("undici")).toBe(true);
+  // Only provisioning commands need the in-sandbox clients.
+  for (const dependency of ["@connectrpc/connect", "@bufbuild/protobuf"]) expect(remove.has(dependency), dependency).toBe(false);
 });
 
 test("a Template's check, which derives its build steps from the Dockerfile, loads no client either", async () => {
