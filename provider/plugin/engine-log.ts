@@ -7,7 +7,7 @@ import type * as grpc from "@grpc/grpc-js";
 import { EngineClient } from "@pulumi/pulumi/proto/engine_grpc_pb";
 import { LogRequest, LogSeverity } from "@pulumi/pulumi/proto/engine_pb";
 import type { LogSink } from "../runtime/log";
-import { isStatusLine } from "./operation";
+import { isStatusLine } from "../runtime/operation";
 
 /**
  * The engine's address among the plugin's arguments: the first that is not a flag the engine adds
@@ -24,7 +24,7 @@ export function engineAddress(args: string[]): string | undefined {
 
 /**
  * A sink that logs each line as info against the resource key when it is a URN (every key the
- * plugin mints is), ephemeral when it is status (./operation.ts); a line the engine refuses goes to
+ * plugin mints is), ephemeral when it is status (../runtime/operation.ts); a line the engine refuses goes to
  * stderr, so it is never lost outright.
  */
 export function engineLogSink(address: string, credentials: grpc.ChannelCredentials): LogSink {

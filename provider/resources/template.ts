@@ -2,7 +2,7 @@
  * Template create/read/update/delete. The map of calls and the replace rule are in ../specs/template.ts;
  * the steps `check` derives are in ./template-steps.ts, the v2 build calls in ./template-v2.ts.
  */
-import { isSandboxError } from "../../sdk/errors";
+import { isSandboxError, SandboxError } from "../../sdk/errors";
 import type { BuildLogEntry, TemplateBuild, TemplateBuildRequest, TemplateWithBuilds } from "../../sdk/schemas/templates";
 import { changedFields } from "../diff";
 import { REBUILD_INPUTS, templateSpec } from "../specs/template";
@@ -10,6 +10,7 @@ import { credentials, platform } from "../runtime/context";
 import { ignoreNotFound, isNotFound, type InputsOf, type ResourceHandlers, type SpecInputs, type StateOf } from "../runtime/handlers";
 import { resourceLogger, type Logger } from "../runtime/log";
 import { autoNamed, createOnce } from "../runtime/outcome";
+import { operationWait } from "../runtime/operation";
 import { PartialCreateError } from "../runtime/partial";
 import { wireBody, type WireMap } from "../runtime/wire";
 import { sameValue } from "../spec";
@@ -69,7 +70,16 @@ async function awaitBuild(ref: BuildRef, inputs: Inputs, provider: unknown): Pro
   log(`waiting for build ${ref.buildID} of template ${ref.templateID}`);
   const timeoutMs = inputs.buildTimeoutSeconds * 1000;
   try {
-    await platform().templates.waitForBuild(ref.templateID, ref.buildID, { timeoutMs, onLog: (e) => log(describeEntry(e)) });
+    await operationWait(
+      (signal) => platform().templates.waitForBuild(ref.templateID, ref.buildID, { timeoutMs, signal, onLog: (e) => log(describeEntry(e)) }),
+      // `timeout`: recorded below as a partial create, as at buildTimeoutSeconds.
+      (why, cause) => new SandboxError({
+        code: "timeout",
+        message: `Stopped waiting for build ${ref.buildID} of template ${ref.templateID}: ${why}. The build goes on, and the template is ` +
+          "recorded: the next `pulumi up` waits for this same build.",
+        cause,
+      }),
+    );
     log(`build ${ref.buildID} is ready`);
   } catch (err) {
     if (!isSandboxError(err) || (err.code !== "build_failed" && err.code !== "timeout")) throw err;

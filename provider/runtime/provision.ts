@@ -4,13 +4,14 @@
  * kept for state is bounded (the last lines of each stream) and redacted of every secret in play.
  * A run picks up where an interrupted one stopped (./resume.ts).
  */
-import { redact } from "../../sdk/errors";
+import { redact, SandboxError } from "../../sdk/errors";
 import { FilesystemClient } from "../../sdk/filesystem";
 import { ProcessClient } from "../../sdk/process";
 import { SandboxRpc } from "../../sdk/rpc";
 import type { ProvisionInput, ProvisionResult } from "../specs/provision";
 import { clientOptions } from "./context";
 import { lineWriter, type Logger } from "./log";
+import { operationWait } from "./operation";
 import { commandTag, earlierRuns, NO_EARLIER_RUNS, WRAPPER, wrapperEnv } from "./resume";
 
 /** Bytes of each output stream kept in state per command: enough to diagnose, small for state. */
@@ -89,9 +90,12 @@ export async function runProvision(
     let result: ProvisionResult;
     try {
       const streams = { timeoutMs: cmd.timeoutSeconds * 1000, tailBytes: STATE_TAIL_BYTES, ...(shown.stdout ? { onStdout: stdout.write } : {}), ...(shown.stderr ? { onStderr: stderr.write } : {}) };
-      const r = attach
-        ? await client.wait({ tag }, streams)
-        : await client.run(WRAPPER, { ...streams, envs: { ...cmd.envs, ...wrapperEnv(cmd.command, tag) }, cwd: cmd.cwd, user: cmd.user, tag });
+      const r = await operationWait(
+        (signal) => attach
+          ? client.wait({ tag }, { ...streams, signal })
+          : client.run(WRAPPER, { ...streams, signal, envs: { ...cmd.envs, ...wrapperEnv(cmd.command, tag) }, cwd: cmd.cwd, user: cmd.user, tag }),
+        (why, cause) => new SandboxError({ code: "aborted", message: `stopped waiting for it: ${why}. The command goes on in the sandbox; the next \`pulumi up\` waits for it`, cause }),
+      );
       result = { command, exitCode: r.exitCode, durationMs: r.durationMs, stdoutTail: scrub(r.stdoutTail), stderrTail: scrub(r.stderrTail) };
     } catch (err) {
       flush();

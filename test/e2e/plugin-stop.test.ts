@@ -3,6 +3,8 @@
  * `customTimeouts.create` shorter than its build, and Ctrl-C (SIGINT to `pulumi up`) during the build.
  * Either stops the plugin's wait at once; the template the service made is recorded (with the reason),
  * and the next `up` waits for that same build: one build request (POST /v3/templates), one build.
+ * A Sandbox's deadline stops the wait for a provisioning command the same way: the command runs on,
+ * and the next `up` waits for it instead of running it again.
  */
 import { spawn } from "node:child_process";
 import { join } from "node:path";
@@ -111,5 +113,33 @@ describe("Ctrl-C during a template build", () => {
     expect(recorded?.outputs).toMatchObject({ latestBuildID: buildID });
 
     await expectFinishedBySameBuild(s, buildID);
+  }, 300_000);
+});
+
+describe("customTimeouts.create shorter than a provisioning command", () => {
+  let s: E2eStack;
+  beforeAll(async () => {
+    s = await startStack(FIXTURE, "e2e-plugin-provision-timeout");
+    await s.ok("config", "set", "subject", "sandbox");
+  }, 300_000);
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  test("up fails at the deadline naming customTimeouts.create; the command goes on; the next up waits for it and runs it once", async () => {
+    await s.ok("config", "set", "createTimeout", "4s");
+    const up = await s.pulumi("up", "--yes", "--skip-preview");
+    expect(up.code).not.toBe(0);
+    expect(up.output).toContain("stopped waiting for it: the create of Sandbox slow passed its timeout of 4 s (customTimeouts.create)");
+    const sandboxes = inventoryOfStack(s.emulator).sandboxes;
+    expect(sandboxes).toHaveLength(1);
+
+    await s.ok("config", "rm", "createTimeout");
+    const again = await s.ok("up", "--yes", "--skip-preview");
+    expect(again.output).toContain("is still running from an interrupted run; waiting for it");
+    expect(again.output).toContain("runs: 1");
+    expect(inventoryOfStack(s.emulator).sandboxes.map((b) => b.sandboxID)).toEqual(sandboxes.map((b) => b.sandboxID));
+    const preview = await s.pulumi("preview", "--expect-no-changes");
+    expect(preview.code, preview.output).toBe(0);
   }, 300_000);
 });
