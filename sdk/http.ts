@@ -52,6 +52,8 @@ export interface Operation {
    * `route` then only names the operation in messages, so the URL's token never reaches one.
    */
   url?: string;
+  /** The 2xx answer is raw bytes (a file download): kept as `RawResponse.bytes`, not decoded as text. */
+  binaryAnswer?: boolean;
   auth: AuthScheme;
   /** Whether repeating is harmless. Default: true for GET/PUT/DELETE, false for POST/PATCH. */
   idempotent?: boolean;
@@ -62,6 +64,8 @@ export interface RawResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
+  /** The body as bytes, for an operation with `binaryAnswer` (then `text` is empty). */
+  bytes?: Uint8Array;
 }
 
 /** A failed attempt: what retrying needs to know, and what the final message needs to say. */
@@ -142,8 +146,10 @@ export class HttpClient {
     const body = op.bytes ? op.bytes.data : op.body === undefined ? null : JSON.stringify(op.body);
     try {
       const res = await request(url, { method: op.method, headers, body, signal, dispatcher: this.agent });
+      const ok = res.statusCode >= 200 && res.statusCode < 300;
+      if (ok && op.binaryAnswer) return { status: res.statusCode, headers: res.headers, text: "", bytes: new Uint8Array(await res.body.arrayBuffer()) };
       const text = await res.body.text();
-      if (res.statusCode >= 200 && res.statusCode < 300) return { status: res.statusCode, headers: res.headers, text };
+      if (ok) return { status: res.statusCode, headers: res.headers, text };
       const retryAfter = res.statusCode === 429 ? parseRetryAfter(headerValue(res.headers["retry-after"])) : undefined;
       return { outcome: { kind: "status", status: res.statusCode, retryAfterMs: retryAfter }, text };
     } catch (err) {

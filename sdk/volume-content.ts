@@ -12,6 +12,7 @@
  * | list        | GET /volumecontent/{id}/dir?path=&depth= | 200     |
  * | makeDir     | POST /volumecontent/{id}/dir?path=       | 201     |
  * | upload      | PUT /volumecontent/{id}/file?path=       | 201     |
+ * | download    | GET /volumecontent/{id}/file?path=       | 200     |
  *
  * Retries: reads, metadata (absolute values) and deletes repeat safely; `makeDir` and `upload` repeat
  * only with `force` (mkdir -p; overwrite with the same bytes): without it a repeat after a lost
@@ -84,6 +85,12 @@ export class VolumeContent {
   upload(path: string, data: Uint8Array, opts: WriteOptions = {}, call?: CallOptions): Promise<VolumeEntryStat> {
     const op = this.op("PUT", "file", path, writeQuery(opts));
     return this.http.call({ ...op, bytes: { data, contentType: "application/octet-stream" }, idempotent: opts.force === true }, VolumeEntryStat, call);
+  }
+
+  /** A whole file's bytes (held in memory). @throws `not_found`. */
+  async download(path: string, call?: CallOptions): Promise<Uint8Array> {
+    const res = await this.http.exchange({ ...this.op("GET", "file", path), binaryAnswer: true }, call);
+    return res.bytes ?? new Uint8Array();
   }
 
   /** Closes the connection pool; in-flight requests finish first. */

@@ -2,7 +2,7 @@
  * Seeding a volume through its content API, and finding what changed behind the provider's back.
  * The rule (also in ../specs/volume.ts): only paths of the seed's manifest are ever written or deleted;
  * a path the seed has not written before is uploaded without `force`, so a file a sandbox put there is
- * never overwritten (the upload fails, naming it); a seeded file is overwritten (with `force`) or
+ * never overwritten (the upload fails, naming it, unless the file there already holds the seed's bytes); a seeded file is overwritten (with `force`) or
  * deleted only when the seed's own copy changes or is dropped. Logs name files and byte counts, never
  * contents.
  */
@@ -80,8 +80,12 @@ export async function applySeed(
       if (!source) throw new Error(`content: ${path} is no longer in the seed; run \`pulumi up\` again`);
       const data = bytesOf(source);
       const mode = wanted[path]!.mode;
-      const stat = await upload(client, path, data, mode, path in before.files);
-      record(done, path, { sha256: sha256Of(data), mode, size: data.byteLength }, stat);
+      const uploaded = await upload(client, path, data, mode, path in before.files);
+      record(done, path, { sha256: sha256Of(data), mode, size: data.byteLength }, uploaded.stat);
+      if (uploaded.found) {
+        log(`found ${path} on the volume with the seed's exact bytes (an upload whose answer was lost): recorded as seeded`);
+        continue;
+      }
       sent += data.byteLength;
       log(`uploaded ${path} (${bytes(data.byteLength)})`);
     }
@@ -97,12 +101,21 @@ export async function applySeed(
   return done;
 }
 
-/** An upload; without `force` a path that exists belongs to someone else, and is refused by name. */
-async function upload(client: VolumeContent, path: string, data: Uint8Array, mode: number, force: boolean): Promise<VolumeEntryStat> {
+/**
+ * An upload; without `force` a path that exists belongs to someone else, and is refused by name, unless
+ * it holds the seed's exact bytes: then it is what an earlier upload of this seed wrote (its answer
+ * lost, so never recorded), or a copy no different from it, and is taken as seeded without writing.
+ */
+async function upload(client: VolumeContent, path: string, data: Uint8Array, mode: number, force: boolean): Promise<{ stat: VolumeEntryStat; found?: true }> {
   try {
-    return await client.upload(path, data, { mode, force });
+    return { stat: await client.upload(path, data, { mode, force }) };
   } catch (err) {
     if (force || !isSandboxError(err) || err.code !== "conflict") throw err;
+    const there = await client.download(path).catch(() => undefined);
+    if (there && sha256Of(there) === sha256Of(data)) {
+      const stat = await client.stat(path);
+      return { stat: (stat.mode & 0o777) === mode ? stat : await client.setMetadata(path, { mode }), found: true };
+    }
     throw new Error(
       `content: ${path} already exists on the volume and was not written by this Volume's seed, so it is left alone. ` +
         "Delete it from the volume (from a sandbox that mounts it), or rename the file in content.path, then run `pulumi up` again.",

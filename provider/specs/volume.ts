@@ -13,7 +13,8 @@
  * The seed rule: the provider writes and deletes only paths of its manifest (`content.files`, computed
  * by `check` from the directory or archive). A seeded file is overwritten or deleted only when the seed's own copy
  * changes or is dropped; a path the seed has never written is never overwritten (an upload there fails,
- * naming it); anything sandboxes wrote elsewhere is never read, changed or deleted.
+ * naming it, unless the file holds the seed's exact bytes: a lost answer, recorded as seeded); anything
+ * sandboxes wrote elsewhere is never read, changed or deleted.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";

@@ -85,11 +85,25 @@ describe("seeding", () => {
     expect(outs.contentDrift).toEqual({ "/srv/a.txt": "changed", "/srv/deep/er/b.sh": "removed" });
   });
 
+  test("a new seed file the volume already holds byte for byte (an upload whose answer was lost) is recorded as seeded, not written", async () => {
+    put("d.txt", "d", 0o600);
+    writeFileSync(join(hostDir(id), "srv/d.txt"), "d");
+    chmodSync(join(hostDir(id), "srv/d.txt"), 0o644);
+    const news = await checked("Volume", { content: { path: seed, target: "/srv" }, __resource: key }, outs);
+    const since = lastSeq(emu());
+    ({ outs } = await runtime.update("Volume", id, outs, news));
+    expect(writes(since)).toEqual(["POST /srv", "PUT /srv/d.txt", "PATCH /srv/d.txt"]); // mkdir -p, the refused upload (409), then the mode
+    expect(emu().calls(since).find((c) => c.method === "PUT")?.status).toBe(409);
+    expect((outs.content as { files: Record<string, { mode: number }> }).files["/srv/d.txt"]).toMatchObject({ mode: 0o600, size: 1 });
+    expect(Object.keys(outs.contentWritten as object)).toContain("/srv/d.txt");
+    expect(await runtime.diff("Volume", id, outs, news)).toMatchObject({ changes: false });
+  });
+
   test("dropping content deletes the seeded files and nothing else", async () => {
     const news = await checked("Volume", { __resource: key }, outs);
     const since = lastSeq(emu());
     ({ outs } = await runtime.update("Volume", id, outs, news));
-    expect(writes(since)).toEqual(["DELETE /srv/a.txt", "DELETE /srv/c.txt", "DELETE /srv/deep/er/b.sh", "DELETE /srv/z.txt"]);
+    expect(writes(since)).toEqual(["DELETE /srv/a.txt", "DELETE /srv/c.txt", "DELETE /srv/d.txt", "DELETE /srv/deep/er/b.sh", "DELETE /srv/z.txt"]);
     expect(existsSync(join(hostDir(id), "srv/other.txt"))).toBe(true);
     expect(outs.content).toBeUndefined();
     expect(outs.contentWritten).toEqual({});

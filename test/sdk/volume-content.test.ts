@@ -58,6 +58,13 @@ describe("operations", () => {
     expect(readFileSync(hostPath("f.txt"), "utf8")).toBe("two");
   });
 
+  test("download returns a file's bytes as uploaded, every byte value included; a missing file is not_found", async () => {
+    const all = Uint8Array.from({ length: 512 }, (_, i) => i % 256);
+    await content.upload("/bytes.bin", all, { force: true });
+    expect(await content.download("/bytes.bin")).toEqual(all);
+    expect((await failure(content.download("/no-such.bin"))).code).toBe("not_found");
+  });
+
   test("a missing path or parent is not_found; a path out of the volume is invalid_argument", async () => {
     expect((await failure(content.stat("/nope"))).code).toBe("not_found");
     expect((await failure(content.upload("/no/parent.txt", text("x")))).message).toContain("parent of '/no/parent.txt' not found");
