@@ -6,11 +6,12 @@
  * points and (with namespaces) the read-only system dirs map to their own host dirs, so the file
  * API sees what the sandbox's commands see.
  */
-import { realpath } from "node:fs/promises";
+import { lstatSync } from "node:fs";
+import { readdir, realpath } from "node:fs/promises";
 import path from "node:path";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { SandboxRuntime } from "../types";
-import { accountBinds, systemDirOf, systemView } from "./isolation/layout";
+import { accountBinds, systemBindsOf, systemDirOf } from "./isolation/layout";
 
 /**
  * Resolves a request path to a normalized absolute sandbox path: `~` and `~/…` expand to `home`,
@@ -40,20 +41,24 @@ export interface PathMount {
   sandboxPath: string;
   hostPath: string;
   readOnly: boolean;
+  /** Template files shown over `hostPath` (isolation/layout.ts): a path found here is this one. */
+  layer?: string;
 }
 
 /**
  * What is mounted into the sandbox, deepest first: its volumes (read-write) and, with namespaces,
- * the host's system dirs and the sandbox's account files (read-only), as isolation/layout.ts lays
- * them out. A volume at `/` is the root dir itself, so it needs no entry.
+ * the host's system dirs (with the template's files over them) and the sandbox's account files
+ * (read-only), as isolation/layout.ts lays them out. A volume at `/` is the root dir itself, so it needs no entry.
  */
 export function mountsOf(runtime: SandboxRuntime): PathMount[] {
   const mounts: PathMount[] = runtime.volumeMounts
     .map((m) => ({ sandboxPath: resolveSandboxPath(m.path, "/"), hostPath: m.hostDir, readOnly: false }))
     .filter((m) => m.sandboxPath !== "/");
   if (runtime.isolation.mode === "namespaces") {
-    const system = [...systemView().binds, ...accountBinds(systemDirOf(runtime.rootDir))];
-    mounts.push(...system.map((b) => ({ ...b, readOnly: true })));
+    for (const b of systemBindsOf(runtime.rootDir)) {
+      mounts.push({ sandboxPath: b.sandboxPath, hostPath: b.hostPath, readOnly: true, ...(b.layered ? { layer: path.join(runtime.rootDir, b.sandboxPath) } : {}) });
+    }
+    mounts.push(...accountBinds(systemDirOf(runtime.rootDir)).map((b) => ({ ...b, readOnly: true })));
   }
   return mounts.sort((a, b) => b.sandboxPath.length - a.sandboxPath.length);
 }
@@ -66,7 +71,22 @@ function mountHolding(runtime: SandboxRuntime, sandboxPath: string): PathMount |
 export function hostPathOf(runtime: SandboxRuntime, sandboxPath: string): string {
   const mount = mountHolding(runtime, sandboxPath);
   if (!mount) return path.join(runtime.rootDir, sandboxPath);
-  return mount.hostPath + sandboxPath.slice(mount.sandboxPath.length);
+  const rest = sandboxPath.slice(mount.sandboxPath.length);
+  if (mount.layer !== undefined && lstatSync(mount.layer + rest, { throwIfNoEntry: false })) return mount.layer + rest;
+  return mount.hostPath + rest;
+}
+
+/**
+ * The names in the sandbox dir `sandboxDir`, whose host path is `hostDir`: under a layered system
+ * dir, the template's and the host's together, as the sandbox's overlay shows them.
+ */
+export async function namesIn(runtime: SandboxRuntime, sandboxDir: string, hostDir: string): Promise<string[]> {
+  const names = await readdir(hostDir);
+  const mount = mountHolding(runtime, sandboxDir);
+  if (mount?.layer === undefined) return names;
+  const rest = sandboxDir.slice(mount.sandboxPath.length);
+  const other = hostDir === mount.layer + rest ? mount.hostPath + rest : mount.layer + rest;
+  return [...new Set([...names, ...(await readdir(other).catch(() => []))])];
 }
 
 /**

@@ -7,7 +7,7 @@
 import type { ServerResponse } from "node:http";
 import type { SandboxRuntime } from "../types";
 import { WatcherRegistry } from "./filesystem/watcher-registry";
-import { accountBinds, systemDirOf, systemView, writeAccountFiles } from "./isolation/layout";
+import { accountBinds, systemBindsOf, systemDirOf, writeAccountFiles } from "./isolation/layout";
 import { SandboxNamespace } from "./isolation/namespace";
 import { mountsOf } from "./paths";
 import { ProcessRegistry } from "./process/registry";
@@ -62,7 +62,7 @@ function startNamespace(runtime: SandboxRuntime, isolation: SandboxRuntime["isol
   const volumes = mountsOf(runtime).filter((m) => !m.readOnly).reverse();
   return SandboxNamespace.start(isolation, {
     rootDir: runtime.rootDir,
-    readOnly: [...systemView().binds, ...accountBinds(systemDir)],
+    readOnly: [...systemBindsOf(runtime.rootDir), ...accountBinds(systemDir)],
     volumes,
   });
 }

@@ -93,6 +93,25 @@ describe("Template.build", () => {
   });
 });
 
+describe("files under the system dirs", () => {
+  it("a COPY into /usr/local/bin and /etc shows over the host's files, to commands and the file API alike, read-only", async () => {
+    const template = Template({ fileContextPath: context }).fromImage("e2bdev/base").copy("app/run.sh", "/usr/local/bin/run-app").copy("app/hello.txt", "/etc/app/hello.txt");
+    await Template.build(template, "official-system-dirs", opts);
+    const sandbox = await start("official-system-dirs");
+    // On PATH, beside the host's programs; the host's /etc stays, with the sandbox's own accounts.
+    expect((await sandbox.commands.run("run-app; cat /etc/app/hello.txt; command -v bash; whoami")).stdout).toBe("run\nhello from the context\n/usr/bin/bash\nuser\n");
+    expect(await sandbox.files.read("/etc/app/hello.txt")).toBe("hello from the context\n");
+    const listed = (await sandbox.files.list("/usr/local/bin")).map((e) => e.name);
+    expect(listed).toContain("run-app");
+    expect((await sandbox.files.list("/usr/bin")).map((e) => e.name)).toContain("bash");
+    expect((await sandbox.files.list("/etc")).map((e) => e.name)).toEqual(expect.arrayContaining(["app", "passwd"]));
+    expect((await sandbox.commands.run("stat -c %a /usr/local/bin/run-app")).stdout).toBe("755\n");
+    const write = await sandbox.commands.run("touch /usr/local/bin/other", { user: "root" }).catch((e: { stderr?: string }) => e);
+    expect((write as { stderr?: string }).stderr).toContain("Read-only file system");
+    await expect(sandbox.files.write("/etc/app/hello.txt", "changed")).rejects.toThrow(/read-only file system/);
+  });
+});
+
 describe("tags", () => {
   it("builds with a tag, assigns and removes others, and a sandbox starts from a tag", async () => {
     const built = await Template.build(Template({ fileContextPath: context }).fromImage("e2bdev/base").copy("notes.md", "/home/user/"), "official-tags:v1", opts);

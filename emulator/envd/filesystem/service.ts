@@ -3,13 +3,13 @@
  * and Remove on the sandbox's data dir, with envd's codes and messages (paths in messages are
  * sandbox paths), and the watch RPCs (watchers.ts).
  */
-import { readdir, realpath, rename, rm, stat } from "node:fs/promises";
+import { realpath, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
 import { FileType, type Filesystem } from "../../../sdk/gen/filesystem/filesystem_pb";
 import { followLinks } from "../links";
 import { makeDirsAs } from "../ownership";
-import { assertWritable, hostPathOf, joinSandbox, resolveSandboxPath } from "../paths";
+import { assertWritable, hostPathOf, joinSandbox, namesIn, resolveSandboxPath } from "../paths";
 import { homeOf, scopeOf, type RequestScope } from "../scope";
 import { entryInfo, type EntryInit } from "./entry";
 import { pollingWatchers, watchDir } from "./watchers";
@@ -55,7 +55,7 @@ async function directoryAt(at: Located): Promise<string> {
  * which are directories in a real sandbox.
  */
 async function walk(scope: RequestScope, dir: Located, depth: number, out: EntryInit[]): Promise<void> {
-  const names = (await readdir(dir.host)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const names = (await namesIn(scope.runtime, dir.real, dir.host)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   for (const name of names) {
     // The child's host path comes from its sandbox path, so a volume bound at a mount point (an
     // empty dir on the host side, with namespaces) is listed with the volume's content.

@@ -6,14 +6,17 @@
  *
  * - The host's system dirs (`/usr`, `/etc`, and `/bin`, `/lib`... where they are real dirs) are
  *   bound read-only: a sandbox runs the host's programs but cannot change them. Where the host has
- *   them as links into `/usr` (merged /usr), the sandbox gets the same links.
+ *   them as links into `/usr` (merged /usr), the sandbox gets the same links. Where the sandbox's
+ *   template put files under one (a COPY into `/usr/local/bin` or `/etc/app`), those files lie in
+ *   the same dir of the sandbox's root dir and are shown over the host's, read-only too (an overlay),
+ *   as the image's files are on the service.
  * - `/etc/passwd` and `/etc/group` are the sandbox's own (root, user 1000, nobody), bound over the
  *   host's so `whoami` says `user` and no host account shows through.
  * - Everything else (`/home/user`, `/root`, a private `/tmp`, `/opt`, `/var`...) is a real
  *   directory in the sandbox's root dir under the emulator's data dir, owned by the sandbox's ids.
  * - `/proc` and `/dev` exist only inside: the sandbox's own proc and a minimal dev.
  */
-import { chmodSync, chownSync, existsSync, lchownSync, lstatSync, mkdirSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, lchownSync, lstatSync, mkdirSync, opendirSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Isolation } from "./mode";
 
@@ -57,6 +60,8 @@ const PRIVATE_DIRS: readonly [string, number, number][] = [
 export interface SystemBind {
   sandboxPath: string;
   hostPath: string;
+  /** The same dir of the sandbox's root dir holds template files, shown over the host's. */
+  layered?: true;
 }
 
 let view: { binds: SystemBind[]; links: { path: string; target: string }[] } | undefined;
@@ -72,6 +77,24 @@ export function systemView(): { binds: SystemBind[]; links: { path: string; targ
     else if (st?.isDirectory()) binds.push({ sandboxPath: dir, hostPath: dir });
   }
   return (view = { binds, links });
+}
+
+/** The system binds of the sandbox whose root dir is `rootDir`: layered where its template put files. */
+export function systemBindsOf(rootDir: string): SystemBind[] {
+  return systemView().binds.map((b) => (hasEntries(join(rootDir, b.sandboxPath)) ? { ...b, layered: true } : b));
+}
+
+function hasEntries(dir: string): boolean {
+  try {
+    const handle = opendirSync(dir);
+    try {
+      return handle.readSync() !== null;
+    } finally {
+      handle.closeSync();
+    }
+  } catch {
+    return false;
+  }
 }
 
 function lstatOrUndefined(path: string) {

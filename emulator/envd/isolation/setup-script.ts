@@ -25,6 +25,18 @@ function q(s: string): string {
   return `'${s.replaceAll("'", `'\\''`)}'`;
 }
 
+/**
+ * A read-only overlay at `layer` (a dir of the sandbox's root dir) of its own files over the host dir:
+ * the upper of two lower dirs wins, so a template's file replaces the host's of the same path. The
+ * mount options separate dirs with `:` and options with `,`: a path holding either is refused.
+ */
+function overlay(layer: string, hostDir: string): string {
+  for (const dir of [layer, hostDir]) {
+    if (/[,:\\]/.test(dir)) throw new Error(`cannot layer template files over ${hostDir}: the path ${dir} holds a ',', ':' or '\\'`);
+  }
+  return `mount -t overlay overlay -o ${q(`ro,lowerdir=${layer}:${hostDir}`)} ${q(layer)}`;
+}
+
 /** The script; it ends by printing `ready <host pid>` and becoming the namespace's reaping init. */
 export function setupScript(plan: SetupPlan, tools: Pick<Tools, "setpriv" | "bash">): string {
   const R = q(plan.rootDir);
@@ -32,7 +44,7 @@ export function setupScript(plan: SetupPlan, tools: Pick<Tools, "setpriv" | "bas
   const lines = [
     "set -eu",
     `mount --bind ${R} ${R}`,
-    ...plan.readOnly.map((b) => `mount --bind -o ro ${q(b.hostPath)} ${at(b.sandboxPath)}`),
+    ...plan.readOnly.map((b) => (b.layered ? overlay(plan.rootDir + b.sandboxPath, b.hostPath) : `mount --bind -o ro ${q(b.hostPath)} ${at(b.sandboxPath)}`)),
     ...plan.volumes.map((b) => `mount --bind ${q(b.hostPath)} ${at(b.sandboxPath)}`),
     // Read while /proc is still the host's: the init's pid as the host (and nsenter) sees it.
     "read -r hostpid _ < /proc/self/stat",
