@@ -89,11 +89,13 @@ function options(kind: ResourceKind, opts: pulumi.CustomResourceOptions | undefi
 export interface Volume extends OutputsOf<"Volume"> {}
 export class Volume extends pulumi.CustomResource {
   constructor(name: string, args: VolumeArgs = {}, opts?: pulumi.CustomResourceOptions) {
-    const restore = shallowStacks();
+    const done = shallowStacks();
     try {
       super(typeOf("Volume"), name, props("Volume", name, args, opts), options("Volume", opts));
+    } catch (err) {
+      throw done(err);
     } finally {
-      restore();
+      done();
     }
     setIdOutputs(this, "Volume");
   }
@@ -108,11 +110,13 @@ export class Volume extends pulumi.CustomResource {
 export interface Template extends OutputsOf<"Template"> {}
 export class Template extends pulumi.CustomResource {
   constructor(name: string, args: TemplateArgs, opts?: pulumi.CustomResourceOptions) {
-    const restore = shallowStacks();
+    const done = shallowStacks();
     try {
       super(typeOf("Template"), name, props("Template", name, args, opts), options("Template", opts));
+    } catch (err) {
+      throw done(err);
     } finally {
-      restore();
+      done();
     }
     setIdOutputs(this, "Template");
   }
@@ -127,11 +131,13 @@ export class Template extends pulumi.CustomResource {
 export interface Sandbox extends OutputsOf<"Sandbox"> {}
 export class Sandbox extends pulumi.CustomResource {
   constructor(name: string, args: SandboxArgs, opts?: pulumi.CustomResourceOptions) {
-    const restore = shallowStacks();
+    const done = shallowStacks();
     try {
       super(typeOf("Sandbox"), name, props("Sandbox", name, args, opts), options("Sandbox", opts));
+    } catch (err) {
+      throw done(err);
     } finally {
-      restore();
+      done();
     }
     setIdOutputs(this, "Sandbox");
   }
@@ -146,11 +152,13 @@ export class Sandbox extends pulumi.CustomResource {
 export interface TemplateTag extends OutputsOf<"TemplateTag"> {}
 export class TemplateTag extends pulumi.CustomResource {
   constructor(name: string, args: TemplateTagArgs, opts?: pulumi.CustomResourceOptions) {
-    const restore = shallowStacks();
+    const done = shallowStacks();
     try {
       super(typeOf("TemplateTag"), name, props("TemplateTag", name, args, opts), options("TemplateTag", opts));
+    } catch (err) {
+      throw done(err);
     } finally {
-      restore();
+      done();
     }
     setIdOutputs(this, "TemplateTag");
   }

@@ -8,12 +8,19 @@
  * beside its diagnostics, is unaffected: Pulumi takes it with its own, unlimited, stack limit.
  */
 
-/** Stacks of no frames until the returned function runs (call it in a `finally`). */
-export function shallowStacks(): () => void {
-  if (process.env.PULUMI_DEBUG_PROMISE_LEAKS) return () => {};
+/**
+ * Stacks of no frames until the returned function runs: call it in a `finally`, and in a `catch` with
+ * the error thrown, which then gets its stack taken again, there, with frames: a registration that
+ * fails (a resource with no name) still points at the program's line.
+ */
+export function shallowStacks(): (thrown?: unknown) => unknown {
+  if (process.env.PULUMI_DEBUG_PROMISE_LEAKS) return (thrown) => thrown;
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
-  return () => {
+  const done = (thrown?: unknown): unknown => {
     Error.stackTraceLimit = limit;
+    if (thrown instanceof Error) Error.captureStackTrace(thrown, done);
+    return thrown;
   };
+  return done;
 }

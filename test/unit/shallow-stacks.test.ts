@@ -42,7 +42,15 @@ test("with PULUMI_DEBUG_PROMISE_LEAKS set, every promise keeps its stack", () =>
   expect(stacksFormatted(() => new Sandbox("debugged", { templateID: "base" }))).toBeGreaterThan(50);
 });
 
-test("a registration that throws leaves the stack limit as it was", () => {
-  expect(() => new Sandbox("", { templateID: "base" })).toThrow(/Missing resource name/);
+test("a registration that throws leaves the stack limit as it was, and its error points at the program's line", () => {
+  const thrown = (() => {
+    try {
+      new Sandbox("", { templateID: "base" });
+    } catch (err) {
+      return err as Error;
+    }
+  })();
+  expect(thrown?.message).toMatch(/Missing resource name/);
+  expect(thrown?.stack).toMatch(/^Error: Missing resource name[^\n]*\n {4}at new Sandbox [^\n]*\n {4}at [^\n]*shallow-stacks\.test\.ts/);
   expect(Error.stackTraceLimit).toBe(10);
 });
