@@ -137,6 +137,28 @@ describe("connecting", () => {
   });
 });
 
+describe("pids", () => {
+  it("a command's pid is the one the sandbox sees: its own $$, ps, and a kill from another command", async () => {
+    let out = "";
+    const handle = await bench.sandbox.commands.run("echo $$; exec sleep 30", { background: true, onStdout: (d) => void (out += d) });
+    while (!out.includes("\n")) await new Promise((r) => setTimeout(r, 10));
+    expect(out).toBe(`${handle.pid}\n`);
+    expect((await bench.sandbox.commands.run(`ps -o args= -p ${handle.pid}`)).stdout).toBe("sleep 30\n");
+    await bench.sandbox.commands.run(`kill ${handle.pid}`);
+    const err = await handle.wait().then(() => undefined, (e: unknown) => e);
+    expect(err).toMatchObject({ exitCode: -1, error: "signal: terminated" });
+  });
+
+  it("a terminal's pid is its shell's in the sandbox", async () => {
+    let output = "";
+    const decoder = new TextDecoder();
+    const terminal = await bench.sandbox.pty.create({ cols: 80, rows: 24, onData: (d) => void (output += decoder.decode(d, { stream: true })) });
+    await bench.sandbox.pty.sendInput(terminal.pid, new TextEncoder().encode("echo pid=$$; exit\n"));
+    await terminal.wait().catch(() => undefined);
+    expect(output).toContain(`pid=${terminal.pid}\r\n`);
+  });
+});
+
 describe("pty", () => {
   it("runs an interactive shell in a terminal that can be resized", async () => {
     let output = "";

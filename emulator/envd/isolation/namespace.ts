@@ -30,6 +30,8 @@ type Namespaces = Isolation & { mode: "namespaces" };
 export interface Launch {
   file: string;
   args: string[];
+  /** The command's shell writes its pid in the sandbox to fd 3 (see `launch`). */
+  reportsPid?: true;
 }
 
 export class SandboxNamespace {
@@ -95,17 +97,21 @@ export class SandboxNamespace {
 
   /**
    * The argv that runs `argv` in the sandbox as `id` (0 root, 1000 user), in `cwd`, after
-   * `prefix` (a command that execs the rest inside, e.g. `prlimit ... --`).
+   * `prefix` (a command that execs the rest inside, e.g. `prlimit ... --`). With `reportPid`, the
+   * shell first writes its pid in the sandbox, which the command keeps, to fd 3 and closes it
+   * (../process/sandbox-pid.ts): the spawner gives it fd 3 as a pipe.
    */
-  launch(id: number, cwd: string, argv: string[], prefix: string[] = []): Launch {
+  launch(id: number, cwd: string, argv: string[], prefix: string[] = [], opts: { reportPid?: boolean } = {}): Launch {
     const { tools } = this.isolation;
+    const report = opts.reportPid ? "echo $$ >&3; exec 3>&-; " : "";
     return {
       file: tools.nsenter,
       args: [
         `--target=${this.initPid}`, "--user", "--mount", "--pid", "--root", `--setuid=${id}`, `--setgid=${id}`, "--",
         // nsenter resolves --wd on the host, so the sandbox's cwd is entered by the shell inside.
-        ...prefix, "/bin/sh", "-c", 'cd "$1" || exit 1; shift; exec "$@"', "--", cwd, ...argv,
+        ...prefix, "/bin/sh", "-c", `${report}cd "$1" || exit 1; shift; exec "$@"`, "--", cwd, ...argv,
       ],
+      ...(opts.reportPid ? { reportsPid: true as const } : {}),
     };
   }
 

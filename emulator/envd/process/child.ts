@@ -12,6 +12,7 @@ import { spawn } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { endInfo, type EndInfo } from "./exit";
+import { reportedPid } from "./sandbox-pid";
 
 export type OutputKind = "stdout" | "stderr" | "pty";
 
@@ -22,7 +23,7 @@ export interface SpawnSpec {
   /** Host directory (without `launch`). */
   cwd: string;
   /** The full argv when the command runs inside the sandbox's namespaces (cwd, wrapper included). */
-  launch?: { file: string; args: string[] };
+  launch?: { file: string; args: string[]; reportsPid?: true };
   /** Without `launch`: a command that execs the wrapper (e.g. `prlimit ... --`). */
   prefix?: string[];
   env: Record<string, string>;
@@ -39,7 +40,10 @@ export interface ChildSink {
 
 /** Control of a running child, the same for pipes and PTYs. Errors carry envd's wording. */
 export interface ChildControl {
+  /** The host's pid of what was spawned: what signals go to. */
   readonly pid: number;
+  /** The command's pid inside the sandbox (./sandbox-pid.ts). */
+  readonly sandboxPid: Promise<number>;
   readonly isPty: boolean;
   pause(): void;
   resume(): void;
@@ -79,10 +83,11 @@ export function signalGroup(pid: number, signal: NodeJS.Signals): void {
 /** Starts a piped child. Throws invalid_argument if it cannot be started. */
 export function spawnPiped(spec: SpawnSpec, sink: ChildSink): ChildControl {
   const command = hostCommand(spec);
+  const reports = spec.launch?.reportsPid === true;
   const child = spawn(command.file, command.args, {
     cwd: command.cwd,
     env: spec.env,
-    stdio: [spec.stdin ? "pipe" : "ignore", "pipe", "pipe"],
+    stdio: [spec.stdin ? "pipe" : "ignore", "pipe", "pipe", ...(reports ? ["pipe" as const] : [])],
     detached: true,
   });
   const pid = child.pid;
@@ -101,12 +106,17 @@ export function spawnPiped(spec: SpawnSpec, sink: ChildSink): ChildControl {
     if (killed) stopOutput();
   });
   child.on("close", (code, signal) => sink.exit(endInfo(code, signal)));
+  const report = child.stdio[3] as Readable | null | undefined;
+  const sandboxPid = reports && report ? reportedPid(report, pid) : Promise.resolve(pid);
+  let inSandbox = pid;
+  void sandboxPid.then((p) => (inSandbox = p));
   return {
     pid,
+    sandboxPid,
     isPty: false,
     pause: () => outputs.forEach((s) => s.pause()),
     resume: () => outputs.forEach((s) => s.resume()),
-    ...stdinControl(pid, child.stdin ?? undefined),
+    ...stdinControl(() => inSandbox, child.stdin ?? undefined),
     writePty: () => {
       throw new Error("tty not assigned to process — input should be written to the stdin, not the tty");
     },
@@ -123,7 +133,7 @@ export function spawnPiped(spec: SpawnSpec, sink: ChildSink): ChildControl {
 }
 
 /** Writing to and closing a child's stdin pipe (absent when the child reads /dev/null). */
-function stdinControl(pid: number, pipe: Writable | undefined): Pick<ChildControl, "writeStdin" | "closeStdin"> {
+function stdinControl(pid: () => number, pipe: Writable | undefined): Pick<ChildControl, "writeStdin" | "closeStdin"> {
   let stdin = pipe;
   // A write to a child that exited fails with EPIPE; the write's callback reports it.
   stdin?.on("error", () => undefined);
@@ -132,7 +142,7 @@ function stdinControl(pid: number, pipe: Writable | undefined): Pick<ChildContro
       const open = stdin;
       if (!open || open.destroyed) return Promise.reject(new Error("stdin not enabled or closed"));
       return new Promise<void>((resolve, reject) =>
-        open.write(data, (err) => (err ? reject(new Error(`error writing to stdin of process '${pid}': ${err.message}`)) : resolve())),
+        open.write(data, (err) => (err ? reject(new Error(`error writing to stdin of process '${pid()}': ${err.message}`)) : resolve())),
       );
     },
     closeStdin: () => {

@@ -12,7 +12,10 @@ import { spawnPty } from "./pty";
 export type ProcessUpdate = { case: "data"; kind: OutputKind; data: Uint8Array } | { case: "end"; end: EndInfo };
 
 export class ManagedProcess {
-  readonly pid: number;
+  /** The pid in the sandbox (./sandbox-pid.ts): the host's until `started` resolves. */
+  pid: number;
+  /** Resolves once `pid` is the sandbox's. */
+  readonly started: Promise<void>;
   private readonly fanout: Fanout<ProcessUpdate>;
   private readonly child: ChildControl;
   private ended: EndInfo | undefined;
@@ -35,6 +38,9 @@ export class ManagedProcess {
     child = spec.pty ? spawnPty(spec, sink) : spawnPiped(spec, sink);
     this.child = child;
     this.pid = child.pid;
+    this.started = child.sandboxPid.then((pid) => {
+      this.pid = pid;
+    });
   }
 
   get isPty(): boolean {

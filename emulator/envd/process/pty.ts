@@ -8,6 +8,7 @@ import { closeSync, constants, openSync } from "node:fs";
 import { spawn as spawnTerminal, type IPty } from "@lydell/node-pty";
 import { endInfo } from "./exit";
 import { hostCommand, signalGroup, type ChildControl, type ChildSink, type SpawnSpec } from "./child";
+import { pidInNamespace } from "./sandbox-pid";
 
 /**
  * Keeps the terminal's slave side open in the emulator until the child has exited. Otherwise
@@ -50,6 +51,7 @@ export function spawnPty(spec: SpawnSpec, sink: ChildSink): ChildControl {
   });
   return {
     pid,
+    sandboxPid: spec.launch ? pidInNamespace(pid, pid) : Promise.resolve(pid),
     isPty: true,
     pause: () => term.pause(),
     resume: () => term.resume(),

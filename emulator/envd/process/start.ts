@@ -36,9 +36,12 @@ export async function* start(req: StartRequest, ctx: HandlerContext) {
   // Attached in the same tick as the spawn: child output is only delivered on a later turn of the
   // event loop, so this stream misses none of it.
   const sub = proc.subscribe();
-  scope.registry.add(proc);
+  // The pid is known once the command runs in the sandbox, and the registry and the SDK key on it.
+  // Registered whatever becomes of this stream: a stream dropped meanwhile leaves the process running.
+  const registered = proc.started.then(() => scope.registry.add(proc));
   killAtDeadline(proc, ctx);
   try {
+    await registered;
     yield startEvent(proc.pid);
     yield* streamUpdates(sub, ctx);
   } finally {
@@ -73,7 +76,7 @@ async function spawnSpec(req: StartRequest, config: ProcessConfig, scope: Reques
     args: config.args,
     cwd: hostCwd,
     ...(ns
-      ? { launch: ns.launch(idsOf(scope.user), cwd, [config.cmd, ...config.args], limitArgv(scope.limits, true)) }
+      ? { launch: ns.launch(idsOf(scope.user), cwd, [config.cmd, ...config.args], limitArgv(scope.limits, true), { reportPid: !req.pty }) }
       : { prefix: [...orphanGuardArgv(), ...limitArgv(scope.limits, false)] }),
     env,
     // Absent means true: envd keeps stdin open for clients older than the field.
