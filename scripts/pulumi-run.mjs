@@ -1,5 +1,5 @@
 // Runs the Pulumi CLI the way every part of this project does (npm start, the e2e suite, the
-// benchmarks): the CLI from ensure-pulumi.mjs, Node 22 first on PATH (the language host runs `node`),
+// benchmarks): the CLI from ensure-pulumi.mjs, the project's Node (24.21, from the npm `node` package) first on PATH (the language host runs `node`),
 // a file backend, a passphrase, and nothing that reaches the network on its own.
 import { spawn } from "node:child_process";
 import { join } from "node:path";

@@ -18,7 +18,7 @@ export function nodeTooOld(version: string): string | undefined {
   if (!versionOlder(version, MINIMUM_NODE)) return undefined;
   return (
     `pulumi-sandbox needs Node.js ${MINIMUM_NODE} or newer, and this is Node.js ${version}. ` +
-    "Install a newer Node.js (for example `npm install --save-dev node@22` and put node_modules/.bin first on PATH), then run again."
+    "Install a newer Node.js (for example `npm install --save-dev node@24` and put node_modules/.bin first on PATH), then run again."
   );
 }
 

@@ -135,7 +135,9 @@ describe("back-pressure", () => {
     // Without back-pressure the emulator would read the child dry into memory in well under this.
     await new Promise((r) => setTimeout(r, 1500));
     expect(await stat(marker).then(() => "wrote everything", () => "held back")).toBe("held back");
-    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(32 * 1024 * 1024);
+    // Process-wide, garbage not yet collected included: on a loaded machine 51 MB was seen held
+    // while the writer was held back. Read dry, it would be the whole 200 MB (and the marker written).
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(64 * 1024 * 1024);
     let received = 0;
     for await (const e of { [Symbol.asyncIterator]: () => it }) {
       if (e.flags & 2) continue;
