@@ -137,6 +137,21 @@ describe("connecting", () => {
   });
 });
 
+describe("output events", () => {
+  it("carry at most envd's read size: 32 KiB of stdout, 16 KiB of a terminal", async () => {
+    const sizes: number[] = [];
+    await bench.sandbox.commands.run("head -c 200000 /dev/zero | tr '\\0' a", { onStdout: (d) => void sizes.push(d.length) });
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(200_000);
+    expect(Math.max(...sizes)).toBe(32 * 1024);
+    const pty: number[] = [];
+    const terminal = await bench.sandbox.pty.create({ cols: 80, rows: 24, onData: (d) => void pty.push(d.length) });
+    await bench.sandbox.pty.sendInput(terminal.pid, new TextEncoder().encode("head -c 100000 /dev/zero | tr '\\0' a; exit\n"));
+    await terminal.wait().catch(() => undefined);
+    expect(pty.reduce((a, b) => a + b, 0)).toBeGreaterThan(100_000);
+    expect(Math.max(...pty)).toBeLessThanOrEqual(16 * 1024);
+  });
+});
+
 describe("pids", () => {
   it("a command's pid is the one the sandbox sees: its own $$, ps, and a kill from another command", async () => {
     let out = "";

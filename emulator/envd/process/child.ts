@@ -12,6 +12,7 @@ import { spawn } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { endInfo, type EndInfo } from "./exit";
+import { inEvents, PIPE_EVENT_BYTES } from "./output-chunks";
 import { reportedPid } from "./sandbox-pid";
 
 export type OutputKind = "stdout" | "stderr" | "pty";
@@ -95,8 +96,12 @@ export function spawnPiped(spec: SpawnSpec, sink: ChildSink): ChildControl {
     throw new ConnectError(`error starting process '${[spec.cmd, ...spec.args].join(" ")}'`, Code.InvalidArgument);
   }
   const outputs = [child.stdout, child.stderr] as [Readable, Readable];
-  outputs[0].on("data", (chunk: Buffer) => sink.output("stdout", chunk));
-  outputs[1].on("data", (chunk: Buffer) => sink.output("stderr", chunk));
+  outputs[0].on("data", (chunk: Buffer) => {
+    for (const event of inEvents(chunk, PIPE_EVENT_BYTES)) sink.output("stdout", event);
+  });
+  outputs[1].on("data", (chunk: Buffer) => {
+    for (const event of inEvents(chunk, PIPE_EVENT_BYTES)) sink.output("stderr", event);
+  });
   let killed = false;
   let exited = false;
   const stopOutput = () => outputs.forEach((s) => s.destroy());

@@ -8,6 +8,7 @@ import { closeSync, constants, openSync } from "node:fs";
 import { spawn as spawnTerminal, type IPty } from "@lydell/node-pty";
 import { endInfo } from "./exit";
 import { hostCommand, signalGroup, type ChildControl, type ChildSink, type SpawnSpec } from "./child";
+import { inEvents, PTY_EVENT_BYTES } from "./output-chunks";
 import { pidInNamespace } from "./sandbox-pid";
 
 /**
@@ -44,7 +45,9 @@ export function spawnPty(spec: SpawnSpec, sink: ChildSink): ChildControl {
   });
   const pid = term.pid;
   const slave = holdTerminal(term);
-  term.onData((chunk) => sink.output("pty", chunk as unknown as Buffer));
+  term.onData((chunk) => {
+    for (const event of inEvents(chunk as unknown as Buffer, PTY_EVENT_BYTES)) sink.output("pty", event);
+  });
   term.onExit(({ exitCode, signal }) => {
     if (slave !== undefined) closeSync(slave);
     sink.exit(endInfo(exitCode, signal ?? null));
