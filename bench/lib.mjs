@@ -15,7 +15,7 @@ export function median(xs) {
 export const fmt = (x, digits = 1) => (x === undefined || x === null || Number.isNaN(x) ? "-" : x.toFixed(digits));
 
 /** `×1.23`: how many times `ours` is `base` (ratio of medians). */
-export const ratio = (ours, base, digits = 2) => (base ? `×${(ours / base).toFixed(digits)}` : "-");
+export const ratio = (ours, base, digits = 2) => (base && ours !== undefined ? `×${(ours / base).toFixed(digits)}` : "-");
 
 /** A Markdown table (readable as printed, pasted as is into RESULTS.md). */
 export function table(headers, rows) {
@@ -27,7 +27,7 @@ export function table(headers, rows) {
 }
 
 /**
- * Runs `node <script> <json args>` with this Node (22) and resolves with the JSON of its last stdout
+ * Runs `node <script> <json args>` with this Node (the project's) and resolves with the JSON of its last stdout
  * line. One child per measurement: its memory and JIT state are its own.
  */
 export function runWorker(script, args = {}, { env = process.env, cwd = ROOT, nodeArgs = [] } = {}) {
