@@ -77,7 +77,7 @@ export class ProcessClient {
       pty: opts.pty ? { size: opts.pty } : undefined,
     };
     const call = this.rpc.callOptions({ ...opts, timeoutMs: opts.timeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS });
-    return events(this.rpc.stream(`Start ${opts.cmd}`, this.#api.start(request, call)));
+    return events(this.rpc.stream(`Start ${opts.cmd}`, this.rpc.serverStream(Process.method.start, request, call)));
   }
 
   /**
@@ -86,7 +86,7 @@ export class ProcessClient {
    */
   connect(process: ProcessSelector, opts: RpcCallOptions = {}): AsyncIterable<ProcessEvent> {
     const call = this.rpc.callOptions({ ...opts, timeoutMs: opts.timeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS });
-    return events(this.rpc.stream(`Connect ${describe(process)}`, this.#api.connect({ process: selector(process) }, call)));
+    return events(this.rpc.stream(`Connect ${describe(process)}`, this.rpc.serverStream(Process.method.connect, { process: selector(process) }, call)));
   }
 
   /** Resizes a PTY process's terminal. */

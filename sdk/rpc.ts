@@ -11,8 +11,9 @@
  * the proto and JSON codecs on every handler (handler.go, newHandlerConfig). `json` is what the
  * official SDK speaks. Errors are JSON under either codec (Connect: unary error bodies and the
  * end-of-stream message), so rpc-errors.ts reads them alike. HTTP/1.1 is what plain proxies pass.
+ * Server streams in the binary codec (command output) are read by ./rpc-stream.ts, not connect-es.
  */
-import type { DescService } from "@bufbuild/protobuf";
+import type { DescMessage, DescMethodServerStreaming, DescService, MessageInitShape, MessageShape } from "@bufbuild/protobuf";
 import { createClient, type CallOptions, type Client, type Interceptor, type Transport } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { resolveOptions, type ClientOptions, type RpcCodec } from "./config";
@@ -20,6 +21,7 @@ import type { SandboxError } from "./errors";
 // The platform client's product token, so both halves of the sdk identify alike.
 import { USER_AGENT } from "./user-agent";
 import { toSandboxError } from "./rpc-errors";
+import { binaryServerStream } from "./rpc-stream";
 import { basicUserAuth, sandboxAddress, type SandboxAddress } from "./sandbox-host";
 
 /** Seconds of silence after which envd sends a keepalive event on a stream (header `Keepalive-Ping-Interval`). */
@@ -99,6 +101,30 @@ export class SandboxRpc {
     } catch (err) {
       throw this.error(err, what);
     }
+  }
+
+  /**
+   * A server-streaming call, as the typed client's, but in the binary codec read by ./rpc-stream.ts
+   * (copy-free where it can be); in the JSON codec, connect-es's. Failures are left to `stream`.
+   */
+  serverStream<I extends DescMessage, O extends DescMessage>(
+    method: DescMethodServerStreaming<I, O>,
+    message: MessageInitShape<I>,
+    call: CallOptions,
+  ): AsyncIterable<MessageShape<O>> {
+    if (this.codec !== "binary") {
+      const client = createClient(method.parent, this.transport) as unknown as Record<string, (m: MessageInitShape<I>, c: CallOptions) => AsyncIterable<MessageShape<O>>>;
+      return client[method.localName]!(message, call);
+    }
+    const headers: Record<string, string> = {
+      ...this.address.headers,
+      "User-Agent": USER_AGENT,
+      "Keepalive-Ping-Interval": String(KEEPALIVE_PING_INTERVAL_S),
+      ...(this.#token ? { "X-Access-Token": this.#token } : {}),
+      ...Object.fromEntries(new Headers(call.headers).entries()),
+    };
+    const url = `${this.address.baseUrl}/${method.parent.typeName}/${method.name}`;
+    return binaryServerStream(url, method.input, method.output, message, { headers, timeoutMs: call.timeoutMs, signal: call.signal });
   }
 
   /** Passes a server stream through, turning any failure into a SandboxError. */
