@@ -61,10 +61,7 @@ export async function* binaryServerStream<I extends DescMessage, O extends DescM
     } catch (err) {
       throw stopped(err);
     }
-    if (res.statusCode !== 200) {
-      res.body.resume();
-      throw new ConnectError(`HTTP ${res.statusCode}`, codeFromHttpStatus(res.statusCode));
-    }
+    if (res.statusCode !== 200) throw new ConnectError(`HTTP ${res.statusCode}`, codeFromHttpStatus(res.statusCode));
     const envelopes = new EnvelopeCutter();
     try {
       for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
@@ -86,7 +83,11 @@ export async function* binaryServerStream<I extends DescMessage, O extends DescM
     if (!ended || envelopes.pending) throw new ConnectError("protocol error: missing EndStreamResponse", Code.InvalidArgument);
   } finally {
     clearTimeout(timer);
-    // A consumer that stopped early: let go of the connection.
-    if (!ended) res?.body.destroy();
+    // An error answer, a failure, or a consumer that stopped early: let go of the connection. undici
+    // reports a destroyed body as an error event, which nobody is left to hear.
+    if (res && !ended && !res.body.destroyed) {
+      res.body.on("error", () => undefined);
+      res.body.destroy();
+    }
   }
 }
