@@ -116,13 +116,7 @@ export class SandboxRpc {
       const client = createClient(method.parent, this.transport) as unknown as Record<string, (m: MessageInitShape<I>, c: CallOptions) => AsyncIterable<MessageShape<O>>>;
       return client[method.localName]!(message, call);
     }
-    const headers: Record<string, string> = {
-      ...this.address.headers,
-      "User-Agent": USER_AGENT,
-      "Keepalive-Ping-Interval": String(KEEPALIVE_PING_INTERVAL_S),
-      ...(this.#token ? { "X-Access-Token": this.#token } : {}),
-      ...Object.fromEntries(new Headers(call.headers).entries()),
-    };
+    const headers = { ...callHeaders(this.address.headers, this.#token, true), ...Object.fromEntries(new Headers(call.headers).entries()) };
     const url = `${this.address.baseUrl}/${method.parent.typeName}/${method.name}`;
     return binaryServerStream(url, method.input, method.output, message, { headers, timeoutMs: call.timeoutMs, signal: call.signal });
   }
@@ -161,12 +155,17 @@ export function toRpc(target: SandboxTarget | SandboxRpc): SandboxRpc {
  */
 function headerInterceptor(routing: Record<string, string>, token: string | undefined): Interceptor {
   return (next) => async (req) => {
-    for (const [name, value] of Object.entries(routing)) req.header.set(name, value);
-    req.header.set("User-Agent", USER_AGENT);
-    if (token) req.header.set("X-Access-Token", token);
-    if (req.method.methodKind === "server_streaming") {
-      req.header.set("Keepalive-Ping-Interval", String(KEEPALIVE_PING_INTERVAL_S));
-    }
+    for (const [name, value] of Object.entries(callHeaders(routing, token, req.method.methodKind === "server_streaming"))) req.header.set(name, value);
     return next(req);
+  };
+}
+
+/** Those headers, for connect-es's calls (the interceptor) and ./rpc-stream.ts's alike. */
+function callHeaders(routing: Record<string, string>, token: string | undefined, serverStreaming: boolean): Record<string, string> {
+  return {
+    ...routing,
+    "User-Agent": USER_AGENT,
+    ...(token ? { "X-Access-Token": token } : {}),
+    ...(serverStreaming ? { "Keepalive-Ping-Interval": String(KEEPALIVE_PING_INTERVAL_S) } : {}),
   };
 }

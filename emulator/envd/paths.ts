@@ -50,7 +50,17 @@ export interface PathMount {
  * the host's system dirs (with the template's files over them) and the sandbox's account files
  * (read-only), as isolation/layout.ts lays them out. A volume at `/` is the root dir itself, so it needs no entry.
  */
-export function mountsOf(runtime: SandboxRuntime): PathMount[] {
+export function mountsOf(runtime: SandboxRuntime): readonly PathMount[] {
+  // Taken once per runtime (one per request): a listing maps every entry's path, and finding the
+  // template layers reads a dir per system dir.
+  let mounts = mountsByRuntime.get(runtime);
+  if (!mounts) mountsByRuntime.set(runtime, (mounts = computeMounts(runtime)));
+  return mounts;
+}
+
+const mountsByRuntime = new WeakMap<SandboxRuntime, readonly PathMount[]>();
+
+function computeMounts(runtime: SandboxRuntime): PathMount[] {
   const mounts: PathMount[] = runtime.volumeMounts
     .map((m) => ({ sandboxPath: resolveSandboxPath(m.path, "/"), hostPath: m.hostDir, readOnly: false }))
     .filter((m) => m.sandboxPath !== "/");
