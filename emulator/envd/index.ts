@@ -24,6 +24,7 @@ import { filesystemService } from "./filesystem/service";
 import { notFound, refuseAtEnvd, refuseAtProxy, targetOf } from "./gate";
 import { isConnectPath, serveEnvdHttp } from "./http-api";
 import { resolveLimits, type SandboxLimits } from "./limits";
+import { binaryProcessStreams } from "./process/binary-stream";
 import { processService } from "./process/service";
 import { SandboxStates } from "./sandboxes";
 import { scopeKey, userFromAuthorization, type RequestScope } from "./scope";
@@ -59,15 +60,18 @@ export function createEnvdHandler(options: EnvdOptions): EnvdHandler {
   const limits = resolveLimits(options.limits);
   const scopes = new WeakMap<IncomingMessage, RequestScope>();
   options.directory.onStopped((sandboxID) => void sandboxes.stop(sandboxID));
+  const process = processService();
   const adapter = connectNodeAdapter({
     routes: (router) => {
-      router.service(Process, processService());
+      router.service(Process, process);
       router.service(Filesystem, filesystemService());
     },
     interceptors: [userCheck],
-    contextValues: (req) => createContextValues().set(scopeKey, scopes.get(req as IncomingMessage)),
+    contextValues: (req) => contextOf(req as IncomingMessage),
     fallback: notFound,
   });
+  const binaryStreams = binaryProcessStreams(process, [userCheck]);
+  const contextOf = (req: IncomingMessage) => createContextValues().set(scopeKey, scopes.get(req));
   return {
     matches: (req) => targetOf(req) !== undefined,
     handle(req, res) {
@@ -83,7 +87,7 @@ export function createEnvdHandler(options: EnvdOptions): EnvdHandler {
       const scope = { runtime, registry: state.registry, watchers: state.watchers, limits, namespace: () => state.namespace(runtime), ...userFromAuthorization(req.headers.authorization, runtime.defaults?.user) };
       if ((req.url ?? "").split("?")[0] === "/files") return void serveFiles(req, res, scope);
       scopes.set(req, scope);
-      adapter(req, res);
+      if (!binaryStreams(req, res, contextOf(req))) adapter(req, res);
     },
     close: () => sandboxes.stopAll(),
   };

@@ -105,7 +105,7 @@ function update(req: UpdateRequest, ctx: HandlerContext) {
 }
 
 /** The service implementation for `router.service(Process, …)`. */
-export function processService(): Partial<ServiceImpl<typeof Process>> {
+export function processService(): ServiceImpl<typeof Process> {
   return {
     start,
     connect,
