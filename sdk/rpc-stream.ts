@@ -16,6 +16,7 @@ import { create, fromBinary, toBinary, type DescMessage, type MessageInitShape, 
 import { Code, ConnectError } from "@connectrpc/connect";
 import { codeFromHttpStatus, endStreamFlag, endStreamFromJson } from "@connectrpc/connect/protocol-connect";
 import { request } from "undici";
+import { chunksOf } from "./readable-chunks";
 import { EnvelopeCutter } from "./envelopes";
 
 export interface StreamCall {
@@ -64,7 +65,7 @@ export async function* binaryServerStream<I extends DescMessage, O extends DescM
     if (res.statusCode !== 200) throw new ConnectError(`HTTP ${res.statusCode}`, codeFromHttpStatus(res.statusCode));
     const envelopes = new EnvelopeCutter();
     try {
-      for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
+      for await (const chunk of chunksOf(res.body)) {
         envelopes.push(chunk);
         for (let e = envelopes.next(); e; e = envelopes.next()) {
           if ((e.flags & endStreamFlag) === endStreamFlag) {
