@@ -64,7 +64,7 @@ if (want("ops") || want("stream")) {
       "2. Streaming: a command printing 20 MB and 200 MB to stdout",
       "`head -c N /dev/zero | tr '\\0' a` run to its end; one fresh process per measurement, RSS in MB (10^6 bytes). " +
         "The e2b SDK returns the whole output as a string; ours keeps a 64 KiB tail and streams the rest to callbacks. " +
-        "Ours speaks Connect's binary codec by default (JSON shown too), the e2b SDK JSON. Bare Connect reads the same stream with no sdk, in each codec, so it shows the emulator's own ceiling. " +
+        "Ours speaks Connect's binary codec by default (JSON shown too), the e2b SDK JSON. Bare Connect reads the same stream with no sdk and no generated code (undici's body read by its async iterator), in each codec: what the emulator serves to the plainest client. " +
         "The young-generation rows run ours, the e2b SDK and bare binary again with `--max-semi-space-size=2`: V8 (Node 24) grows a process's young generation with what it allocates, so maxRSS alone rises with the bytes passed through even for a client that holds nothing.",
       await streamBench({ service: serviceOf(emu), reps: cfg.streamReps, sizes: [20e6, 200e6], log }),
     );
