@@ -112,7 +112,7 @@ async function upload(client: VolumeContent, path: string, data: Uint8Array, mod
   } catch (err) {
     if (force || !isSandboxError(err) || err.code !== "conflict") throw err;
     const there = await client.download(path).catch(() => undefined);
-    if (there && sha256Of(there) === sha256Of(data)) {
+    if (there && Buffer.from(there.buffer, there.byteOffset, there.byteLength).equals(data)) {
       const stat = await client.stat(path);
       return { stat: (stat.mode & 0o777) === mode ? stat : await client.setMetadata(path, { mode }), found: true };
     }
