@@ -60,6 +60,7 @@ export class SandboxRpc {
   readonly codec: RpcCodec;
   readonly transport: Transport;
   readonly #token: string | undefined;
+  readonly #clients = new Map<DescService, Client<DescService>>();
 
   constructor(target: SandboxTarget) {
     const opts = resolveOptions(target.options ?? {});
@@ -80,9 +81,11 @@ export class SandboxRpc {
     });
   }
 
-  /** A typed Connect client of `service` over this sandbox's transport. */
+  /** A typed Connect client of `service` over this sandbox's transport, made once per service. */
   client<S extends DescService>(service: S): Client<S> {
-    return createClient(service, this.transport);
+    let client = this.#clients.get(service);
+    if (!client) this.#clients.set(service, (client = createClient(service, this.transport)));
+    return client as Client<S>;
   }
 
   /** Connect call options for `opts`: user header, deadline (default `requestTimeoutMs`), abort signal. */
@@ -113,7 +116,7 @@ export class SandboxRpc {
     call: CallOptions,
   ): AsyncIterable<MessageShape<O>> {
     if (this.codec !== "binary") {
-      const client = createClient(method.parent, this.transport) as unknown as Record<string, (m: MessageInitShape<I>, c: CallOptions) => AsyncIterable<MessageShape<O>>>;
+      const client = this.client(method.parent) as unknown as Record<string, (m: MessageInitShape<I>, c: CallOptions) => AsyncIterable<MessageShape<O>>>;
       return client[method.localName]!(message, call);
     }
     const headers = { ...callHeaders(this.address.headers, this.#token, true), ...Object.fromEntries(new Headers(call.headers).entries()) };
