@@ -35,6 +35,8 @@ const LOADERS: { [K in ResourceKind]: () => Promise<ResourceHandlers<K>> } = {
  * call. Local work, at every preview: kept out of the handlers so `check` loads no client.
  */
 const DERIVE: { [K in ResourceKind]?: (inputs: Inputs) => DeriveOutcome } = { Template: deriveTemplateSteps };
+/** The kinds whose `check` adds derived inputs: those whose spec lists `derived` (test/unit/derive-kinds.test.ts). */
+export const DERIVING_KINDS = Object.keys(DERIVE) as ResourceKind[];
 const handlersOf = async (kind: ResourceKind): Promise<UntypedHandlers> => untyped(await LOADERS[kind]());
 
 export function configure(req: { config: ConfigSource }): void {
