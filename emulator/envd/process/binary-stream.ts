@@ -9,7 +9,10 @@
  * Only what the encoder changes is served here: an uncompressed request from a client that accepts
  * no compression. The rest of the protocol is connect's own (its timeout parsing, request
  * envelopes, interceptors, handler context and end of stream), and so are the handlers
- * (./start.ts, ./service.ts); any other request goes to the connect-node adapter.
+ * (./start.ts, ./service.ts); any other request goes to the connect-node adapter. Some of those
+ * pieces are exported by connect as internal (`@connectrpc/connect/protocol`), which is one reason
+ * the project pins connect's exact version; test/emulator/envd-binary-stream.test.ts sends the same
+ * requests through both paths, so a drift between them shows there.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { toBinary, type DescMessage, type DescMethod } from "@bufbuild/protobuf";
