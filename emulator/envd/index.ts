@@ -61,6 +61,7 @@ export function createEnvdHandler(options: EnvdOptions): EnvdHandler {
   const scopes = new WeakMap<IncomingMessage, RequestScope>();
   options.directory.onStopped((sandboxID) => void sandboxes.stop(sandboxID));
   const process = processService();
+  const contextOf = (req: IncomingMessage) => createContextValues().set(scopeKey, scopes.get(req));
   const adapter = connectNodeAdapter({
     routes: (router) => {
       router.service(Process, process);
@@ -70,8 +71,7 @@ export function createEnvdHandler(options: EnvdOptions): EnvdHandler {
     contextValues: (req) => contextOf(req as IncomingMessage),
     fallback: notFound,
   });
-  const binaryStreams = binaryProcessStreams(process, [userCheck]);
-  const contextOf = (req: IncomingMessage) => createContextValues().set(scopeKey, scopes.get(req));
+  const binaryStreams = binaryProcessStreams(process, { interceptors: [userCheck], contextValues: contextOf });
   return {
     matches: (req) => targetOf(req) !== undefined,
     handle(req, res) {
@@ -87,7 +87,7 @@ export function createEnvdHandler(options: EnvdOptions): EnvdHandler {
       const scope = { runtime, registry: state.registry, watchers: state.watchers, limits, namespace: () => state.namespace(runtime), ...userFromAuthorization(req.headers.authorization, runtime.defaults?.user) };
       if ((req.url ?? "").split("?")[0] === "/files") return void serveFiles(req, res, scope);
       scopes.set(req, scope);
-      if (!binaryStreams(req, res, contextOf(req))) adapter(req, res);
+      if (!binaryStreams(req, res)) adapter(req, res);
     },
     close: () => sandboxes.stopAll(),
   };

@@ -70,9 +70,9 @@ describe("which requests the encoder takes", () => {
   let server: Server;
   let url: string;
   beforeAll(async () => {
-    const serve = binaryProcessStreams(impl, []);
+    const serve = binaryProcessStreams(impl, { interceptors: [], contextValues: () => createContextValues() });
     server = createServer((req, res) => {
-      if (serve(req, res, createContextValues())) return;
+      if (serve(req, res)) return;
       res.writeHead(599).end();
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

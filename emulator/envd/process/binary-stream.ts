@@ -15,11 +15,12 @@
  * requests through both paths, so a drift between them shows there.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { toBinary, type DescMessage, type DescMethod } from "@bufbuild/protobuf";
+import { toBinary, type DescMessage, type DescMethod, type Message } from "@bufbuild/protobuf";
 import { Code, ConnectError, createHandlerContext, createMethodImplSpec, type ContextValues, type Interceptor, type MethodImplSpec, type ServiceImpl } from "@connectrpc/connect";
 import { universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
 import {
   createMethodSerializationLookup,
+  encodeEnvelope,
   pipe,
   transformInvokeImplementation,
   transformParseEnvelope,
@@ -27,28 +28,48 @@ import {
   transformSplitEnvelope,
   untilFirst,
   type AsyncIterableTransform,
+  type Serialization,
   validateReadWriteMaxBytes,
 } from "@connectrpc/connect/protocol";
 import { contentTypeStreamProto, createEndStreamSerialization, endStreamFlag, headerStreamAcceptEncoding, headerStreamEncoding, headerTimeout, parseContentType, parseTimeout } from "@connectrpc/connect/protocol-connect";
 import { Process, type ConnectResponse, type StartResponse } from "../../../sdk/gen/process/process_pb";
 
 /** Serves a request it can take and says so; false leaves the request untouched for the adapter. */
-export type BinaryStreamServer = (req: IncomingMessage, res: ServerResponse, contextValues: ContextValues) => boolean;
+export type BinaryStreamServer = (req: IncomingMessage, res: ServerResponse) => boolean;
 
-export function binaryProcessStreams(impl: Pick<ServiceImpl<typeof Process>, "start" | "connect">, interceptors: Interceptor[]): BinaryStreamServer {
-  const specs = new Map<string, MethodImplSpec>(
-    ([Process.method.start, Process.method.connect] as DescMethod[]).map((m) => [`/${Process.typeName}/${m.name}`, createMethodImplSpec(m, (m === Process.method.start ? impl.start : impl.connect) as never)]),
+/** As connect-node's adapter options: what every call runs through, and the values a handler reads. */
+export interface BinaryStreamOptions {
+  interceptors: Interceptor[];
+  contextValues: (req: IncomingMessage) => ContextValues;
+}
+
+/** A method served here: its implementation and the parser of its request message. */
+interface Method {
+  spec: MethodImplSpec;
+  parse: Serialization<Message>;
+}
+
+// connect-node's defaults: no read or write limit beyond the protocol's, no cap on a deadline.
+const LIMITS = validateReadWriteMaxBytes(undefined, undefined, undefined);
+const END_STREAM = createEndStreamSerialization(undefined);
+
+export function binaryProcessStreams(impl: Pick<ServiceImpl<typeof Process>, "start" | "connect">, options: BinaryStreamOptions): BinaryStreamServer {
+  const methods = new Map<string, Method>(
+    ([Process.method.start, Process.method.connect] as DescMethod[]).map((m) => [
+      `/${Process.typeName}/${m.name}`,
+      {
+        spec: createMethodImplSpec(m, (m === Process.method.start ? impl.start : impl.connect) as never),
+        parse: createMethodSerializationLookup(m, undefined, undefined, LIMITS).getI(true),
+      },
+    ]),
   );
-  const endStream = createEndStreamSerialization(undefined);
-  // connect-node's defaults: no read or write limit beyond the protocol's, no cap on a deadline.
-  const limits = validateReadWriteMaxBytes(undefined, undefined, undefined);
-  return (req, res, contextValues) => {
-    const spec = specs.get((req.url ?? "").split("?")[0] ?? "");
+  return (req, res) => {
+    const method = methods.get((req.url ?? "").split("?")[0] ?? "");
     const type = parseContentType(req.headers["content-type"] ?? null);
-    if (!spec || req.method !== "POST" || !type?.stream || !type.binary || !uncompressed(req)) return false;
-    serve(spec, req, res, contextValues, { interceptors, endStream, limits }).catch((reason: unknown) => {
+    if (!method || req.method !== "POST" || !type?.stream || !type.binary || !uncompressed(req)) return false;
+    serve(method, req, res, options).catch((reason: unknown) => {
       if (ConnectError.from(reason).code === Code.Aborted) return;
-      console.error(`handler for rpc ${spec.method.name} of ${Process.typeName} failed`, reason);
+      console.error(`handler for rpc ${method.spec.method.name} of ${Process.typeName} failed`, reason);
     });
     return true;
   };
@@ -62,13 +83,8 @@ function uncompressed(req: IncomingMessage): boolean {
 }
 
 /** connect's stream handler (protocol-connect/handler-factory.ts) for this one case, with our encoder. */
-async function serve(
-  spec: MethodImplSpec,
-  req: IncomingMessage,
-  res: ServerResponse,
-  contextValues: ContextValues,
-  { interceptors, endStream, limits }: { interceptors: Interceptor[]; endStream: ReturnType<typeof createEndStreamSerialization>; limits: ReturnType<typeof validateReadWriteMaxBytes> },
-): Promise<void> {
+async function serve({ spec, parse }: Method, req: IncomingMessage, res: ServerResponse, options: BinaryStreamOptions): Promise<void> {
+  const contextValues = options.contextValues(req);
   const uReq = universalRequestFromNodeRequest(req, res, undefined, contextValues);
   const timeout = parseTimeout(uReq.header.get(headerTimeout), Number.MAX_SAFE_INTEGER);
   const context = createHandlerContext({
@@ -90,10 +106,10 @@ async function serve(
       if (timeout.error) throw timeout.error;
       return undefined;
     }) as AsyncIterableTransform<Uint8Array>,
-    transformSplitEnvelope(limits.readMaxBytes),
-    transformParseEnvelope(createMethodSerializationLookup(spec.method, undefined, undefined, limits).getI(true), endStreamFlag),
+    transformSplitEnvelope(LIMITS.readMaxBytes),
+    transformParseEnvelope(parse, endStreamFlag),
   );
-  const output = transformInvokeImplementation(spec, context, interceptors)(input) as AsyncIterable<StartResponse | ConnectResponse>;
+  const output = transformInvokeImplementation(spec, context, options.interceptors)(input) as AsyncIterable<StartResponse | ConnectResponse>;
   async function* envelopes(): AsyncGenerator<Uint8Array> {
     let failure: unknown;
     try {
@@ -104,7 +120,7 @@ async function serve(
       context.abort(failure);
     }
     const error = failure === undefined ? undefined : failure instanceof ConnectError ? failure : new ConnectError("internal error", Code.Internal, undefined, undefined, failure);
-    yield envelope(endStreamFlag, endStream.serialize({ metadata: context.responseTrailer, ...(error ? { error } : {}) }));
+    yield encodeEnvelope(endStreamFlag, END_STREAM.serialize({ metadata: context.responseTrailer, ...(error ? { error } : {}) }));
   }
   await universalResponseToNodeResponse({ status: 200, header: context.responseHeader, body: await untilFirst(envelopes()) }, res);
 }
@@ -112,7 +128,7 @@ async function serve(
 /** One event as its envelope. An output event is laid out by hand; the rest are small and rare. */
 export function encodeEvent(desc: DescMessage, message: StartResponse | ConnectResponse): Uint8Array {
   const event = message.event?.event;
-  if (event?.case !== "data" || !event.value.output.case) return envelope(0, toBinary(desc, message));
+  if (event?.case !== "data" || !event.value.output.case) return encodeEnvelope(0, toBinary(desc, message));
   const { case: kind, value: bytes } = event.value.output;
   // DataEvent: field stdout=1 / stderr=2 / pty=3, bytes; ProcessEvent.data=2; {Start,Connect}Response.event=1.
   const dataLen = 1 + varintSize(bytes.length) + bytes.length;
@@ -139,12 +155,4 @@ function varintSize(v: number): number {
   let n = 1;
   for (; v >= 0x80; v >>>= 7) n++;
   return n;
-}
-
-function envelope(flags: number, payload: Uint8Array): Uint8Array {
-  const out = new Uint8Array(5 + payload.length);
-  out[0] = flags;
-  new DataView(out.buffer).setUint32(1, payload.length);
-  out.set(payload, 5);
-  return out;
 }
