@@ -54,6 +54,11 @@ export interface Operation {
   url?: string;
   /** The 2xx answer is raw bytes (a file download): kept as `RawResponse.bytes`, not decoded as text. */
   binaryAnswer?: boolean;
+  /**
+   * Reads the 2xx answer's body as it arrives instead of keeping it (a compare of a download): called
+   * once per attempt, with that attempt's body. It may stop early; the rest is then not received.
+   */
+  readAnswer?: (body: AsyncIterable<Uint8Array>) => Promise<void>;
   auth: AuthScheme;
   /** Whether repeating is harmless. Default: true for GET/PUT/DELETE, false for POST/PATCH. */
   idempotent?: boolean;
@@ -149,6 +154,12 @@ export class HttpClient {
     try {
       const res = await request(url, { method: op.method, headers, body, signal, dispatcher: this.agent });
       const ok = res.statusCode >= 200 && res.statusCode < 300;
+      if (ok && op.readAnswer) {
+        await op.readAnswer(res.body);
+        // A reader that stopped early leaves the rest unread: drop it (and its connection) rather than wait for it.
+        res.body.destroy();
+        return { status: res.statusCode, headers: res.headers, text: "" };
+      }
       if (ok && op.binaryAnswer) return { status: res.statusCode, headers: res.headers, text: "", bytes: new Uint8Array(await res.body.arrayBuffer()) };
       const text = await res.body.text();
       if (ok) return { status: res.statusCode, headers: res.headers, text };
