@@ -17,7 +17,7 @@ import { diffInputs, type DiffOutcome } from "../diff";
 import type { Credential } from "../config-keys";
 import { underCurrentNames, type ResourceKind } from "../spec";
 import { SPECS } from "../specs";
-import { clientOptions, configure as configureContext, type ConfigSource } from "./configured";
+import { clientOptions, configProblems, configure as configureContext, type ConfigSource } from "./configured";
 import { untyped, type DeriveOutcome, type Inputs, type Outputs, type ResourceHandlers, type UntypedHandlers } from "./handlers";
 import { deriveTemplateSteps } from "../resources/template-derive";
 import { migrate, stamped } from "./migrate";
@@ -43,15 +43,15 @@ export function configure(req: { config: ConfigSource }): void {
   configureContext(req.config);
 }
 
-/** Validation before any API call; a missing credential is reported here too, at preview. */
+/** Validation before any API call; a bad stack config value and a missing credential are reported here too, at preview. */
 export async function check(kind: ResourceKind, olds: Inputs, news: Inputs): Promise<CheckOutcome> {
   const checked = checkInputs(SPECS[kind], migrate(kind, olds ?? {}), news ?? {});
   if (!checked.inputs) return checked;
   // Inputs computed from the others (a Template's build steps): local work, still before any call.
   const outcome = DERIVE[kind]?.(checked.inputs) ?? checked;
   if (!outcome.inputs) return outcome;
-  const missing = missingCredentials(kind, outcome.inputs);
-  return missing.length ? { failures: missing } : outcome;
+  const failures = [...configProblems().map((reason) => ({ property: "", reason })), ...missingCredentials(kind, outcome.inputs)];
+  return failures.length ? { failures } : outcome;
 }
 
 /** Where each credential is set, and what a kind needs it for. */
