@@ -18,6 +18,7 @@ import type { Credential } from "../config-keys";
 import { underCurrentNames, type ResourceKind } from "../spec";
 import { SPECS } from "../specs";
 import { clientOptions, configProblems, configure as configureContext, type ConfigSource } from "./configured";
+import { unlessGone } from "./gone";
 import { untyped, type DeriveOutcome, type Inputs, type Outputs, type ResourceHandlers, type UntypedHandlers } from "./handlers";
 import { deriveTemplateSteps } from "../resources/template-derive";
 import { migrate, stamped } from "./migrate";
@@ -90,8 +91,13 @@ export async function read(kind: ResourceKind, id: string, props: Outputs) {
   return plain(found.props ? { ...found, props: stamped(kind, found.props) } : found);
 }
 
+/** A resource that expired or was deleted elsewhere fails its update saying so, and what to do (./gone.ts). */
 export async function update(kind: ResourceKind, id: string, olds: Outputs, news: Inputs) {
-  const { outs } = await (await handlersOf(kind)).update(id, migrate(kind, olds ?? {}), underCurrentNames(SPECS[kind], news ?? {}));
+  const handlers = await handlersOf(kind);
+  const state = migrate(kind, olds ?? {});
+  const change = () => handlers.update(id, state, underCurrentNames(SPECS[kind], news ?? {}));
+  const key = typeof state.__resource === "string" ? state.__resource : undefined;
+  const { outs } = await unlessGone(kind, id, key, () => handlers.read(id, state), change);
   return plain({ outs: stamped(kind, outs) });
 }
 
