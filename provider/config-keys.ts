@@ -3,7 +3,7 @@
  * builder documents these keys and the runtime reads them, and neither should load the HTTP client
  * to learn their names.
  */
-import type { ClientOptions } from "../sdk/config";
+import { DEFAULT_REQUEST_TIMEOUT_MS, positiveMs, type ClientOptions } from "../sdk/config";
 
 export const CONFIG_KEYS = {
   apiKey: "sandbox:apiKey",
@@ -11,7 +11,42 @@ export const CONFIG_KEYS = {
   domain: "sandbox:domain",
   apiUrl: "sandbox:apiUrl",
   sandboxUrl: "sandbox:sandboxUrl",
+  requestTimeoutMs: "sandbox:requestTimeoutMs",
 } as const satisfies Partial<Record<keyof ClientOptions, string>>;
+
+type ConfigOption = keyof typeof CONFIG_KEYS;
+
+/** The client options set by stack config, and each value that cannot be used (its key, the rule, the fix). */
+export interface ConfiguredOptions {
+  options: ClientOptions;
+  problems: string[];
+}
+
+/**
+ * Reads every key with `get` (an empty value is unset). Stack config is text; a number is checked here,
+ * where the key is known, so a bad one is reported by its key and not as the sdk option it sets.
+ */
+export function optionsFromConfig(get: (key: string) => string | undefined): ConfiguredOptions {
+  const options: ClientOptions = {};
+  const problems: string[] = [];
+  for (const [option, key] of Object.entries(CONFIG_KEYS) as [ConfigOption, string][]) {
+    const value = get(key);
+    if (value === undefined || value === "") continue;
+    if (option !== "requestTimeoutMs") {
+      options[option] = value;
+      continue;
+    }
+    const ms = positiveMs(value);
+    if (ms !== undefined) options.requestTimeoutMs = ms;
+    else {
+      problems.push(
+        `${key}: must be a positive whole number of milliseconds, got ${JSON.stringify(value)}: run ` +
+          `\`pulumi config set ${key} 120000\` (say), or \`pulumi config rm ${key}\` for the default ${DEFAULT_REQUEST_TIMEOUT_MS}.`,
+      );
+    }
+  }
+  return { options, problems };
+}
 
 /** The credentials a kind of resource can need; which ones it does is a field of its spec. */
 export type Credential = "apiKey" | "accessToken";

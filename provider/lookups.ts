@@ -15,7 +15,7 @@ import type { z } from "zod";
 import "../sdk/node-version";
 import { PlatformClient } from "../sdk/client";
 import type { ClientOptions } from "../sdk/config";
-import { CONFIG_KEYS } from "./config-keys";
+import { optionsFromConfig } from "./config-keys";
 import { findSandboxes, findTemplate } from "./lookup-queries";
 import type { GetTemplateArgs, ListSandboxesArgs, SandboxInfo as SandboxInfoShape, TemplateInfo as TemplateInfoShape } from "./lookup-shapes";
 
@@ -26,12 +26,9 @@ export type SandboxInfo = z.output<typeof SandboxInfoShape>;
 
 /** The stack's `sandbox:*` config, as the provider reads it (the env vars fill in what is not set). */
 function stackOptions(): ClientOptions {
-  const options: ClientOptions = {};
-  for (const [option, key] of Object.entries(CONFIG_KEYS) as [keyof typeof CONFIG_KEYS, string][]) {
-    // The raw value: Config.get would warn on each secret, and these never leave this process.
-    const value = pulumi.runtime.getConfig(key);
-    if (value !== undefined && value !== "") options[option] = value;
-  }
+  // The raw value: Config.get would warn on each secret, and these never leave this process.
+  const { options, problems } = optionsFromConfig((key) => pulumi.runtime.getConfig(key));
+  if (problems.length > 0) throw new Error(problems.join("\n"));
   return options;
 }
 

@@ -28,7 +28,10 @@ export interface ClientOptions {
    * with routing headers; otherwise at `https://{port}-{sandboxID}.{domain}`.
    */
   sandboxUrl?: string | undefined;
-  /** Deadline of one HTTP request (not of a whole retried call), in milliseconds. Default 60000. */
+  /**
+   * Deadline of one HTTP request (not of a whole retried call), in milliseconds. Env
+   * `PULUMI_SANDBOX_REQUEST_TIMEOUT_MS`. Default 60000.
+   */
   requestTimeoutMs?: number | undefined;
   retry?: RetryOptions | undefined;
   /**
@@ -57,6 +60,8 @@ export interface ResolvedOptions {
 
 export const DEFAULT_DOMAIN = "e2b.app";
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+/** The project's own variable: the service's SDKs read none for this deadline. */
+export const REQUEST_TIMEOUT_ENV = "PULUMI_SANDBOX_REQUEST_TIMEOUT_MS";
 export const DEFAULT_RETRY: Required<RetryOptions> = { maxAttempts: 5, baseDelayMs: 200, maxDelayMs: 10_000 };
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -71,10 +76,7 @@ export function resolveOptions(opts: ClientOptions = {}, env: Env = process.env)
   const domain = pick(opts.domain, env.E2B_DOMAIN) ?? DEFAULT_DOMAIN;
   const apiUrl = stripSlash(pick(opts.apiUrl, env.E2B_API_URL) ?? `https://api.${domain}`);
   const sandboxUrl = pick(opts.sandboxUrl, env.E2B_SANDBOX_URL);
-  const timeout = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  if (!(timeout > 0)) {
-    throw new SandboxError({ code: "invalid_argument", message: `requestTimeoutMs must be a positive number of milliseconds, got ${timeout}` });
-  }
+  const timeout = requestTimeoutOf(opts.requestTimeoutMs, env[REQUEST_TIMEOUT_ENV]);
   return {
     apiKey: pick(opts.apiKey, env.E2B_API_KEY),
     accessToken: pick(opts.accessToken, env.E2B_ACCESS_TOKEN),
@@ -85,6 +87,30 @@ export function resolveOptions(opts: ClientOptions = {}, env: Env = process.env)
     retry: { ...DEFAULT_RETRY, ...definedOnly(opts.retry ?? {}) },
     rpcCodec: rpcCodecOf(opts.rpcCodec, env.PULUMI_SANDBOX_RPC_CODEC),
   };
+}
+
+/** The option, else the env variable (whole milliseconds), else the default; a bad value is refused naming where it came from. */
+function requestTimeoutOf(option: number | undefined, fromEnv: string | undefined): number {
+  if (option !== undefined) {
+    if (option > 0) return option;
+    throw new SandboxError({ code: "invalid_argument", message: `requestTimeoutMs must be a positive number of milliseconds, got ${option}` });
+  }
+  const text = pick(fromEnv);
+  if (text === undefined) return DEFAULT_REQUEST_TIMEOUT_MS;
+  const value = positiveMs(text);
+  if (value !== undefined) return value;
+  throw new SandboxError({
+    code: "invalid_argument",
+    message: `the ${REQUEST_TIMEOUT_ENV} environment variable must be a positive whole number of milliseconds, got ${JSON.stringify(fromEnv)}: ` +
+      `set it to one (e.g. 120000), or leave it unset for ${DEFAULT_REQUEST_TIMEOUT_MS}.`,
+  });
+}
+
+/** A positive whole number of milliseconds written as digits (`"120000"`), else undefined. */
+export function positiveMs(text: string): number | undefined {
+  if (!/^\d+$/.test(text.trim())) return undefined;
+  const value = Number(text.trim());
+  return value > 0 && Number.isSafeInteger(value) ? value : undefined;
 }
 
 /** The option, else the env variable, else binary; anything else is refused naming where it came from. */

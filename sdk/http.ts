@@ -6,7 +6,7 @@
  */
 import { Agent, request } from "undici";
 import type { z } from "zod";
-import { requireAccessToken, requireApiKey, type ResolvedOptions } from "./config";
+import { REQUEST_TIMEOUT_ENV, requireAccessToken, requireApiKey, type ResolvedOptions } from "./config";
 import { reasonFor } from "./error-reasons";
 import { codeForStatus, isSandboxError, redact, RETRYABLE_STATUSES, SandboxError } from "./errors";
 import { classifyTransportError, parseRetryAfter, retryDecision, type AttemptOutcome } from "./retry";
@@ -54,6 +54,11 @@ export interface Operation {
   url?: string;
   /** The 2xx answer is raw bytes (a file download): kept as `RawResponse.bytes`, not decoded as text. */
   binaryAnswer?: boolean;
+  /**
+   * Reads the 2xx answer's body as it arrives instead of keeping it (a compare of a download): called
+   * once per attempt, with that attempt's body. It may stop early; the rest is then not received.
+   */
+  readAnswer?: (body: AsyncIterable<Uint8Array>) => Promise<void>;
   auth: AuthScheme;
   /** Whether repeating is harmless. Default: true for GET/PUT/DELETE, false for POST/PATCH. */
   idempotent?: boolean;
@@ -74,6 +79,8 @@ interface Failure {
   text?: string;
   cause?: unknown;
   timeoutMs?: number;
+  /** The deadline was the call's own `timeoutMs`, not the client's `requestTimeoutMs`: the message names that one. */
+  callTimeout?: boolean;
 }
 
 /** The HTTP core of one PlatformClient: one keep-alive connection pool, closed by `close()`. */
@@ -147,6 +154,12 @@ export class HttpClient {
     try {
       const res = await request(url, { method: op.method, headers, body, signal, dispatcher: this.agent });
       const ok = res.statusCode >= 200 && res.statusCode < 300;
+      if (ok && op.readAnswer) {
+        await op.readAnswer(res.body);
+        // A reader that stopped early leaves the rest unread: drop it (and its connection) rather than wait for it.
+        res.body.destroy();
+        return { status: res.statusCode, headers: res.headers, text: "" };
+      }
       if (ok && op.binaryAnswer) return { status: res.statusCode, headers: res.headers, text: "", bytes: new Uint8Array(await res.body.arrayBuffer()) };
       const text = await res.body.text();
       if (ok) return { status: res.statusCode, headers: res.headers, text };
@@ -154,7 +167,7 @@ export class HttpClient {
       return { outcome: { kind: "status", status: res.statusCode, retryAfterMs: retryAfter }, text };
     } catch (err) {
       if (call.signal?.aborted) throw abortedError(labelOf(op), call.signal, err);
-      if (deadline.signal.aborted) return { outcome: { kind: "timeout" }, timeoutMs, cause: err };
+      if (deadline.signal.aborted) return { outcome: { kind: "timeout" }, timeoutMs, callTimeout: call.timeoutMs !== undefined, cause: err };
       const outcome = classifyTransportError(err);
       if (outcome) return { outcome, cause: err };
       const message = err instanceof Error ? err.message : String(err);
@@ -170,8 +183,12 @@ export class HttpClient {
     const o = f.outcome;
     if (o.kind === "status") return this.statusError(label, o.status, f.text ?? "", tries);
     if (o.kind === "timeout") {
-      const message = `${label} timed out after ${formatDuration(f.timeoutMs ?? 0)} without a complete response${tries}. ` +
-        "Raise requestTimeoutMs (or the call's timeoutMs) if the service is slow.";
+      // The provider's users set the deadline in stack config; the sdk's, with the option or the env var.
+      const raise = f.callTimeout
+        ? "Raise the call's timeoutMs if the service is slow."
+        : "If the service is slow, raise requestTimeoutMs: `pulumi config set sandbox:requestTimeoutMs <ms>` in a Pulumi stack, " +
+          `else the ${REQUEST_TIMEOUT_ENV} environment variable or the client's requestTimeoutMs option.`;
+      const message = `${label} timed out after ${formatDuration(f.timeoutMs ?? 0)} without a complete response${tries}. ${raise}`;
       return new SandboxError({ code: "timeout", message, retryable: true, cause: f.cause });
     }
     const host = new URL(this.options.apiUrl).host;

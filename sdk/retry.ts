@@ -16,7 +16,7 @@ export type AttemptOutcome =
   | { kind: "not_sent"; errno: string }
   /** The connection broke after the request may have been written (reset, closed early). */
   | { kind: "dropped"; errno: string }
-  /** The per-request deadline passed. Never repeated: the caller chose that deadline. */
+  /** The per-request deadline passed. Repeated only for a read (GET, HEAD), and only once: see `TIMEOUT_ATTEMPTS`. */
   | { kind: "timeout" };
 
 /**
@@ -28,6 +28,15 @@ export type RetryDecision = { retry: false; why: "permanent" | "unsafe" | "exhau
 /** Statuses repeated for idempotent requests; 429 is repeated for every method. */
 const TRANSIENT_STATUSES: ReadonlySet<number> = new Set([502, 503, 504]);
 const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]);
+/** Methods that only read: repeating one that timed out changes nothing, whatever the first attempt did. */
+const READ_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD"]);
+
+/**
+ * Attempts in all for a read whose attempt timed out. One repeat gets past a stalled connection or a
+ * slow moment of one node; more would make a caller wait several whole deadlines on a service that is
+ * down. A write that timed out is never repeated: the service may be doing it still.
+ */
+export const TIMEOUT_ATTEMPTS = 2;
 
 /** Whether a method is idempotent by HTTP's definition (a POST may still be declared so). */
 export function isIdempotentMethod(method: string): boolean {
@@ -48,16 +57,17 @@ export function retryDecision(
   policy: Required<RetryOptions> = DEFAULT_RETRY,
   random: () => number = Math.random,
 ): RetryDecision {
-  const verdict = repeatable(outcome, idempotent ?? isIdempotentMethod(method));
+  const verdict = repeatable(outcome, idempotent ?? isIdempotentMethod(method), READ_METHODS.has(method.toUpperCase()));
   if (verdict !== "yes") return { retry: false, why: verdict };
-  if (attempt >= policy.maxAttempts) return { retry: false, why: "exhausted" };
+  const budget = outcome.kind === "timeout" ? Math.min(policy.maxAttempts, TIMEOUT_ATTEMPTS) : policy.maxAttempts;
+  if (attempt >= budget) return { retry: false, why: "exhausted" };
   if (outcome.kind === "status" && outcome.retryAfterMs !== undefined) {
     return { retry: true, delayMs: Math.min(outcome.retryAfterMs, policy.maxDelayMs) };
   }
   return { retry: true, delayMs: backoffDelay(attempt, policy, random) };
 }
 
-function repeatable(outcome: AttemptOutcome, safe: boolean): "yes" | "permanent" | "unsafe" {
+function repeatable(outcome: AttemptOutcome, safe: boolean, read: boolean): "yes" | "permanent" | "unsafe" {
   switch (outcome.kind) {
     case "status":
       if (outcome.status === 429) return "yes";
@@ -68,7 +78,7 @@ function repeatable(outcome: AttemptOutcome, safe: boolean): "yes" | "permanent"
     case "dropped":
       return safe ? "yes" : "unsafe";
     case "timeout":
-      return "permanent";
+      return read ? "yes" : "unsafe";
   }
 }
 

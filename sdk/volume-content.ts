@@ -13,6 +13,7 @@
  * | makeDir     | POST /volumecontent/{id}/dir?path=       | 201     |
  * | upload      | PUT /volumecontent/{id}/file?path=       | 201     |
  * | download    | GET /volumecontent/{id}/file?path=       | 200     |
+ * | holds       | GET /volumecontent/{id}/file?path=       | 200     |
  *
  * Retries: reads, metadata (absolute values) and deletes repeat safely; `makeDir` and `upload` repeat
  * only with `force` (mkdir -p; overwrite with the same bytes): without it a repeat after a lost
@@ -93,6 +94,19 @@ export class VolumeContent {
     return res.bytes ?? new Uint8Array();
   }
 
+  /**
+   * Whether the file at `path` holds exactly `data`. Its bytes are compared as they arrive and never
+   * kept, and the download stops at the first difference. @throws `not_found`.
+   */
+  async holds(path: string, data: Uint8Array, call?: CallOptions): Promise<boolean> {
+    let same = false;
+    const readAnswer = async (body: AsyncIterable<Uint8Array>) => {
+      same = await sameBytes(body, data);
+    };
+    await this.http.exchange({ ...this.op("GET", "file", path), readAnswer }, call);
+    return same;
+  }
+
   /** Closes the connection pool; in-flight requests finish first. */
   close(): Promise<void> {
     return this.http.close();
@@ -107,6 +121,17 @@ export class VolumeContent {
       auth: "bearer",
     };
   }
+}
+
+/** Whether `chunks` are exactly `data`; stops reading at the first difference. */
+async function sameBytes(chunks: AsyncIterable<Uint8Array>, data: Uint8Array): Promise<boolean> {
+  let at = 0;
+  for await (const chunk of chunks) {
+    const end = at + chunk.byteLength;
+    if (end > data.byteLength || Buffer.compare(chunk, data.subarray(at, end)) !== 0) return false;
+    at = end;
+  }
+  return at === data.byteLength;
 }
 
 function writeQuery(opts: WriteOptions): Operation["query"] {

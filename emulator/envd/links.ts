@@ -54,8 +54,3 @@ export async function followLinks(runtime: SandboxRuntime, sandboxPath: string, 
   }
   return `/${done.join("/")}`;
 }
-
-/** The host path of a sandbox path whose links were followed in sandbox space (see above). */
-export async function safeHostPath(runtime: SandboxRuntime, sandboxPath: string, followLast: boolean): Promise<string> {
-  return hostPathOf(runtime, await followLinks(runtime, sandboxPath, followLast));
-}

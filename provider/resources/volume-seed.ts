@@ -111,10 +111,11 @@ async function upload(client: VolumeContent, path: string, data: Uint8Array, mod
     return { stat: await client.upload(path, data, { mode, force }) };
   } catch (err) {
     if (force || !isSandboxError(err) || err.code !== "conflict") throw err;
-    const there = await client.download(path).catch(() => undefined);
-    if (there && Buffer.from(there.buffer, there.byteOffset, there.byteLength).equals(data)) {
-      const stat = await client.stat(path);
-      return { stat: (stat.mode & 0o777) === mode ? stat : await client.setMetadata(path, { mode }), found: true };
+    // Only a file of the seed's size can hold its bytes: the stat settles most conflicts without a
+    // download, and the compare streams, so a file of any size is never held in memory.
+    const there = await client.stat(path).catch(() => undefined);
+    if (there?.type === "file" && there.size === data.byteLength && (await client.holds(path, data).catch(() => false))) {
+      return { stat: (there.mode & 0o777) === mode ? there : await client.setMetadata(path, { mode }), found: true };
     }
     throw new Error(
       `content: ${path} already exists on the volume and was not written by this Volume's seed, so it is left alone. ` +

@@ -4,24 +4,28 @@
  * It lives only in the provider host process: nothing here is in the provider text in state.
  */
 import type { ClientOptions } from "../../sdk/config";
-import { CONFIG_KEYS } from "../config-keys";
+import { optionsFromConfig, type ConfiguredOptions } from "../config-keys";
 
 export interface ConfigSource {
   get(key: string): string | undefined;
 }
 
-let configured: ClientOptions = {};
+let configured: ConfiguredOptions = { options: {}, problems: [] };
 
-/** Called by the dynamic-provider host once, before the first method, with the whole stack config. */
+/**
+ * Called by the host once, before the first method, with the whole stack config. A bad value is kept
+ * as a problem for `check` to report (../runtime/index.ts), at preview, rather than thrown here,
+ * where the engine shows no resource and no key.
+ */
 export function configure(config: ConfigSource): void {
-  const options: ClientOptions = {};
-  for (const [option, key] of Object.entries(CONFIG_KEYS) as [keyof typeof CONFIG_KEYS, string][]) {
-    const value = config.get(key);
-    if (value !== undefined && value !== "") options[option] = value;
-  }
-  configured = options;
+  configured = optionsFromConfig((key) => config.get(key));
 }
 
 export function clientOptions(): ClientOptions {
-  return { ...configured };
+  return { ...configured.options };
+}
+
+/** What is wrong with the stack config, one message per key. */
+export function configProblems(): string[] {
+  return [...configured.problems];
 }

@@ -17,7 +17,8 @@ import { diffInputs, type DiffOutcome } from "../diff";
 import type { Credential } from "../config-keys";
 import { underCurrentNames, type ResourceKind } from "../spec";
 import { SPECS } from "../specs";
-import { clientOptions, configure as configureContext, type ConfigSource } from "./configured";
+import { clientOptions, configProblems, configure as configureContext, type ConfigSource } from "./configured";
+import { unlessGone } from "./gone";
 import { untyped, type DeriveOutcome, type Inputs, type Outputs, type ResourceHandlers, type UntypedHandlers } from "./handlers";
 import { deriveTemplateSteps } from "../resources/template-derive";
 import { migrate, stamped } from "./migrate";
@@ -43,15 +44,15 @@ export function configure(req: { config: ConfigSource }): void {
   configureContext(req.config);
 }
 
-/** Validation before any API call; a missing credential is reported here too, at preview. */
+/** Validation before any API call; a bad stack config value and a missing credential are reported here too, at preview. */
 export async function check(kind: ResourceKind, olds: Inputs, news: Inputs): Promise<CheckOutcome> {
   const checked = checkInputs(SPECS[kind], migrate(kind, olds ?? {}), news ?? {});
   if (!checked.inputs) return checked;
   // Inputs computed from the others (a Template's build steps): local work, still before any call.
   const outcome = DERIVE[kind]?.(checked.inputs) ?? checked;
   if (!outcome.inputs) return outcome;
-  const missing = missingCredentials(kind, outcome.inputs);
-  return missing.length ? { failures: missing } : outcome;
+  const failures = [...configProblems().map((reason) => ({ property: "", reason })), ...missingCredentials(kind, outcome.inputs)];
+  return failures.length ? { failures } : outcome;
 }
 
 /** Where each credential is set, and what a kind needs it for. */
@@ -90,8 +91,13 @@ export async function read(kind: ResourceKind, id: string, props: Outputs) {
   return plain(found.props ? { ...found, props: stamped(kind, found.props) } : found);
 }
 
+/** A resource that expired or was deleted elsewhere fails its update saying so, and what to do (./gone.ts). */
 export async function update(kind: ResourceKind, id: string, olds: Outputs, news: Inputs) {
-  const { outs } = await (await handlersOf(kind)).update(id, migrate(kind, olds ?? {}), underCurrentNames(SPECS[kind], news ?? {}));
+  const handlers = await handlersOf(kind);
+  const state = migrate(kind, olds ?? {});
+  const change = () => handlers.update(id, state, underCurrentNames(SPECS[kind], news ?? {}));
+  const key = typeof state.__resource === "string" ? state.__resource : undefined;
+  const { outs } = await unlessGone(kind, id, key, () => handlers.read(id, state), change);
   return plain({ outs: stamped(kind, outs) });
 }
 

@@ -4,7 +4,7 @@
  * secret and replace flags. `npm run gen` writes it (scripts/gen-schema.mjs); never edit it by hand.
  */
 import { z } from "zod";
-import { DEFAULT_DOMAIN } from "../../sdk/config";
+import { DEFAULT_DOMAIN, DEFAULT_REQUEST_TIMEOUT_MS, REQUEST_TIMEOUT_ENV } from "../../sdk/config";
 import type { CONFIG_KEYS } from "../config-keys";
 import { INTERNAL_INPUTS, type ResourceSpec } from "../spec";
 import { KINDS, SPECS as REGISTRY } from "../specs";
@@ -31,7 +31,7 @@ export interface PackageInfo {
  * Docs of each stack config key, by key: the type makes tsc fail when CONFIG_KEYS gains or loses a key.
  * Each env var is the fallback sdk/config.ts reads (test/unit/schema.test.ts checks that against it).
  */
-const CONFIG_DOCS: Record<(typeof CONFIG_KEYS)[keyof typeof CONFIG_KEYS], Omit<PropertySpec, "type">> = {
+const CONFIG_DOCS: Record<(typeof CONFIG_KEYS)[keyof typeof CONFIG_KEYS], Omit<PropertySpec, "type"> & { type?: "integer" }> = {
   "sandbox:apiKey": {
     description: "API key of the service (`e2b_…`), sent as `X-API-Key`. Every resource needs it.",
     defaultInfo: { environment: ["E2B_API_KEY"] },
@@ -56,6 +56,14 @@ const CONFIG_DOCS: Record<(typeof CONFIG_KEYS)[keyof typeof CONFIG_KEYS], Omit<P
       "Base URL of the in-sandbox API. When set, every sandbox is reached at this one URL with routing headers " +
       "(as the emulator serves them); otherwise at `https://{port}-{sandboxID}.{domain}`.",
     defaultInfo: { environment: ["E2B_SANDBOX_URL"] },
+  },
+  "sandbox:requestTimeoutMs": {
+    type: "integer",
+    description:
+      "Deadline of one HTTP request to the service, in milliseconds. A read that outlasts it is repeated once, a write never; " +
+      "raise it when the service is slow to answer.",
+    default: DEFAULT_REQUEST_TIMEOUT_MS,
+    defaultInfo: { environment: [REQUEST_TIMEOUT_ENV] },
   },
 };
 
@@ -86,8 +94,8 @@ function configVariables(): Record<string, PropertySpec> {
   for (const key of Object.keys(CONFIG_DOCS).sort() as (keyof typeof CONFIG_DOCS)[]) {
     const [namespace, name] = key.split(":");
     if (namespace !== PACKAGE || !name) throw new Error(`config key ${key} is not in the package's namespace "${PACKAGE}:"`);
-    const { description, default: fallback, defaultInfo, secret } = CONFIG_DOCS[key];
-    variables[name] = { type: "string", description, ...(fallback !== undefined ? { default: fallback } : {}), defaultInfo, ...(secret ? { secret } : {}) };
+    const { type = "string", description, default: fallback, defaultInfo, secret } = CONFIG_DOCS[key];
+    variables[name] = { type, description, ...(fallback !== undefined ? { default: fallback } : {}), defaultInfo, ...(secret ? { secret } : {}) };
   }
   return variables;
 }

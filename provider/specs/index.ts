@@ -13,7 +13,3 @@ export const SPECS = { Template: templateSpec, Volume: volumeSpec, Sandbox: sand
 
 /** Every kind, in the order schema.json and the README reference list them. */
 export const KINDS = Object.keys(SPECS) as ResourceKind[];
-
-export function specOf(kind: ResourceKind): ResourceSpec {
-  return SPECS[kind];
-}

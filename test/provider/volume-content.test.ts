@@ -18,6 +18,11 @@ const put = (rel: string, text: string, mode = 0o644) => {
   chmodSync(join(seed, rel), mode);
 };
 const hostDir = (id: string) => emu().state.volumes().find((v) => v.volumeID === id)!.hostDir;
+/** Content-API reads since `seq`, by route: `path /a.txt` (a stat), `file /a.txt` (a download). */
+const reads = (seq: number) =>
+  emu().calls(seq)
+    .filter((c) => c.path.startsWith("/volumecontent/") && c.method === "GET")
+    .map((c) => `${c.path.split("?")[0]!.split("/").pop()} ${new URL(c.path, "http://x").searchParams.get("path")}`);
 /** Content-API writes since `seq`: `PUT /a.txt`, `PATCH /b.txt`, ... */
 const writes = (seq: number) =>
   emu().calls(seq)
@@ -72,8 +77,11 @@ describe("seeding", () => {
     put("z.txt", "z");
     writeFileSync(join(hostDir(id), "srv/c.txt"), "a sandbox wrote this first");
     const news = await checked("Volume", { content: { path: seed, target: "/srv" }, __resource: key }, outs);
+    const before = lastSeq(emu());
     const err = await rejection(runtime.update("Volume", id, outs, news));
     expect(err.message).toContain("content: /srv/c.txt already exists on the volume and was not written by this Volume's seed, so it is left alone.");
+    // Its size differs from the seed's file: the stat decides, and nothing of it is downloaded.
+    expect(reads(before)).toEqual(["path /srv/c.txt"]);
     expect(err.id).toBe(id);
     const recorded = err.properties!;
     expect(Object.keys((recorded.content as { files: object }).files)).toEqual(["/srv/a.txt", "/srv/deep/er/b.sh"]);
@@ -97,6 +105,19 @@ describe("seeding", () => {
     expect((outs.content as { files: Record<string, { mode: number }> }).files["/srv/d.txt"]).toMatchObject({ mode: 0o600, size: 1 });
     expect(Object.keys(outs.contentWritten as object)).toContain("/srv/d.txt");
     expect(await runtime.diff("Volume", id, outs, news)).toMatchObject({ changes: false });
+  });
+
+  test("a new seed file over one of the same size but other bytes is refused, after a compare of its bytes", async () => {
+    put("e.txt", "seed's");
+    writeFileSync(join(hostDir(id), "srv/e.txt"), "theirs");
+    const news = await checked("Volume", { content: { path: seed, target: "/srv" }, __resource: key }, outs);
+    const since = lastSeq(emu());
+    const err = await rejection(runtime.update("Volume", id, outs, news));
+    expect(err.message).toContain("content: /srv/e.txt already exists on the volume and was not written by this Volume's seed, so it is left alone.");
+    expect(reads(since)).toEqual(["path /srv/e.txt", "file /srv/e.txt"]);
+    expect(readFileSync(join(hostDir(id), "srv/e.txt"), "utf8")).toBe("theirs");
+    rmSync(join(seed, "e.txt"));
+    rmSync(join(hostDir(id), "srv/e.txt"));
   });
 
   test("dropping content deletes the seeded files and nothing else", async () => {

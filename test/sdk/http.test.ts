@@ -140,16 +140,20 @@ describe("retries", () => {
 describe("deadlines and aborts", () => {
   const hang: PeerHandler = () => undefined;
 
-  test("per-request timeout → code timeout, not retried", async () => {
+  test("per-request timeout → code timeout; a GET is repeated once, a create never", async () => {
     const { peer, client } = await setup(hang, { requestTimeoutMs: 150 });
     const started = performance.now();
     const err = await failure(client.sandboxes.get("i1"));
     expect(performance.now() - started).toBeLessThan(10_000);
     expect(err.code).toBe("timeout");
     expect(err.message).toBe(
-      "GET /sandboxes/{id} timed out after 150 ms without a complete response. Raise requestTimeoutMs (or the call's timeoutMs) if the service is slow.",
+      "GET /sandboxes/{id} timed out after 150 ms without a complete response (gave up after 2 attempts). If the service is slow, raise " +
+        "requestTimeoutMs: `pulumi config set sandbox:requestTimeoutMs <ms>` in a Pulumi stack, else the PULUMI_SANDBOX_REQUEST_TIMEOUT_MS " +
+        "environment variable or the client's requestTimeoutMs option.",
     );
-    expect(peer.requests).toHaveLength(1);
+    expect(peer.requests.map((r) => r.method)).toEqual(["GET", "GET"]);
+    expect((await failure(client.sandboxes.create({ templateID: "base" }))).code).toBe("timeout");
+    expect(peer.requests.map((r) => r.method)).toEqual(["GET", "GET", "POST"]);
   });
 
   test("the call's timeoutMs overrides requestTimeoutMs", async () => {
@@ -157,6 +161,7 @@ describe("deadlines and aborts", () => {
     const err = await failure(client.volumes.list({ timeoutMs: 100 }));
     expect(err.code).toBe("timeout");
     expect(err.message).toContain("timed out after 100 ms");
+    expect(err.message).toContain("Raise the call's timeoutMs if the service is slow.");
   });
 
   test("a body that stalls after the headers also times out", async () => {

@@ -65,6 +65,23 @@ describe("operations", () => {
     expect((await failure(content.download("/no-such.bin"))).code).toBe("not_found");
   });
 
+  test("holds: whether a file is exactly the given bytes, compared as they stream in; a missing file is not_found", async () => {
+    const big = Uint8Array.from({ length: 3 * 1024 * 1024 }, (_, i) => (i * 7) % 251);
+    await content.upload("/big.bin", big, { force: true });
+    expect(await content.holds("/big.bin", big)).toBe(true);
+    const last = big.slice();
+    last[last.length - 1] = last[last.length - 1]! ^ 1;
+    expect(await content.holds("/big.bin", last)).toBe(false);
+    const first = big.slice();
+    first[0] = first[0]! ^ 1;
+    expect(await content.holds("/big.bin", first)).toBe(false);
+    expect(await content.holds("/big.bin", big.subarray(0, big.length - 1))).toBe(false);
+    expect(await content.holds("/big.bin", Uint8Array.from([...big.subarray(0, 10)]))).toBe(false);
+    expect((await failure(content.holds("/no-such.bin", big))).code).toBe("not_found");
+    // The client is still usable after a compare that stopped early (its connection was dropped, not left half read).
+    expect(await content.holds("/big.bin", big)).toBe(true);
+  });
+
   test("a missing path or parent is not_found; a path out of the volume is invalid_argument", async () => {
     expect((await failure(content.stat("/nope"))).code).toBe("not_found");
     expect((await failure(content.upload("/no/parent.txt", text("x")))).message).toContain("parent of '/no/parent.txt' not found");

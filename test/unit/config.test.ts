@@ -34,6 +34,18 @@ describe("resolveOptions", () => {
   test("a non-positive request timeout is refused", () => {
     expect(() => resolveOptions({ requestTimeoutMs: 0 }, {})).toThrow(/requestTimeoutMs must be a positive/);
   });
+
+  test("the request timeout: the option, else PULUMI_SANDBOX_REQUEST_TIMEOUT_MS, else 60 s; a bad env value names the variable", () => {
+    expect(resolveOptions({}, {}).requestTimeoutMs).toBe(60_000);
+    expect(resolveOptions({}, { PULUMI_SANDBOX_REQUEST_TIMEOUT_MS: " 120000 " }).requestTimeoutMs).toBe(120_000);
+    expect(resolveOptions({ requestTimeoutMs: 5_000 }, { PULUMI_SANDBOX_REQUEST_TIMEOUT_MS: "120000" }).requestTimeoutMs).toBe(5_000);
+    for (const bad of ["0", "2m", "1.5", "-1"]) {
+      expect(() => resolveOptions({}, { PULUMI_SANDBOX_REQUEST_TIMEOUT_MS: bad })).toThrow(
+        `the PULUMI_SANDBOX_REQUEST_TIMEOUT_MS environment variable must be a positive whole number of milliseconds, got ${JSON.stringify(bad)}: ` +
+          "set it to one (e.g. 120000), or leave it unset for 60000.",
+      );
+    }
+  });
 });
 
 describe("missing credentials fail before any request and say where to set them", () => {

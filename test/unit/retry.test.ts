@@ -27,7 +27,13 @@ describe("retryDecision", () => {
     ["GET", undefined, { kind: "dropped", errno: "ECONNRESET" }, true],
     ["POST", undefined, { kind: "dropped", errno: "UND_ERR_SOCKET" }, false],
     ["POST", true, { kind: "dropped", errno: "UND_ERR_SOCKET" }, true],
-    ["GET", undefined, { kind: "timeout" }, false],
+    ["GET", undefined, { kind: "timeout" }, true],
+    ["HEAD", undefined, { kind: "timeout" }, true],
+    ["PUT", undefined, { kind: "timeout" }, false],
+    ["DELETE", undefined, { kind: "timeout" }, false],
+    ["POST", undefined, { kind: "timeout" }, false],
+    ["POST", true, { kind: "timeout" }, false],
+    ["PATCH", true, { kind: "timeout" }, false],
   ] as const)("%s (idempotent %s) after %j → retry %s", (method, idem, outcome, retry) => {
     expect(retryDecision(method, idem, outcome, 1, policy).retry).toBe(retry);
   });
@@ -42,9 +48,15 @@ describe("retryDecision", () => {
   test("says why it will not repeat: a permanent answer, or a repeat that might do the work twice", () => {
     expect(retryDecision("GET", undefined, status(400), 1, policy)).toEqual({ retry: false, why: "permanent" });
     expect(retryDecision("GET", undefined, status(400), 4, policy)).toEqual({ retry: false, why: "permanent" });
-    expect(retryDecision("GET", undefined, { kind: "timeout" }, 1, policy)).toEqual({ retry: false, why: "permanent" });
+    expect(retryDecision("POST", undefined, { kind: "timeout" }, 1, policy)).toEqual({ retry: false, why: "unsafe" });
     expect(retryDecision("POST", undefined, status(503), 1, policy)).toEqual({ retry: false, why: "unsafe" });
     expect(retryDecision("POST", undefined, { kind: "dropped", errno: "ECONNRESET" }, 4, policy)).toEqual({ retry: false, why: "unsafe" });
+  });
+
+  test("a read that timed out is repeated once, within the attempt budget", () => {
+    expect(retryDecision("GET", undefined, { kind: "timeout" }, 1, policy).retry).toBe(true);
+    expect(retryDecision("GET", undefined, { kind: "timeout" }, 2, policy)).toEqual({ retry: false, why: "exhausted" });
+    expect(retryDecision("GET", undefined, { kind: "timeout" }, 1, { ...policy, maxAttempts: 1 })).toEqual({ retry: false, why: "exhausted" });
   });
 
   test("Retry-After is honoured exactly, capped at maxDelayMs", () => {

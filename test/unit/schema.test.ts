@@ -217,14 +217,16 @@ describe("conversion", () => {
 
 describe("config variables", () => {
   test("each env var is the one the sdk reads, and the default is the sdk's", () => {
-    expect(Object.keys(schema.config.variables)).toEqual(["accessToken", "apiKey", "apiUrl", "domain", "sandboxUrl"]);
+    expect(Object.keys(schema.config.variables)).toEqual(["accessToken", "apiKey", "apiUrl", "domain", "requestTimeoutMs", "sandboxUrl"]);
     for (const [name, variable] of Object.entries(schema.config.variables)) {
       expect(variable.description, name).toBeTruthy();
       const [env] = variable.defaultInfo!.environment;
-      const resolved = resolveOptions({}, { [env!]: "https://from-env.test" }) as unknown as Record<string, unknown>;
-      expect(resolved[name], `${name} from ${env}`).toBe("https://from-env.test");
+      const [text, value] = variable.type === "integer" ? ["120000", 120_000] : ["https://from-env.test", "https://from-env.test"];
+      const resolved = resolveOptions({}, { [env!]: text }) as unknown as Record<string, unknown>;
+      expect(resolved[name], `${name} from ${env}`).toBe(value);
     }
     expect(schema.config.variables.domain!.default).toBe(resolveOptions({}, {}).domain);
+    expect(schema.config.variables.requestTimeoutMs!.default).toBe(resolveOptions({}, {}).requestTimeoutMs);
   });
 });
 

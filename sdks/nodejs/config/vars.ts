@@ -52,6 +52,17 @@ Object.defineProperty(exports, "domain", {
 });
 
 /**
+ * Deadline of one HTTP request to the service, in milliseconds. A read that outlasts it is repeated once, a write never; raise it when the service is slow to answer.
+ */
+export declare const requestTimeoutMs: number;
+Object.defineProperty(exports, "requestTimeoutMs", {
+    get() {
+        return __config.getObject<number>("requestTimeoutMs") ?? (utilities.getEnvNumber("PULUMI_SANDBOX_REQUEST_TIMEOUT_MS") || 60000);
+    },
+    enumerable: true,
+});
+
+/**
  * Base URL of the in-sandbox API. When set, every sandbox is reached at this one URL with routing headers (as the emulator serves them); otherwise at `https://{port}-{sandboxID}.{domain}`.
  */
 export declare const sandboxUrl: string | undefined;

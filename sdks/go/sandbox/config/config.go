@@ -63,6 +63,19 @@ func GetDomain(ctx *pulumi.Context) string {
 	return value
 }
 
+// Deadline of one HTTP request to the service, in milliseconds. A read that outlasts it is repeated once, a write never; raise it when the service is slow to answer.
+func GetRequestTimeoutMs(ctx *pulumi.Context) int {
+	v, err := config.TryInt(ctx, "sandbox:requestTimeoutMs")
+	if err == nil {
+		return v
+	}
+	var value int
+	if d := internal.GetEnvOrDefault(60000, internal.ParseEnvInt, "PULUMI_SANDBOX_REQUEST_TIMEOUT_MS"); d != nil {
+		value = d.(int)
+	}
+	return value
+}
+
 // Base URL of the in-sandbox API. When set, every sandbox is reached at this one URL with routing headers (as the emulator serves them); otherwise at `https://{port}-{sandboxID}.{domain}`.
 func GetSandboxUrl(ctx *pulumi.Context) string {
 	v, err := config.Try(ctx, "sandbox:sandboxUrl")

@@ -34,6 +34,11 @@ domain: str
 Domain of the service; the default API and sandbox URLs derive from it.
 """
 
+requestTimeoutMs: int
+"""
+Deadline of one HTTP request to the service, in milliseconds. A read that outlasts it is repeated once, a write never; raise it when the service is slow to answer.
+"""
+
 sandboxUrl: Optional[str]
 """
 Base URL of the in-sandbox API. When set, every sandbox is reached at this one URL with routing headers (as the emulator serves them); otherwise at `https://{port}-{sandboxID}.{domain}`.

@@ -49,6 +49,13 @@ class _ExportableConfig(types.ModuleType):
         return __config__.get('domain') or (_utilities.get_env('E2B_DOMAIN') or 'e2b.app')
 
     @_builtins.property
+    def request_timeout_ms(self) -> int:
+        """
+        Deadline of one HTTP request to the service, in milliseconds. A read that outlasts it is repeated once, a write never; raise it when the service is slow to answer.
+        """
+        return __config__.get_int('requestTimeoutMs') or (_utilities.get_env_int('PULUMI_SANDBOX_REQUEST_TIMEOUT_MS') or 60000)
+
+    @_builtins.property
     def sandbox_url(self) -> Optional[str]:
         """
         Base URL of the in-sandbox API. When set, every sandbox is reached at this one URL with routing headers (as the emulator serves them); otherwise at `https://{port}-{sandboxID}.{domain}`.
