@@ -15,11 +15,13 @@ import { ignoreNotFound, isNotFound, type InputsOf, type ResourceHandlers, type 
 import { resourceLogger } from "../runtime/log";
 import { createOnce } from "../runtime/outcome";
 import { PartialCreateError } from "../runtime/partial";
+import { runKey, runNumber } from "../runtime/resume";
 import { wireBody, type WireMap } from "../runtime/wire";
 import { findByMarker, madeEarlier, markerOf, markings, withoutMarkings } from "./sandbox-adoption";
 
 type Inputs = InputsOf<"Sandbox">;
-type State = StateOf<"Sandbox">;
+/** `__provisionRun`: the number of the last provisioning run (../runtime/resume.ts runNumber), kept in state only. */
+type State = StateOf<"Sandbox"> & { __provisionRun?: number };
 /** The sandbox's tokens, once known: hidden from its logs like the program's secrets. */
 type Tokens = Partial<Pick<State, "envdAccessToken" | "trafficAccessToken">>;
 
@@ -92,24 +94,25 @@ function fromDetail(detail: SandboxDetail) {
 interface Provisioned {
   provisioned: boolean;
   provisionResults: ProvisionResult[];
+  __provisionRun: number;
   /** Why it stopped, when a command failed. */
   failure?: string | undefined;
 }
 
 /**
- * Runs `provision` (none: nothing to do) in the sandbox `id`. `fresh`: the sandbox was made by this
- * same create (or found again after its answer was lost), so no earlier run can have left records
- * in it and the look for them is skipped.
+ * Runs `provision` (none: nothing to do) in the sandbox `id`, as provisioning run number `run` of the
+ * resource (0 for a create's). `fresh`: the sandbox was made by this same create (or found again after
+ * its answer was lost), so no earlier run can have left records in it and the look for them is skipped.
  */
-async function provisionIn(id: string, inputs: Inputs, tokens: Tokens, fresh = false): Promise<Provisioned> {
+async function provisionIn(id: string, inputs: Inputs, tokens: Tokens, run: number, fresh = false): Promise<Provisioned> {
   const { provision } = inputs;
-  if (!provision) return { provisioned: true, provisionResults: [] };
+  if (!provision) return { provisioned: true, provisionResults: [], __provisionRun: run };
   // Loaded here: the in-sandbox clients (Connect, protobuf) cost a host ~45 ms to load, and a sandbox
   // without commands never uses them.
   const { runProvision } = await import("../runtime/provision.js");
   const target = { sandboxID: id, envdAccessToken: tokens.envdAccessToken };
-  const outcome = await runProvision(target, provision, markerOf(inputs), logFor(inputs, tokens), secretsOf(inputs, tokens), { fresh });
-  return { provisioned: outcome.ok, provisionResults: outcome.results, failure: outcome.failure };
+  const outcome = await runProvision(target, provision, runKey(markerOf(inputs), run), logFor(inputs, tokens), secretsOf(inputs, tokens), { fresh });
+  return { provisioned: outcome.ok, provisionResults: outcome.results, __provisionRun: run, failure: outcome.failure };
 }
 
 /**
@@ -148,7 +151,7 @@ export const sandboxHandlers: ResourceHandlers<"Sandbox"> = {
     const made = adopted ?? (await createOnce(() => sandboxes.create(requestBody(inputs)), () => findByMarker(marker, timeout)));
     const id = made.sandboxID;
     const tokens = { envdAccessToken: made.envdAccessToken ?? null, trafficAccessToken: made.trafficAccessToken ?? null };
-    const { failure, ...provisioned } = await provisionIn(id, inputs, tokens, !adopted);
+    const { failure, ...provisioned } = await provisionIn(id, inputs, tokens, 0, !adopted);
     if (!failure && inputs.state === "paused") await applyState(id, "paused", timeout, logFor(inputs, tokens));
     const outs: State = { ...inputs, ...fromDetail(await sandboxes.get(id)), ...tokens, ...provisioned };
     if (!failure) return { id, outs };
@@ -185,7 +188,7 @@ export const sandboxHandlers: ResourceHandlers<"Sandbox"> = {
     if (changed.has("timeoutSeconds") && news.timeoutSeconds !== undefined) await applyTimeout(id, news.timeoutSeconds, log);
     let outs: State = { ...olds, ...news };
     if (reprovision) {
-      const { failure, ...provisioned } = await provisionIn(id, news, olds);
+      const { failure, ...provisioned } = await provisionIn(id, news, olds, runNumber(olds, news));
       outs = { ...outs, ...provisioned };
       if (failure) throw new PartialCreateError(`Sandbox ${id}: ${failure}\nThe next \`pulumi up\` runs the provisioning again.`, id, outs, news.__provider);
     }
