@@ -3,11 +3,12 @@
  *
  * Every sandbox carries a marker in its metadata, the same on a re-run of an interrupted `up` and
  * different for a replacement, so create first looks for a sandbox with its marker and adopts it: a
- * killed run or a lost answer never leaves a second sandbox (./sandbox-adoption.ts).
+ * killed run or a lost answer never leaves a second sandbox (./sandbox-adoption.ts). It also carries
+ * what it was made from, and only a sandbox made from the create's own inputs is adopted.
  */
 import type { NetworkUpdate, NewSandbox, SandboxDetail } from "../../sdk/schemas/sandboxes";
 import { changedFields } from "../diff";
-import { sameValue } from "../spec";
+import { getPath, sameValue } from "../spec";
 import type { ProvisionResult } from "../specs/provision";
 import { sandboxSpec } from "../specs/sandbox";
 import { credentials, platform } from "../runtime/context";
@@ -17,7 +18,8 @@ import { createOnce } from "../runtime/outcome";
 import { PartialCreateError } from "../runtime/partial";
 import { runKey, runNumber } from "../runtime/resume";
 import { wireBody, type WireMap } from "../runtime/wire";
-import { findByMarker, madeEarlier, markerOf, markings, withoutMarkings } from "./sandbox-adoption";
+import { fieldDigests } from "../runtime/made-from";
+import { findByMarker, INPUTS_KEY, madeEarlier, markerOf, markings, withoutMarkings } from "./sandbox-adoption";
 
 type Inputs = InputsOf<"Sandbox">;
 /** `__provisionRun`: the number of the last provisioning run (../runtime/resume.ts runNumber), kept in state only. */
@@ -82,8 +84,18 @@ function networkBody(inputs: Inputs): NetworkUpdate {
   return { allowOut: [], denyOut: [], allow_internet_access: true, ...wireBody(NETWORK_UPDATE, inputs) };
 }
 
-function requestBody(inputs: Inputs): NewSandbox {
-  return { ...wireBody(NEW_SANDBOX, inputs), templateID: inputs.templateID, metadata: { ...inputs.metadata, ...markings(inputs) } };
+/**
+ * The digests (../runtime/made-from.ts) of what a sandbox is made from: each input the create sends
+ * but its deadline, which an adopting create sets anew (connect), and `provision.triggers`, whose
+ * change asks for a new sandbox. By input name, so that a stale sandbox's message names the input.
+ */
+export function madeFrom(inputs: Record<string, unknown>): string {
+  const sent = Object.keys(NEW_SANDBOX).filter((k) => typeof NEW_SANDBOX[k as keyof typeof NEW_SANDBOX] === "function" && k !== "timeoutSeconds");
+  return fieldDigests("sandbox", { ...Object.fromEntries(sent.map((k) => [k, inputs[k]])), "provision.triggers": getPath(inputs, "provision.triggers") });
+}
+
+function requestBody(inputs: Inputs, made: string): NewSandbox {
+  return { ...wireBody(NEW_SANDBOX, inputs), templateID: inputs.templateID, metadata: { ...inputs.metadata, ...markings(inputs), [INPUTS_KEY]: made } };
 }
 
 function fromDetail(detail: SandboxDetail) {
@@ -145,10 +157,17 @@ export const sandboxHandlers: ResourceHandlers<"Sandbox"> = {
   async create(inputs) {
     const { sandboxes } = platform();
     const marker = markerOf(inputs);
+    const digests = madeFrom(inputs);
     const timeout = inputs.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
-    const adopted = await madeEarlier(inputs, timeout);
+    const { adopted, stale } = await madeEarlier(inputs, digests, timeout);
+    for (const { sandboxID, changed } of stale) {
+      // Adopted, it would be recorded with inputs it was not made from (its old environment, say), and no later run would notice.
+      const why = changed.length ? `from other inputs (${changed.join(", ")} changed since)` : "by a version that did not record its inputs";
+      logFor(inputs)(`sandbox ${sandboxID}, made by an interrupted run, was made ${why}: deleting it and creating a new one`);
+      await ignoreNotFound(() => sandboxes.kill(sandboxID));
+    }
     if (adopted) logFor(inputs)(`adopting sandbox ${adopted.sandboxID} made by an interrupted run`);
-    const made = adopted ?? (await createOnce(() => sandboxes.create(requestBody(inputs)), () => findByMarker(marker, timeout)));
+    const made = adopted ?? (await createOnce(() => sandboxes.create(requestBody(inputs, digests)), () => findByMarker(marker, digests, timeout)));
     const id = made.sandboxID;
     const tokens = { envdAccessToken: made.envdAccessToken ?? null, trafficAccessToken: made.trafficAccessToken ?? null };
     const { failure, ...provisioned } = await provisionIn(id, inputs, tokens, 0, !adopted);
