@@ -11,15 +11,25 @@
  * made is in the list; the window it leaves is a sandbox made for the same resource by another process
  * after the list was taken (a host of the killed run still finishing its POST), the same race a lookup
  * per create had between its lookup and its POST, widened from one request to at most SNAPSHOT_MS.
+ *
+ * A third entry says what the sandbox was made from (INPUTS_KEY: ../runtime/made-from.ts). The marker
+ * is the same whatever the inputs, and a program edited between a killed run and the next must not
+ * get the sandbox the killed run made from the old inputs (its old environment, say): only a sandbox
+ * made from the inputs the create has is adopted; one made from others is stale, and the create
+ * removes it and makes a new one.
  */
 import type { Sandbox } from "../../sdk/schemas/sandboxes";
 import type { PlatformClient } from "../../sdk/client";
 import { MARKER_KEY } from "../specs/sandbox";
 import { platform } from "../runtime/context";
 import { isNotFound } from "../runtime/handlers";
+import { differingFields } from "../runtime/made-from";
 
 /** Metadata key holding the stack a sandbox was made for (see {@link stackOf}). */
 export const STACK_KEY = "pulumi-sandbox.stack";
+
+/** Metadata key holding the digests of the inputs a sandbox was made from (see sandbox.ts madeFrom). */
+export const INPUTS_KEY = "pulumi-sandbox.inputs";
 
 /** How long one list of a stack's sandboxes answers later creates of that stack. */
 export const SNAPSHOT_MS = 10_000;
@@ -49,16 +59,22 @@ export function withoutMarkings(metadata: Record<string, string> | null | undefi
   return entries.length ? Object.fromEntries(entries) : undefined;
 }
 
+/** A sandbox made for a marker, and the digests of what it was made from ("" when it has none). */
+interface Made {
+  sandboxID: string;
+  madeFrom: string;
+}
+
 interface Snapshot {
   at: number;
-  /** Sandbox ID by marker. */
-  byMarker: Promise<Map<string, string>>;
+  /** The sandboxes made for each marker (more than one only when a stale one could not be removed). */
+  byMarker: Promise<Map<string, Made[]>>;
 }
 
 // Per client (a configure with other endpoints is another service), then per stack.
 const snapshots = new WeakMap<PlatformClient, Map<string, Snapshot>>();
 
-function madeFor(stack: string): Promise<Map<string, string>> {
+function madeFor(stack: string): Promise<Map<string, Made[]>> {
   const client = platform();
   const ofClient = snapshots.get(client) ?? new Map<string, Snapshot>();
   snapshots.set(client, ofClient);
@@ -67,7 +83,14 @@ function madeFor(stack: string): Promise<Map<string, string>> {
   const listed = client.sandboxes.listAll({ metadata: { [STACK_KEY]: stack }, state: ["running", "paused"] });
   const snapshot: Snapshot = {
     at: Date.now(),
-    byMarker: listed.then((list) => new Map(list.flatMap((s) => (s.metadata?.[MARKER_KEY] ? [[s.metadata[MARKER_KEY], s.sandboxID] as const] : [])))),
+    byMarker: listed.then((list) => {
+      const byMarker = new Map<string, Made[]>();
+      for (const s of list) {
+        const marker = s.metadata?.[MARKER_KEY];
+        if (marker) byMarker.set(marker, [...(byMarker.get(marker) ?? []), { sandboxID: s.sandboxID, madeFrom: s.metadata?.[INPUTS_KEY] ?? "" }]);
+      }
+      return byMarker;
+    }),
   };
   ofClient.set(stack, snapshot);
   // A failed list is not kept: the next create asks again.
@@ -75,27 +98,44 @@ function madeFor(stack: string): Promise<Map<string, string>> {
   return snapshot.byMarker;
 }
 
+/** A sandbox an earlier run made for the resource from other inputs: which inputs differ (none named: it recorded none). */
+export interface Stale {
+  sandboxID: string;
+  changed: string[];
+}
+
+/** What earlier runs made for a resource: the sandbox to adopt, if one was made from these inputs, and the stale ones. */
+export interface MadeEarlier {
+  adopted?: Sandbox | undefined;
+  stale: Stale[];
+}
+
 /**
- * The sandbox an earlier run made for `inputs`, or undefined when there is none. Connected: connect
- * answers with the same shape as create, tokens included (a get would lose the trafficAccessToken,
- * which only these two calls return); for a running sandbox it only ever extends its life.
+ * What earlier runs made for `inputs` (`madeFrom`: the digests of its inputs). The sandbox to adopt is
+ * connected: connect answers with the same shape as create, tokens included (a get would lose the
+ * trafficAccessToken, which only these two calls return); for a running sandbox it only ever extends its life.
  */
-export async function madeEarlier(inputs: { __resource?: string | undefined; __generation?: number | undefined }, timeout: number): Promise<Sandbox | undefined> {
-  const id = (await madeFor(stackOf(inputs.__resource ?? ""))).get(markerOf(inputs));
-  if (!id) return undefined;
+export async function madeEarlier(
+  inputs: { __resource?: string | undefined; __generation?: number | undefined }, madeFrom: string, timeout: number,
+): Promise<MadeEarlier> {
+  const made = (await madeFor(stackOf(inputs.__resource ?? ""))).get(markerOf(inputs)) ?? [];
+  const stale = made.filter((m) => m.madeFrom !== madeFrom).map((m) => ({ sandboxID: m.sandboxID, changed: m.madeFrom ? differingFields(m.madeFrom, madeFrom) : [] }));
+  const same = made.find((m) => m.madeFrom === madeFrom);
+  if (!same) return { stale };
   try {
-    return await platform().sandboxes.connect(id, { timeout });
+    return { adopted: await platform().sandboxes.connect(same.sandboxID, { timeout }), stale };
   } catch (err) {
-    if (isNotFound(err)) return undefined; // ended since the list was taken
+    if (isNotFound(err)) return { stale }; // ended since the list was taken
     throw err;
   }
 }
 
 /**
- * The sandbox with this exact marker, asked of the service now: after a create whose outcome is
- * unknown (the answer was lost), the list taken before it cannot know.
+ * The sandbox with this exact marker made from these inputs, asked of the service now: after a create
+ * whose outcome is unknown (the answer was lost), the list taken before it cannot know.
  */
-export async function findByMarker(marker: string, timeout: number): Promise<Sandbox | undefined> {
-  const [found] = await platform().sandboxes.listAll({ metadata: { [MARKER_KEY]: marker }, state: ["running", "paused"] });
+export async function findByMarker(marker: string, madeFrom: string, timeout: number): Promise<Sandbox | undefined> {
+  const listed = await platform().sandboxes.listAll({ metadata: { [MARKER_KEY]: marker }, state: ["running", "paused"] });
+  const found = listed.find((s) => (s.metadata?.[INPUTS_KEY] ?? "") === madeFrom);
   return found ? platform().sandboxes.connect(found.sandboxID, { timeout }) : undefined;
 }

@@ -3,11 +3,12 @@
  *
  * Every sandbox carries a marker in its metadata, the same on a re-run of an interrupted `up` and
  * different for a replacement, so create first looks for a sandbox with its marker and adopts it: a
- * killed run or a lost answer never leaves a second sandbox (./sandbox-adoption.ts).
+ * killed run or a lost answer never leaves a second sandbox (./sandbox-adoption.ts). It also carries
+ * what it was made from, and only a sandbox made from the create's own inputs is adopted.
  */
 import type { NetworkUpdate, NewSandbox, SandboxDetail } from "../../sdk/schemas/sandboxes";
 import { changedFields } from "../diff";
-import { sameValue } from "../spec";
+import { getPath, sameValue } from "../spec";
 import type { ProvisionResult } from "../specs/provision";
 import { sandboxSpec } from "../specs/sandbox";
 import { credentials, platform } from "../runtime/context";
@@ -15,11 +16,14 @@ import { ignoreNotFound, isNotFound, type InputsOf, type ResourceHandlers, type 
 import { resourceLogger } from "../runtime/log";
 import { createOnce } from "../runtime/outcome";
 import { PartialCreateError } from "../runtime/partial";
+import { runKey, runNumber } from "../runtime/resume";
 import { wireBody, type WireMap } from "../runtime/wire";
-import { findByMarker, madeEarlier, markerOf, markings, withoutMarkings } from "./sandbox-adoption";
+import { fieldDigests } from "../runtime/made-from";
+import { findByMarker, INPUTS_KEY, madeEarlier, markerOf, markings, withoutMarkings } from "./sandbox-adoption";
 
 type Inputs = InputsOf<"Sandbox">;
-type State = StateOf<"Sandbox">;
+/** `__provisionRun`: the number of the last provisioning run (../runtime/resume.ts runNumber), kept in state only. */
+type State = StateOf<"Sandbox"> & { __provisionRun?: number };
 /** The sandbox's tokens, once known: hidden from its logs like the program's secrets. */
 type Tokens = Partial<Pick<State, "envdAccessToken" | "trafficAccessToken">>;
 
@@ -80,8 +84,18 @@ function networkBody(inputs: Inputs): NetworkUpdate {
   return { allowOut: [], denyOut: [], allow_internet_access: true, ...wireBody(NETWORK_UPDATE, inputs) };
 }
 
-function requestBody(inputs: Inputs): NewSandbox {
-  return { ...wireBody(NEW_SANDBOX, inputs), templateID: inputs.templateID, metadata: { ...inputs.metadata, ...markings(inputs) } };
+/**
+ * The digests (../runtime/made-from.ts) of what a sandbox is made from: each input the create sends
+ * but its deadline, which an adopting create sets anew (connect), and `provision.triggers`, whose
+ * change asks for a new sandbox. By input name, so that a stale sandbox's message names the input.
+ */
+export function madeFrom(inputs: Record<string, unknown>): string {
+  const sent = Object.keys(NEW_SANDBOX).filter((k) => typeof NEW_SANDBOX[k as keyof typeof NEW_SANDBOX] === "function" && k !== "timeoutSeconds");
+  return fieldDigests("sandbox", { ...Object.fromEntries(sent.map((k) => [k, inputs[k]])), "provision.triggers": getPath(inputs, "provision.triggers") });
+}
+
+function requestBody(inputs: Inputs, made: string): NewSandbox {
+  return { ...wireBody(NEW_SANDBOX, inputs), templateID: inputs.templateID, metadata: { ...inputs.metadata, ...markings(inputs), [INPUTS_KEY]: made } };
 }
 
 function fromDetail(detail: SandboxDetail) {
@@ -92,24 +106,25 @@ function fromDetail(detail: SandboxDetail) {
 interface Provisioned {
   provisioned: boolean;
   provisionResults: ProvisionResult[];
+  __provisionRun: number;
   /** Why it stopped, when a command failed. */
   failure?: string | undefined;
 }
 
 /**
- * Runs `provision` (none: nothing to do) in the sandbox `id`. `fresh`: the sandbox was made by this
- * same create (or found again after its answer was lost), so no earlier run can have left records
- * in it and the look for them is skipped.
+ * Runs `provision` (none: nothing to do) in the sandbox `id`, as provisioning run number `run` of the
+ * resource (0 for a create's). `fresh`: the sandbox was made by this same create (or found again after
+ * its answer was lost), so no earlier run can have left records in it and the look for them is skipped.
  */
-async function provisionIn(id: string, inputs: Inputs, tokens: Tokens, fresh = false): Promise<Provisioned> {
+async function provisionIn(id: string, inputs: Inputs, tokens: Tokens, run: number, fresh = false): Promise<Provisioned> {
   const { provision } = inputs;
-  if (!provision) return { provisioned: true, provisionResults: [] };
+  if (!provision) return { provisioned: true, provisionResults: [], __provisionRun: run };
   // Loaded here: the in-sandbox clients (Connect, protobuf) cost a host ~45 ms to load, and a sandbox
   // without commands never uses them.
   const { runProvision } = await import("../runtime/provision.js");
   const target = { sandboxID: id, envdAccessToken: tokens.envdAccessToken };
-  const outcome = await runProvision(target, provision, markerOf(inputs), logFor(inputs, tokens), secretsOf(inputs, tokens), { fresh });
-  return { provisioned: outcome.ok, provisionResults: outcome.results, failure: outcome.failure };
+  const outcome = await runProvision(target, provision, runKey(markerOf(inputs), run), logFor(inputs, tokens), secretsOf(inputs, tokens), { fresh });
+  return { provisioned: outcome.ok, provisionResults: outcome.results, __provisionRun: run, failure: outcome.failure };
 }
 
 /**
@@ -142,13 +157,20 @@ export const sandboxHandlers: ResourceHandlers<"Sandbox"> = {
   async create(inputs) {
     const { sandboxes } = platform();
     const marker = markerOf(inputs);
+    const digests = madeFrom(inputs);
     const timeout = inputs.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
-    const adopted = await madeEarlier(inputs, timeout);
+    const { adopted, stale } = await madeEarlier(inputs, digests, timeout);
+    for (const { sandboxID, changed } of stale) {
+      // Adopted, it would be recorded with inputs it was not made from (its old environment, say), and no later run would notice.
+      const why = changed.length ? `from other inputs (${changed.join(", ")} changed since)` : "by a version that did not record its inputs";
+      logFor(inputs)(`sandbox ${sandboxID}, made by an interrupted run, was made ${why}: deleting it and creating a new one`);
+      await ignoreNotFound(() => sandboxes.kill(sandboxID));
+    }
     if (adopted) logFor(inputs)(`adopting sandbox ${adopted.sandboxID} made by an interrupted run`);
-    const made = adopted ?? (await createOnce(() => sandboxes.create(requestBody(inputs)), () => findByMarker(marker, timeout)));
+    const made = adopted ?? (await createOnce(() => sandboxes.create(requestBody(inputs, digests)), () => findByMarker(marker, digests, timeout)));
     const id = made.sandboxID;
     const tokens = { envdAccessToken: made.envdAccessToken ?? null, trafficAccessToken: made.trafficAccessToken ?? null };
-    const { failure, ...provisioned } = await provisionIn(id, inputs, tokens, !adopted);
+    const { failure, ...provisioned } = await provisionIn(id, inputs, tokens, 0, !adopted);
     if (!failure && inputs.state === "paused") await applyState(id, "paused", timeout, logFor(inputs, tokens));
     const outs: State = { ...inputs, ...fromDetail(await sandboxes.get(id)), ...tokens, ...provisioned };
     if (!failure) return { id, outs };
@@ -185,7 +207,7 @@ export const sandboxHandlers: ResourceHandlers<"Sandbox"> = {
     if (changed.has("timeoutSeconds") && news.timeoutSeconds !== undefined) await applyTimeout(id, news.timeoutSeconds, log);
     let outs: State = { ...olds, ...news };
     if (reprovision) {
-      const { failure, ...provisioned } = await provisionIn(id, news, olds);
+      const { failure, ...provisioned } = await provisionIn(id, news, olds, runNumber(olds, news));
       outs = { ...outs, ...provisioned };
       if (failure) throw new PartialCreateError(`Sandbox ${id}: ${failure}\nThe next \`pulumi up\` runs the provisioning again.`, id, outs, news.__provider);
     }

@@ -1,19 +1,23 @@
 /**
  * Template create/read/update/delete. The map of calls and the replace rule are in ../specs/template.ts;
- * the steps `check` derives are in ./template-steps.ts, the v2 build calls in ./template-v2.ts.
+ * the steps `check` derives are in ./template-steps.ts, the v2 build calls in ./template-v2.ts. Every
+ * build is recorded as made from its inputs (./template-record.ts), so that what an interrupted run
+ * left is adopted only when it was made from the inputs of the run that finds it (./template-adoption.ts).
  */
 import { isSandboxError, SandboxError } from "../../sdk/errors";
-import type { BuildLogEntry, TemplateBuild, TemplateBuildRequest, TemplateWithBuilds } from "../../sdk/schemas/templates";
+import type { BuildLogEntry, TemplateBuildRequest } from "../../sdk/schemas/templates";
 import { changedFields } from "../diff";
 import { REBUILD_INPUTS, templateSpec } from "../specs/template";
 import { credentials, platform } from "../runtime/context";
 import { ignoreNotFound, isNotFound, type InputsOf, type ResourceHandlers, type SpecInputs, type StateOf } from "../runtime/handlers";
 import { resourceLogger, type Logger } from "../runtime/log";
-import { autoNamed, createOnce } from "../runtime/outcome";
+import { createOnce } from "../runtime/outcome";
 import { operationWait } from "../runtime/operation";
 import { PartialCreateError } from "../runtime/partial";
 import { wireBody, type WireMap } from "../runtime/wire";
 import { sameValue } from "../spec";
+import { adoptable, existing, findByAlias, latest, newerInFlight } from "./template-adoption";
+import { recordBuild } from "./template-record";
 import { requestBuild, startBuild, type BuildRef } from "./template-v2";
 
 /** The checked inputs, with what `check` derives (./template-derive.ts). */
@@ -42,18 +46,6 @@ export const BUILD_REQUEST: WireMap<SpecInputs<"Template">, TemplateBuildRequest
 
 function buildBody(inputs: Inputs): TemplateBuildRequest {
   return { ...wireBody(BUILD_REQUEST, inputs), dockerfile: inputs.dockerfile };
-}
-
-/** The newest build of a template, or the newest with a given status. */
-const latest = (t: TemplateWithBuilds, status?: string): TemplateBuild | undefined =>
-  t.builds.filter((b) => status === undefined || b.status === status).sort((a, b) => a.createdAt.localeCompare(b.createdAt)).at(-1);
-
-/** A template with this alias, and its latest build: what an interrupted run (or a lost answer) made. */
-async function findByAlias(alias: string): Promise<BuildRef | undefined> {
-  const listed = (await platform().templates.list()).find((t) => t.aliases.includes(alias));
-  if (!listed) return undefined;
-  const build = latest(await platform().templates.get(listed.templateID));
-  return build && { templateID: listed.templateID, buildID: build.buildID, status: build.status };
 }
 
 function describeEntry(e: BuildLogEntry): string {
@@ -155,7 +147,11 @@ async function startRebuild(templateID: string, inputs: Inputs): Promise<BuildRe
  * under the template's alias (which keeps its ID), its uploads and its start.
  */
 async function rebuild(templateID: string, inputs: Inputs): Promise<BuildRef> {
-  if (isV1(inputs)) return startRebuild(templateID, inputs);
+  if (isV1(inputs)) {
+    const ref = await startRebuild(templateID, inputs);
+    await recordBuild(ref, inputs, logFor(inputs));
+    return ref;
+  }
   const newest = async () => latest(await platform().templates.get(templateID))?.buildID;
   const before = await newest();
   const ref = await requestBuild(inputs, async () => {
@@ -168,6 +164,7 @@ async function rebuild(templateID: string, inputs: Inputs): Promise<BuildRef> {
         "names this template (changed outside Pulumi?). Give the template its alias back, or run `pulumi refresh`.",
     );
   }
+  await recordBuild(ref, inputs, logFor(inputs));
   await startBuild(ref, inputs, logFor(inputs));
   return ref;
 }
@@ -185,31 +182,13 @@ async function settle(ref: BuildRef, inputs: Inputs, provider: unknown): Promise
   await awaitBuild({ templateID: ref.templateID, buildID: build.buildID }, inputs, provider);
 }
 
-/** The first build of a new template: v1 by POST /templates; v2 by a build request under the alias. */
-function firstBuild(inputs: Inputs): Promise<BuildRef> {
+/** The first build of a new template, recorded (./template-record.ts): v1 by POST /templates; v2 by a build request under the alias. */
+async function firstBuild(inputs: Inputs): Promise<BuildRef> {
   const alias = inputs.alias ?? "";
   const find = () => findByAlias(alias);
-  return isV1(inputs) ? createOnce<BuildRef>(() => platform().templates.create(buildBody(inputs)), find) : requestBuild(inputs, find);
-}
-
-/**
- * What a create finds under its alias. An auto-name is this resource's own: a template under it was
- * made by an interrupted run, and is adopted. A chosen alias another template holds is refused: a v2
- * build request under it would build into that template (v1's create is refused by the service itself).
- */
-async function existing(inputs: Inputs): Promise<BuildRef | undefined> {
-  const alias = inputs.alias ?? ""; // `check` always sets it: the user's, or an auto-name
-  const auto = autoNamed(inputs, "alias");
-  if (!auto && isV1(inputs)) return undefined;
-  const found = await findByAlias(alias);
-  if (found && !auto) {
-    throw new Error(
-      `alias "${alias}" is already the template ${found.templateID} of your team, and a build under that name would replace its ` +
-        "content. Choose another alias, or delete that template first.",
-    );
-  }
-  if (found) logFor(inputs)(`adopting template ${found.templateID} (alias ${alias}) made by an interrupted run`);
-  return found;
+  const ref = isV1(inputs) ? await createOnce<BuildRef>(() => platform().templates.create(buildBody(inputs)), find) : await requestBuild(inputs, find);
+  await recordBuild(ref, inputs, logFor(inputs));
+  return ref;
 }
 
 /** Moves the template's tags to its current build: `news` assigned, the ones dropped removed. */
@@ -217,17 +196,6 @@ async function moveTags(alias: string, olds: readonly string[], news: readonly s
   if (news.length > 0) await platform().builds.assignTags(alias, [...news]);
   const dropped = olds.filter((t) => !news.includes(t));
   if (dropped.length > 0) await ignoreNotFound(() => platform().builds.removeTags(alias, dropped));
-}
-
-/**
- * The template's newest build when it is newer than the one the state knows and has not ended: a
- * rebuild an interrupted `up` requested (and maybe started). One that ended is not taken for ours:
- * the service does not say what a build built.
- */
-async function newerInFlight(templateID: string, known: unknown): Promise<BuildRef | undefined> {
-  const newest = latest(await platform().templates.get(templateID));
-  if (!newest || newest.buildID === known || (newest.status !== "waiting" && newest.status !== "building")) return undefined;
-  return { templateID, buildID: newest.buildID, status: newest.status };
 }
 
 /** The lines of `news` that differ from `olds` at the same place (none when either side has no steps). */
@@ -238,8 +206,13 @@ function changedSteps(olds: readonly string[] | undefined, news: readonly string
 
 export const templateHandlers: ResourceHandlers<"Template"> = {
   async create(inputs: Inputs) {
-    const ref: BuildRef = (await existing(inputs)) ?? (await firstBuild(inputs));
-    await settle(ref, inputs, inputs.__provider);
+    const found = await existing(inputs, logFor(inputs));
+    const ref: BuildRef = found ?? (await firstBuild(inputs));
+    if (found && !(await adoptable(found, inputs, logFor(inputs)))) {
+      await awaitBuild(await rebuild(found.templateID, inputs), inputs, inputs.__provider);
+    } else {
+      await settle(ref, inputs, inputs.__provider);
+    }
     if (inputs.public === true) await platform().templates.setPublic(ref.templateID, true);
     return { id: ref.templateID, outs: await describe(ref.templateID, inputs) };
   },
@@ -260,7 +233,8 @@ export const templateHandlers: ResourceHandlers<"Template"> = {
     const rebuildOn: readonly string[] = isV1(news) ? [...REBUILD_INPUTS, "dockerfile"] : REBUILD_INPUTS;
     const forced = news.force === true && olds.force !== true;
     const why = [...rebuildOn.filter((k) => changed.has(k)), ...(forced ? ["force"] : [])];
-    const inFlight = why.length > 0 || olds.buildStatus === "error" ? await newerInFlight(id, olds.latestBuildID) : undefined;
+    const newer = why.length > 0 || olds.buildStatus === "error" ? await newerInFlight(id, olds.latestBuildID) : undefined;
+    const inFlight = newer && (await adoptable(newer, news, log)) ? newer : undefined;
     if (inFlight) {
       // A second build would cancel this one (the service keeps the newest): wait for it instead.
       log(`adopting build ${inFlight.buildID} of template ${id}, started by an interrupted run`);

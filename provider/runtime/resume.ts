@@ -1,28 +1,65 @@
 /**
- * Resumable provisioning. Each command of a provisioning run has a tag derived from the resource's
- * key, its generation, the commands and the command's place, so it is the same when an interrupted
- * `pulumi up` is run again and new when the provisioning changes. The command runs under that tag,
- * wrapped so that the sandbox itself records its exit code when it ends (a file named
- * `<tag>.rc<code>` in RECORDS), whether or not a provider is still attached to it. The next run then:
+ * Resumable provisioning. Each command of a provisioning run has a tag derived from the run's key
+ * (the resource's key and generation, and the run's number: see {@link runNumber}), the commands and
+ * the command's place, so it is the same when an interrupted `pulumi up` is run again and new for
+ * every other run. The command runs under that tag, wrapped so that the sandbox itself records its
+ * exit code when it ends (a file named `<tag>.rc<code>` in RECORDS), whether or not a provider is
+ * still attached to it. The next run of the same run key then:
  *   - skips a command the sandbox recorded as succeeded,
  *   - attaches to one still running under its tag (ProcessClient.wait) instead of starting it again,
  *   - runs the rest.
- * So a command interrupted by a killed `up` runs once, and a sequence goes on where it stopped.
+ * So a command interrupted by a killed `up` runs once, and a sequence goes on where it stopped; and
+ * a finished run is never taken for an interrupted one, even when later commands are the same again.
  */
 import { createHash } from "node:crypto";
 import type { FilesystemClient } from "../../sdk/filesystem";
 import { isSandboxError } from "../../sdk/errors";
 import type { ProcessClient } from "../../sdk/process";
+import { sameValue } from "../spec";
 import type { ProvisionInput } from "../specs/provision";
 
 /** Where the sandbox records each finished command; world-writable and sticky, as commands run as any user. */
 export const RECORDS = "/tmp/.pulumi-sandbox-provision";
 
-/** The tag of command `index` of this provisioning run (`runKey`: the resource's key and generation). */
+/** What of the commands a run executes: what their tags hash, and what tells one run's commands from another's. */
+function executed(provision: ProvisionInput | undefined) {
+  return (provision?.commands ?? []).map(({ command, cwd, envs, user, timeoutSeconds }) => ({ command, cwd, envs, user, timeoutSeconds }));
+}
+
+/** The tag of command `index` of this provisioning run (`runKey`: see {@link runKey}). */
 export function commandTag(runKey: string, provision: ProvisionInput, index: number): string {
-  const commands = provision.commands.map(({ command, cwd, envs, user, timeoutSeconds }) => ({ command, cwd, envs, user, timeoutSeconds }));
-  const hash = createHash("sha256").update(JSON.stringify([runKey, commands, index])).digest("hex").slice(0, 24);
+  const hash = createHash("sha256").update(JSON.stringify([runKey, executed(provision), index])).digest("hex").slice(0, 24);
   return `pulumi-provision-${hash}`;
+}
+
+/**
+ * The key of a provisioning run: the resource's marker, and the run's number past the first. Run 0
+ * (a create's) keys as every run did before runs were numbered, so a sandbox whose provisioning an
+ * older version left unfinished is still resumed.
+ */
+export function runKey(marker: string, run: number): string {
+  return run === 0 ? marker : `${marker}/run${run}`;
+}
+
+/** What state keeps of the last provisioning run: its number (none before runs were numbered: 0), whether it finished, its commands. */
+export interface LastRun {
+  provision?: ProvisionInput | undefined;
+  provisioned?: boolean | undefined;
+  __provisionRun?: number | undefined;
+}
+
+/**
+ * The number of the provisioning run an update makes. The engine hands an update the state the last
+ * finished `up` wrote, so a re-run of a killed `up` computes the same number as the killed run, and
+ * resumes it. A run that ended, ended with a new state: the next run gets the next number, and its
+ * tags are new even when its commands are those of a run before (A, then B, then A again runs A).
+ * One exception: a run that stopped at a failed command (state says `provisioned: false`), run again
+ * with the same commands, keeps its number, so the commands that succeeded are not run twice.
+ */
+export function runNumber(last: LastRun, next: { provision?: ProvisionInput | undefined }): number {
+  const number = typeof last.__provisionRun === "number" ? last.__provisionRun : 0;
+  const unfinished = last.provisioned === false && sameValue(executed(last.provision), executed(next.provision));
+  return unfinished ? number : number + 1;
 }
 
 /**

@@ -3,7 +3,9 @@
  * (`buildSystem: "v2"`, the default; API key only) or the legacy one (`"v1"`, access token).
  *   create  v2: POST /v3/templates (the build, by name), GET /templates/{id}/files/{hash} and a PUT of
  *           each COPY step's archive the service lacks, POST /v2/templates/{id}/builds/{buildID} with
- *           the steps; v1: POST /templates with the Dockerfile text (Bearer). Then wait for the build
+ *           the steps; v1: POST /templates with the Dockerfile text (Bearer). Each build is recorded as
+ *           made from its inputs: one more GET .../files/{hash} and PUT, of an empty archive under a hash
+ *           of the build and its inputs (provider/resources/template-record.ts). Then wait for the build
  *           through GET /templates/{id}/builds/{buildID}/status (log offsets), then PATCH
  *           /v2/templates/{id} when `public` is asked for
  *   read    GET /templates/{id}                   (404: gone; `public` changed elsewhere is drift)

@@ -57,7 +57,7 @@ describe("a template from a context, on the current build system", () => {
     const out = await s.outputs();
     const calls = callsSince(s.emulator, since).filter((c) => !c.startsWith("GET"));
     expect(calls.filter((c) => !c.startsWith("PUT"))).toEqual(["POST /v3/templates", `POST /v2/templates/${out.templateID}/builds/${out.buildID}`]);
-    expect(uploads(calls)).toHaveLength(2);
+    expect(uploads(calls)).toHaveLength(3); // the build's record (provider/resources/template-record.ts), then each COPY step's archive
     expect(out.buildSteps).toContain(`COPY app /app (files ${filesHash("app", "/app", CTX)})`);
     expect(inventoryOfStack(s.emulator).templates.map((t) => t.templateID)).toEqual([out.templateID]);
   });
@@ -95,8 +95,8 @@ describe("a template from a context, on the current build system", () => {
     expect(after.buildID).not.toBe(before.buildID);
     expect(after.buildCount).toBe(2);
     const calls = callsSince(s.emulator, since);
-    expect(calls.filter((c) => c.includes("/files/"))).toHaveLength(2); // asked about both steps' files
-    expect(uploads(calls)).toHaveLength(1); // and sent the changed one
+    expect(calls.filter((c) => c.includes("/files/"))).toHaveLength(3); // asked about the build's record and both steps' files
+    expect(uploads(calls)).toHaveLength(2); // and sent the record and the changed one
     expect(calls.filter((c) => c.startsWith("POST"))).toEqual(["POST /v3/templates", `POST /v2/templates/${after.templateID}/builds/${after.buildID}`]);
   });
 
@@ -174,7 +174,7 @@ describe("an up killed while the template builds", () => {
     expect(posts.filter((p) => p === "/v3/templates")).toHaveLength(1);
     expect(posts.filter((p) => p.startsWith("/v2/templates/")).length).toBeLessThanOrEqual(2); // a second start, if any, is refused (400)
     expect(s.emulator.calls().filter((c) => c.method === "POST" && c.path.startsWith("/v2/templates/") && c.status === 202)).toHaveLength(1);
-    expect(s.emulator.calls().filter((c) => c.method === "PUT")).toHaveLength(2);
+    expect(s.emulator.calls().filter((c) => c.method === "PUT")).toHaveLength(3); // the killed run's: the build's record and each step's archive
     expect(inventoryOfStack(s.emulator).templates.map((t) => t.builds.map((b) => [b.buildID, b.status]))).toEqual([[[buildID, "ready"]]]);
   }, 300_000);
 });

@@ -8,7 +8,7 @@
 import { describe, expect, test } from "vitest";
 import { ProcessClient } from "../../sdk/process";
 import { clientOptions } from "../../provider/runtime/context";
-import { commandTag, WRAPPER, wrapperEnv } from "../../provider/runtime/resume";
+import { commandTag, runKey, runNumber, WRAPPER, wrapperEnv } from "../../provider/runtime/resume";
 import type { ProvisionInput } from "../../provider/specs/provision";
 import { checked, emulatorForFile, runtime } from "./harness";
 
@@ -29,8 +29,10 @@ describe("a provisioning run resumes an interrupted one", () => {
     const { id, outs } = await runtime.create("Sandbox", bare);
     const news = await checked("Sandbox", { templateID: "base", timeoutSeconds: 300, provision: { commands: [{ command: COUNTING }] }, __resource: key }, outs);
 
-    // The interrupted run: started under the provider's tag, then abandoned once it runs.
-    const tag = commandTag(`${key}#0`, news.provision as ProvisionInput, 0);
+    // The interrupted run: started under the provider's tag, then abandoned once it runs. It is the
+    // bare sandbox's second provisioning run (its create's ran nothing): number 1.
+    expect(runNumber(outs, news as { provision: ProvisionInput })).toBe(1);
+    const tag = commandTag(runKey(`${key}#0`, 1), news.provision as ProvisionInput, 0);
     const started = new ProcessClient({ sandboxID: id, options: clientOptions() }).start({ cmd: "/bin/bash", args: ["-l", "-c", WRAPPER], envs: wrapperEnv(COUNTING, tag), tag, timeoutMs: 30_000 });
     for await (const event of started) if (event.type === "start") break;
 
@@ -48,5 +50,20 @@ describe("a provisioning run resumes an interrupted one", () => {
     await runtime.update("Sandbox", id, again.outs, changed);
     expect(await runs(id)).toBe(2);
     await runtime.remove("Sandbox", id, again.outs);
+  });
+
+  test("a finished run is never taken for an interrupted one: A, then B, then A again runs A's commands", async () => {
+    const key = "proj/dev/rollback";
+    const args = (command: string) => ({ templateID: "base", timeoutSeconds: 300, provision: { commands: [{ command }] }, __resource: key });
+    const a = "echo A >> /tmp/resume-count";
+    let { id, outs } = await runtime.create("Sandbox", await checked("Sandbox", args(a)));
+    for (const command of ["echo B >> /tmp/resume-count", a]) {
+      ({ outs } = await runtime.update("Sandbox", id, outs, await checked("Sandbox", args(command), outs)));
+      expect(outs).toMatchObject({ provisioned: true, provisionResults: [{ command, exitCode: 0 }] });
+      expect((outs.provisionResults as { durationMs: number }[])[0]!.durationMs).toBeGreaterThan(0); // run, not skipped
+    }
+    const r = await new ProcessClient({ sandboxID: id, options: clientOptions() }).run("cat /tmp/resume-count");
+    expect(r.stdoutTail).toBe("A\nB\nA\n");
+    await runtime.remove("Sandbox", id, outs);
   });
 });

@@ -4,6 +4,7 @@
  * the tokens; a timeout change waits for a paused sandbox's resume.
  */
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { madeFrom } from "../../provider/resources/sandbox";
 import { callsSince, checked, emulatorForFile, lastSeq, rest, runtime } from "./harness";
 
 const emu = emulatorForFile();
@@ -85,7 +86,7 @@ describe("state", () => {
     const inputs = await checked("Sandbox", { templateID: "base", secure: true, network: { allowPublicTraffic: false }, __resource: "proj/adopt/private" });
     const made = await rest(emu(), "POST", "/sandboxes", {
       templateID: "base", secure: true, network: { allowPublicTraffic: false },
-      metadata: { "pulumi-sandbox.resource": "proj/adopt/private#0", "pulumi-sandbox.stack": "proj/adopt" },
+      metadata: { "pulumi-sandbox.resource": "proj/adopt/private#0", "pulumi-sandbox.stack": "proj/adopt", "pulumi-sandbox.inputs": madeFrom(inputs) },
     });
     const { sandboxID, trafficAccessToken } = (await made.json()) as { sandboxID: string; trafficAccessToken: string };
     expect(trafficAccessToken).toMatch(/\S/);

@@ -3,6 +3,7 @@
  * provisioning commands as real processes. Sandboxes here are made from the built-in `base` template.
  */
 import { describe, expect, test } from "vitest";
+import { madeFrom } from "../../provider/resources/sandbox";
 import { UNKNOWN } from "../../provider/spec";
 import {
   callsSince, checked, checkReasons, emulatorForFile, expectPlainJSON, lastSeq, loseAnswerTo, PROVIDER_TEXT, rejection, rest, runtime,
@@ -57,7 +58,10 @@ describe("lifecycle", () => {
     });
     ({ id, outs } = await runtime.create("Sandbox", inputs));
     expect(running()).toEqual([id]);
-    expect(emu().state.sandboxes()[0]!.metadata).toEqual({ purpose: "test", "pulumi-sandbox.resource": "proj/dev/box#0", "pulumi-sandbox.stack": "proj/dev" });
+    expect(emu().state.sandboxes()[0]!.metadata).toEqual({
+      purpose: "test", "pulumi-sandbox.resource": "proj/dev/box#0", "pulumi-sandbox.stack": "proj/dev", "pulumi-sandbox.inputs": madeFrom(inputs),
+    });
+    expect(madeFrom(inputs)).toMatch(/^metadata:[0-9a-f]{8},templateID:[0-9a-f]{8}$/); // digests only: no input value in plaintext
     expect(outs).toMatchObject({ sandboxID: id, state: "running", provisioned: true, metadata: { purpose: "test" }, __provider: PROVIDER_TEXT });
     expect(outs.provisionResults).toMatchObject([
       { command: "echo hello from $HOSTNAME_IS_UNSET provisioning", exitCode: 0, stdoutTail: "hello from provisioning\n", stderrTail: "" },
@@ -201,7 +205,8 @@ describe("creates whose outcome is unknown make one sandbox", () => {
   test("a sandbox an interrupted run made (same marker) is adopted", async () => {
     const inputs = await checked("Sandbox", { templateID: "base", __resource: "proj/interrupted/box" });
     const made = await rest(emu(), "POST", "/sandboxes", {
-      templateID: "base", metadata: { "pulumi-sandbox.resource": "proj/interrupted/box#0", "pulumi-sandbox.stack": "proj/interrupted" },
+      templateID: "base",
+      metadata: { "pulumi-sandbox.resource": "proj/interrupted/box#0", "pulumi-sandbox.stack": "proj/interrupted", "pulumi-sandbox.inputs": madeFrom(inputs) },
     });
     const { sandboxID } = (await made.json()) as { sandboxID: string };
     const since = lastSeq(emu());
@@ -211,8 +216,27 @@ describe("creates whose outcome is unknown make one sandbox", () => {
     await runtime.remove("Sandbox", id, outs);
   });
 
+  test("a sandbox an interrupted run made from other inputs is deleted, and a new one made from these", async () => {
+    const old = await checked("Sandbox", { templateID: "base", envVars: { GREETING: "one" }, __resource: "proj/edited/box" });
+    const inputs = await checked("Sandbox", { templateID: "base", envVars: { GREETING: "two" }, __resource: "proj/edited/box" }); // edited after the kill
+    const made = await rest(emu(), "POST", "/sandboxes", {
+      templateID: "base", envVars: { GREETING: "one" },
+      metadata: { "pulumi-sandbox.resource": "proj/edited/box#0", "pulumi-sandbox.stack": "proj/edited", "pulumi-sandbox.inputs": madeFrom(old) },
+    });
+    const stale = ((await made.json()) as { sandboxID: string }).sandboxID;
+    const since = lastSeq(emu());
+    const { id, outs } = await runtime.create("Sandbox", inputs);
+    expect(id).not.toBe(stale);
+    expect(callsSince(emu(), since, { writesOnly: true })).toEqual([`DELETE /sandboxes/${stale}`, "POST /sandboxes"]);
+    expect(running()).not.toContain(stale);
+    expect(await (await fetch(`${emu().sandboxUrl}/envs`, { headers: { "E2b-Sandbox-Id": id } })).json()).toMatchObject({ GREETING: "two" });
+    await runtime.remove("Sandbox", id, outs);
+  });
+
   test("one list of the stack answers the creates of an up: an interrupted run's sandboxes are adopted, the others made", async () => {
-    const marks = (name: string) => ({ "pulumi-sandbox.resource": `proj/many/${name}#0`, "pulumi-sandbox.stack": "proj/many" });
+    const marks = (name: string) => ({
+      "pulumi-sandbox.resource": `proj/many/${name}#0`, "pulumi-sandbox.stack": "proj/many", "pulumi-sandbox.inputs": madeFrom({ templateID: "base" }),
+    });
     const earlier = await Promise.all(["box-0", "box-1"].map(async (name) =>
       ((await (await rest(emu(), "POST", "/sandboxes", { templateID: "base", metadata: marks(name) })).json()) as { sandboxID: string }).sandboxID));
     // Another stack's sandbox with the same resource name is not this stack's.

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { filesHash } from "../../sdk/build";
 import { PlatformClient } from "../../sdk/client";
+import { recordBuild } from "../../provider/resources/template-record";
 import { UNKNOWN } from "../../provider/spec";
 import { callsSince, checked, checkReasons, emulatorForFile, lastSeq, rejection, rest, runtime } from "./harness";
 
@@ -23,6 +24,8 @@ afterAll(() => rmSync(ctx, { recursive: true, force: true }));
 const DOCKERFILE = "FROM python:3.12\n# the app\nCOPY app /app\nCOPY --chmod=644 conf/settings.toml /etc/app/\nRUN echo built\nCMD python /app/main.py\n";
 const buildsOf = (id: string) => emu().state.templates().find((t) => t.templateID === id)?.builds ?? [];
 const uploads = (calls: string[]) => calls.filter((c) => c.startsWith("PUT /_uploads/")).length;
+/** The PUT of a build's record (provider/resources/template-record.ts), made once the build exists. */
+const RECORD = expect.stringMatching(/^PUT \/_uploads\//);
 
 describe("check derives the build steps", () => {
   test("one line per step as the service gets it, each COPY with the hash of its files", async () => {
@@ -86,7 +89,7 @@ describe("a template built from a context", () => {
     const calls = callsSince(emu(), since, { writesOnly: true });
     const [build] = buildsOf(id);
     expect(calls.filter((c) => !c.startsWith("PUT"))).toEqual(["POST /v3/templates", `POST /v2/templates/${id}/builds/${build!.buildID}`]);
-    expect(uploads(calls)).toBe(2);
+    expect(uploads(calls)).toBe(3); // the build's record, then each COPY step's archive
     expect(outs).toMatchObject({ templateID: id, buildStatus: "ready", buildSteps: inputs.buildSteps, buildSystem: "v2" });
     const made = await rest(emu(), "POST", "/sandboxes", { templateID: id, timeout: 60 });
     const { sandboxID } = (await made.json()) as { sandboxID: string };
@@ -112,8 +115,8 @@ describe("a template built from a context", () => {
     const since = lastSeq(emu());
     const res = await runtime.update("Template", id, outs, news);
     const calls = callsSince(emu(), since);
-    expect(uploads(calls)).toBe(1);
-    expect(calls.filter((c) => c.startsWith("GET /templates/") && c.includes("/files/"))).toHaveLength(2);
+    expect(uploads(calls)).toBe(2); // the build's record, and the changed step's archive alone
+    expect(calls.filter((c) => c.startsWith("GET /templates/") && c.includes("/files/"))).toHaveLength(3); // the record's link, and both steps'
     expect(res.outs).toMatchObject({ templateID: id, buildCount: 2, buildStatus: "ready" });
     expect(res.outs.buildID).not.toBe(outs.buildID);
     outs = res.outs;
@@ -157,9 +160,11 @@ describe("a template built from a context", () => {
   test("a start whose answer was lost is sent again and found started: one build", async () => {
     writeFileSync(join(ctx, "conf", "settings.toml"), "mode = 'b'\n");
     const news = await check({ tags: ["stable"] });
-    // The start is handled, its answer dropped: armed once the upload is in, off once the start is logged.
+    // The start is handled, its answer dropped: armed once the upload is in (the second PUT: the first
+    // is the build's record), off once the start is logged.
+    let puts = 0;
     const stop = emu().onRequest((line) => {
-      if (line.startsWith("PUT /_uploads/")) emu().setFaults({ dropAfterRate: 1 });
+      if (line.startsWith("PUT /_uploads/") && ++puts === 2) emu().setFaults({ dropAfterRate: 1 });
       if (line.startsWith(`POST /v2/templates/${id}/builds/`)) {
         emu().setFaults({});
         stop();
@@ -182,9 +187,10 @@ describe("a template built from a context", () => {
 describe("a build an interrupted run left waiting", () => {
   test("create adopts it: uploads, starts and waits for it, with no second build request", async () => {
     const inputs = await checked("Template", { dockerfile: DOCKERFILE, context: ctx, __resource: "proj/dev/adopt" });
-    // What the killed run did before it died: the build request, nothing after.
+    // What the killed run did before it died: the build request and its record, nothing after.
     const sdk = new PlatformClient({ apiKey: emu().apiKey, apiUrl: emu().apiUrl });
     const requested = await sdk.builds.request({ name: String(inputs.alias) });
+    await recordBuild(requested, inputs, () => undefined);
     const since = lastSeq(emu());
     const { id, outs } = await runtime.create("Template", inputs);
     expect(id).toBe(requested.templateID);
@@ -200,10 +206,40 @@ describe("a build an interrupted run left waiting", () => {
     const news = await checked("Template", { dockerfile: "FROM a\nRUN echo 2\n", __resource: "proj/dev/adopt-update" }, inputs);
     const sdk = new PlatformClient({ apiKey: emu().apiKey, apiUrl: emu().apiUrl });
     const requested = await sdk.builds.request({ name: String(inputs.alias) });
+    await recordBuild(requested, news, () => undefined);
     const since = lastSeq(emu());
     const { outs } = await runtime.update("Template", made.id, made.outs, news);
     expect(callsSince(emu(), since, { writesOnly: true })).toEqual([`POST /v2/templates/${made.id}/builds/${requested.buildID}`]);
     expect(outs).toMatchObject({ templateID: made.id, buildID: requested.buildID, buildCount: 2, buildStatus: "ready" });
+    await runtime.remove("Template", made.id, outs);
+  });
+
+  test("create does not adopt a build recorded as made from other inputs: it builds again, from its own", async () => {
+    const old = await checked("Template", { dockerfile: "FROM a\nRUN echo old\n", __resource: "proj/dev/edited" });
+    const inputs = await checked("Template", { dockerfile: "FROM a\nRUN echo new\n", __resource: "proj/dev/edited" }); // edited after the kill
+    const sdk = new PlatformClient({ apiKey: emu().apiKey, apiUrl: emu().apiUrl });
+    const requested = await sdk.builds.request({ name: String(inputs.alias) });
+    await recordBuild(requested, old, () => undefined);
+    const since = lastSeq(emu());
+    const { id, outs } = await runtime.create("Template", inputs);
+    expect(id).toBe(requested.templateID);
+    expect(callsSince(emu(), since, { writesOnly: true }).filter((c) => c.startsWith("POST"))).toEqual(["POST /v3/templates", `POST /v2/templates/${id}/builds/${outs.buildID}`]);
+    expect(outs.buildID).not.toBe(requested.buildID);
+    expect(outs).toMatchObject({ buildStatus: "ready", buildSteps: inputs.buildSteps });
+    await runtime.remove("Template", id, outs);
+  });
+
+  test("update does not adopt a rebuild started from other inputs: it builds again, from its own", async () => {
+    const inputs = await checked("Template", { dockerfile: "FROM a\nRUN echo 1\n", __resource: "proj/dev/edited-update" });
+    const made = await runtime.create("Template", inputs);
+    const killed = await checked("Template", { dockerfile: "FROM a\nRUN echo 2\n", __resource: "proj/dev/edited-update" }, inputs);
+    const news = await checked("Template", { dockerfile: "FROM a\nRUN echo 3\n", __resource: "proj/dev/edited-update" }, inputs);
+    const sdk = new PlatformClient({ apiKey: emu().apiKey, apiUrl: emu().apiUrl });
+    const requested = await sdk.builds.request({ name: String(inputs.alias) });
+    await recordBuild(requested, killed, () => undefined);
+    const { outs } = await runtime.update("Template", made.id, made.outs, news);
+    expect(outs.buildID).not.toBe(requested.buildID);
+    expect(outs).toMatchObject({ templateID: made.id, buildCount: 3, buildStatus: "ready", buildSteps: news.buildSteps });
     await runtime.remove("Template", made.id, outs);
   });
 
@@ -226,11 +262,11 @@ describe("buildSystem v1, when asked for", () => {
     const inputs = await checked("Template", { dockerfile: "FROM ubuntu:22.04\n", buildSystem: "v1", __resource: "proj/dev/legacy" });
     let since = lastSeq(emu());
     const { id, outs } = await runtime.create("Template", inputs);
-    expect(callsSince(emu(), since, { writesOnly: true })).toEqual(["POST /templates"]);
+    expect(callsSince(emu(), since, { writesOnly: true })).toEqual(["POST /templates", RECORD]);
     const news = await checked("Template", { dockerfile: "FROM ubuntu:22.04\n# the text is what v1 sends\n", buildSystem: "v1", __resource: "proj/dev/legacy" }, inputs);
     since = lastSeq(emu());
     const res = await runtime.update("Template", id, outs, news);
-    expect(callsSince(emu(), since, { writesOnly: true })).toEqual([`POST /templates/${id}`]);
+    expect(callsSince(emu(), since, { writesOnly: true })).toEqual([`POST /templates/${id}`, RECORD]);
     expect(res.outs).toMatchObject({ templateID: id, buildCount: 2, buildSystem: "v1" });
     await runtime.remove("Template", id, res.outs);
   });
