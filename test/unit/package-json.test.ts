@@ -1,0 +1,39 @@
+/**
+ * What package.json and the lockfile promise about installing this repository and this package; the
+ * install itself is proved by .ci/run (npm ci, and a fresh clone installed with npm 12).
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, test } from "vitest";
+
+const ROOT = join(__dirname, "..", "..");
+const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+  allowScripts: Record<string, boolean>;
+  devDependencies: Record<string, string>;
+};
+const lock = JSON.parse(readFileSync(join(ROOT, "package-lock.json"), "utf8")) as {
+  packages: Record<string, { version?: string; hasInstallScript?: boolean }>;
+};
+const nameOf = (path: string) => path.slice(path.lastIndexOf("node_modules/") + "node_modules/".length);
+
+describe("allowScripts: the dependency install scripts npm 12 runs", () => {
+  const withScripts = Object.entries(lock.packages).filter(([path, p]) => path !== "" && p.hasInstallScript);
+
+  test("every locked package with an install script is approved or denied, so npm 12 neither skips one silently nor stops at one (--strict-allow-scripts)", () => {
+    expect(withScripts.length).toBeGreaterThan(0);
+    for (const [path] of withScripts) expect(pkg.allowScripts, `${nameOf(path)} has an install script`).toHaveProperty([nameOf(path)]);
+  });
+
+  test("node's preinstall, which brings the project's Node, is approved; the others are denied", () => {
+    // @bufbuild/buf's postinstall only checks that its platform package is there (else it runs a
+    // nested npm install); protobufjs's only warns about its dependents' version scheme.
+    expect(pkg.allowScripts).toEqual({ node: true, "@bufbuild/buf": false, protobufjs: false });
+    expect(pkg.devDependencies.node).toBe(process.versions.node);
+  });
+
+  test("entries are bare names: this lockfile has no resolved URLs (omit-lockfile-registry-resolved), and npm refuses a name@version approval it cannot check against one", () => {
+    // `npm install-scripts approve` writes name@version by default: use --no-allow-scripts-pin. The exact
+    // devDependency and the lockfile's integrity still pin the tarball a bare name approves.
+    for (const key of Object.keys(pkg.allowScripts)) expect(key).toMatch(/^(@[a-z0-9-._]+\/)?[a-z0-9-._]+$/);
+  });
+});
