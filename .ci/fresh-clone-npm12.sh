@@ -10,9 +10,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo="$PWD"
-# npm 12 itself runs on this checkout's Node (24.21; it supports ^22.22.2, ^24.15 and >= 26), not on
-# the machine's; the check below still wants the clone's own node_modules/node/bin/node.
-export PATH="$repo/node_modules/.bin:$PATH"
+# npm 12 runs on the Node that ran `npm ci` here (the machine's), as the trees compared below depend on
+# it: an optional dependency whose engines exclude that Node is left out (e2b's undici8 on Node 20).
 npm12=(npx -y npm@12.2.1)
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
@@ -30,9 +29,10 @@ if ! git diff --quiet -- package-lock.json; then
   git --no-pager diff --stat -- package-lock.json >&2
   exit 1
 fi
-# node_modules/node/node_modules is what the `node` preinstall's own `npm install --no-save` left
-# (outside the lockfile; a later `npm install` prunes it): not compared.
-tree() { (cd "$1" && npm ls --all --parseable | sed "s|^$1||" | grep -v '^/node_modules/node/node_modules/' | sort); }
+# Not compared, as npm did not make them: node_modules/node/node_modules, what the `node` preinstall's
+# own `npm install --no-save` left (a later `npm install` prunes it), and node_modules/pulumi-sandbox,
+# the link `prepare` makes (scripts/link-self.mjs).
+tree() { (cd "$1" && npm ls --all --parseable | sed "s|^$1||" | grep -Ev '^/node_modules/(node/node_modules/|pulumi-sandbox$)' | sort); }
 if ! diff <(tree "$repo") <(tree "$PWD") >&2; then
   echo "npm 12 (fresh clone) installed another tree than npm ci did in $repo (< npm ci, > npm 12)" >&2
   exit 1
