@@ -17,7 +17,7 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 git clone --quiet "$repo" "$tmp/clone"
 cd "$tmp/clone"
-"${npm12[@]}" install --no-fund --no-audit --strict-allow-scripts --loglevel=error
+"${npm12[@]}" install --no-fund --no-audit --prefer-offline --strict-allow-scripts --loglevel=error
 want="v$(node -p 'require("./package.json").devDependencies.node') $PWD/node_modules/node/bin/node"
 got="$("${npm12[@]}" run --silent which-node)"
 if [ "$got" != "$want" ]; then
