@@ -9,7 +9,9 @@ import { describe, expect, test } from "vitest";
 const ROOT = join(__dirname, "..", "..");
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
   allowScripts: Record<string, boolean>;
+  dependencies: Record<string, string>;
   devDependencies: Record<string, string>;
+  peerDependencies?: Record<string, string>;
 };
 const lock = JSON.parse(readFileSync(join(ROOT, "package-lock.json"), "utf8")) as {
   packages: Record<string, { version?: string; hasInstallScript?: boolean }>;
@@ -35,5 +37,19 @@ describe("allowScripts: the dependency install scripts npm 12 runs", () => {
     // `npm install-scripts approve` writes name@version by default: use --no-allow-scripts-pin. The exact
     // devDependency and the lockfile's integrity still pin the tarball a bare name approves.
     for (const key of Object.keys(pkg.allowScripts)) expect(key).toMatch(/^(@[a-z0-9-._]+\/)?[a-z0-9-._]+$/);
+  });
+});
+
+describe("runtime dependencies: ranges, as a library declares them", () => {
+  test("each is a range from the version the lockfile installs, so the suite runs the lowest a user can get (the newest: test/e2e/consumer.test.ts)", () => {
+    for (const [name, range] of Object.entries(pkg.dependencies)) {
+      const locked = lock.packages[`node_modules/${name}`]?.version;
+      expect(range, name).toBe(`${name.startsWith("@connectrpc/") ? "~" : "^"}${locked}`);
+    }
+  });
+
+  test("@pulumi/pulumi is a dependency, as in Pulumi's own packages, not a peer: npm dedupes it to the program's copy in range", () => {
+    expect(pkg.dependencies["@pulumi/pulumi"]).toMatch(/^\^3\./);
+    expect(pkg.peerDependencies).toBeUndefined();
   });
 });
