@@ -2,6 +2,7 @@
  * What package.json and the lockfile promise about installing this repository and this package; the
  * install itself is proved by .ci/run (npm ci, and a fresh clone installed with npm 12).
  */
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
@@ -51,5 +52,21 @@ describe("runtime dependencies: ranges, as a library declares them", () => {
   test("@pulumi/pulumi is a dependency, as in Pulumi's own packages, not a peer: npm dedupes it to the program's copy in range", () => {
     expect(pkg.dependencies["@pulumi/pulumi"]).toMatch(/^\^3\./);
     expect(pkg.peerDependencies).toBeUndefined();
+  });
+});
+
+describe("the compilers", () => {
+  test("`tsc` (npm run build, typecheck, test) is TypeScript 7: @typescript/native sorts before typescript, so npm links its bin", () => {
+    const native = pkg.devDependencies["@typescript/native"]?.replace(/^npm:typescript@/, "");
+    expect(native).toMatch(/^7\./);
+    expect(execFileSync(join(ROOT, "node_modules", ".bin", "tsc"), ["--version"], { encoding: "utf8" }).trim()).toBe(`Version ${native}`);
+  });
+
+  test("`typescript` stays 5.9 with its compiler API: ts-node needs it (Pulumi runs the TypeScript examples through it), and @pulumi/pulumi's peer range stops below 7", () => {
+    const ts = require("typescript") as { version: string; createProgram?: unknown };
+    expect(ts.version).toBe(pkg.devDependencies.typescript);
+    expect(typeof ts.createProgram).toBe("function");
+    const peer = (require("@pulumi/pulumi/package.json") as { peerDependencies: Record<string, string> }).peerDependencies.typescript;
+    expect(peer).toMatch(/< ?7$/);
   });
 });
