@@ -22,6 +22,7 @@ function compileSdk(): string {
   cpSync(join(ROOT, "sdks", "nodejs"), dir, { recursive: true });
   // @pulumi/pulumi from the repository: one copy of it in the program, so resources register once.
   symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"), "dir");
+  // A user's compiler, TypeScript 5 (the repository's own is 7, node_modules/@typescript/native).
   execFileSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", join(dir, "tsconfig.json")], { stdio: "pipe" });
   copyFileSync(join(dir, "package.json"), join(dir, "bin", "package.json"));
   return dir;

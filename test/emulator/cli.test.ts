@@ -24,7 +24,7 @@ beforeAll(() => {
     compilerOptions: { rootDir: REPO, outDir: join(work, "dist"), typeRoots: [join(REPO, "node_modules/@types")] },
     include: [join(REPO, "emulator")],
   }));
-  const tsc = spawnSync(process.execPath, [join(REPO, "node_modules/typescript/bin/tsc"), "-p", tsconfig], { encoding: "utf8" });
+  const tsc = spawnSync(process.execPath, [join(REPO, "node_modules/@typescript/native/bin/tsc"), "-p", tsconfig], { encoding: "utf8" });
   expect(tsc.status, `tsc failed:\n${tsc.stdout}${tsc.stderr}`).toBe(0);
   // The build's runtime dependencies (zod) resolve through the repo's node_modules.
   symlinkSync(join(REPO, "node_modules"), join(work, "node_modules"), "dir");

@@ -27,7 +27,7 @@ export function makeProject(): Project {
     compilerOptions: { rootDir: REPO, outDir: join(pkg, "dist"), declaration: false, typeRoots: [join(REPO, "node_modules/@types")] },
     include: [join(REPO, "provider"), join(REPO, "sdk")],
   }));
-  const tsc = spawnSync(process.execPath, [join(REPO, "node_modules/typescript/bin/tsc"), "-p", tsconfig], { encoding: "utf8" });
+  const tsc = spawnSync(process.execPath, [join(REPO, "node_modules/@typescript/native/bin/tsc"), "-p", tsconfig], { encoding: "utf8" });
   if (tsc.status !== 0) throw new Error(`building the provider failed:\n${tsc.stdout}${tsc.stderr}`);
   copyFileSync(join(REPO, "package.json"), join(pkg, "package.json"));
   // The package's own dependencies (zod, undici, connect) resolve through the repo's node_modules.

@@ -10,9 +10,9 @@
  * no compression. The rest of the protocol is connect's own (its timeout parsing, request
  * envelopes, interceptors, handler context and end of stream), and so are the handlers
  * (./start.ts, ./service.ts); any other request goes to the connect-node adapter. Some of those
- * pieces are exported by connect as internal (`@connectrpc/connect/protocol`), which is one reason
- * the project pins connect's exact version; test/emulator/envd-binary-stream.test.ts sends the same
- * requests through both paths, so a drift between them shows there.
+ * pieces are exported by connect as internal (`@connectrpc/connect/protocol`), which is why the
+ * package takes connect's patch releases only (~2.2.0, not ^); test/emulator/envd-binary-stream.test.ts
+ * sends the same requests through both paths, so a drift between them shows there.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { toBinary, type DescMessage, type DescMethod, type Message } from "@bufbuild/protobuf";
