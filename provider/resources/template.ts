@@ -136,18 +136,17 @@ async function describe(templateID: string, inputs: Inputs & Partial<Pick<State,
 }
 
 /**
- * Starts a new build of a template. The sdk does not repeat this POST when it got no answer (the
- * service may have started the build), so an unknown outcome is settled the way a create's is, by
- * looking: a build newer than the latest one before the call is the one the call started.
+ * How a rebuild's unknown outcome is settled. The sdk does not repeat a build POST when it got no
+ * answer (the service may have started the build), so it is settled the way a create's is, by looking:
+ * a build newer than the latest one before the call is the one the call started.
  */
-async function startRebuild(templateID: string, inputs: Inputs): Promise<BuildRef> {
+async function startedSince(templateID: string): Promise<() => Promise<BuildRef | undefined>> {
   const newest = async () => latest(await platform().templates.get(templateID))?.buildID;
   const before = await newest();
-  const started = async (): Promise<BuildRef | undefined> => {
+  return async () => {
     const buildID = await newest();
     return buildID !== undefined && buildID !== before ? { templateID, buildID } : undefined;
   };
-  return createOnce(async () => ({ templateID, buildID: (await platform().templates.rebuild(templateID, buildBody(inputs))).buildID }), started);
 }
 
 /**
@@ -155,13 +154,11 @@ async function startRebuild(templateID: string, inputs: Inputs): Promise<BuildRe
  * under the template's alias (which keeps its ID), its uploads and its start.
  */
 async function rebuild(templateID: string, inputs: Inputs): Promise<BuildRef> {
-  if (isV1(inputs)) return startRebuild(templateID, inputs);
-  const newest = async () => latest(await platform().templates.get(templateID))?.buildID;
-  const before = await newest();
-  const ref = await requestBuild(inputs, async () => {
-    const buildID = await newest();
-    return buildID !== undefined && buildID !== before ? { templateID, buildID } : undefined;
-  });
+  if (isV1(inputs)) {
+    const started = await startedSince(templateID);
+    return createOnce(async () => ({ templateID, buildID: (await platform().templates.rebuild(templateID, buildBody(inputs))).buildID }), started);
+  }
+  const ref = await requestBuild(inputs, await startedSince(templateID));
   if (ref.templateID !== templateID) {
     throw new Error(
       `The build request for alias "${inputs.alias}" went to template ${ref.templateID}, not ${templateID}: that alias no longer ` +
