@@ -14,7 +14,8 @@ import { operationWait } from "../runtime/operation";
 import { PartialCreateError } from "../runtime/partial";
 import { wireBody, type WireMap } from "../runtime/wire";
 import { sameValue } from "../spec";
-import { requestBuild, startBuild, type BuildRef } from "./template-v2";
+import { plannedBuild, requestBuild, startBuild, type BuildRef } from "./template-v2";
+import type { PlannedBuild } from "./template-steps";
 
 /** The checked inputs, with what `check` derives (./template-derive.ts). */
 type Inputs = InputsOf<"Template"> & { buildSteps?: string[] | undefined };
@@ -151,13 +152,15 @@ async function startedSince(templateID: string): Promise<() => Promise<BuildRef 
 
 /**
  * A new build of an existing template, started: v1 by POST /templates/{id}; v2 by a build request
- * under the template's alias (which keeps its ID), its uploads and its start.
+ * under the template's alias (which keeps its ID), its uploads and its start. The v2 build is planned
+ * first (`plan`, else here), so a changed context stops it before the request.
  */
-async function rebuild(templateID: string, inputs: Inputs): Promise<BuildRef> {
+async function rebuild(templateID: string, inputs: Inputs, plan?: PlannedBuild): Promise<BuildRef> {
   if (isV1(inputs)) {
     const started = await startedSince(templateID);
     return createOnce(async () => ({ templateID, buildID: (await platform().templates.rebuild(templateID, buildBody(inputs))).buildID }), started);
   }
+  const planned = plan ?? plannedBuild(inputs);
   const ref = await requestBuild(inputs, await startedSince(templateID));
   if (ref.templateID !== templateID) {
     throw new Error(
@@ -165,20 +168,20 @@ async function rebuild(templateID: string, inputs: Inputs): Promise<BuildRef> {
         "names this template (changed outside Pulumi?). Give the template its alias back, or run `pulumi refresh`.",
     );
   }
-  await startBuild(ref, inputs, logFor(inputs));
+  await startBuild(ref, planned, logFor(inputs));
   return ref;
 }
 
 /**
  * Takes a build to its end: running ones are waited for, failed ones are rebuilt, ready ones are
  * kept, and a v2 build still waiting (just requested, or requested by an interrupted run) gets its
- * files and its start first.
+ * files and its start first (`plan`: the v2 build planned before the create's first call).
  */
-async function settle(ref: BuildRef, inputs: Inputs, provider: unknown): Promise<void> {
+async function settle(ref: BuildRef, inputs: Inputs, provider: unknown, plan?: PlannedBuild): Promise<void> {
   if (ref.status === "ready") return;
   let build = ref;
-  if (ref.status === "error") build = await rebuild(ref.templateID, inputs);
-  else if (!isV1(inputs) && (ref.status === undefined || ref.status === "waiting")) await startBuild(ref, inputs, logFor(inputs));
+  if (ref.status === "error") build = await rebuild(ref.templateID, inputs, plan);
+  else if (!isV1(inputs) && (ref.status === undefined || ref.status === "waiting")) await startBuild(ref, plan ?? plannedBuild(inputs), logFor(inputs));
   await awaitBuild({ templateID: ref.templateID, buildID: build.buildID }, inputs, provider);
 }
 
@@ -233,12 +236,35 @@ function changedSteps(olds: readonly string[] | undefined, news: readonly string
   return news.filter((line, i) => olds[i] !== line);
 }
 
+/**
+ * A create's failure once the template exists, as a partial create: the engine records the template,
+ * so the next `pulumi up` finishes its build (the update below) and `destroy` deletes it. Left out
+ * of the state, it would hold its alias, and the next create would refuse a chosen one. When the
+ * service cannot describe it either, what the create knows is recorded: the update reads the rest.
+ */
+async function recorded(err: unknown, ref: BuildRef, inputs: Inputs): Promise<unknown> {
+  if (err instanceof PartialCreateError) return err;
+  const known = { ...inputs, templateID: ref.templateID, alias: inputs.alias ?? "", latestBuildID: ref.buildID, buildStatus: ref.status ?? "waiting" };
+  const outs = await describe(ref.templateID, inputs).catch(() => known);
+  const why = err instanceof Error ? err.message : String(err);
+  return new PartialCreateError(
+    `${why}\nTemplate ${ref.templateID} is recorded: the next \`pulumi up\` goes on with its build, and \`pulumi destroy\` deletes it.`,
+    ref.templateID, outs, inputs.__provider,
+  );
+}
+
 export const templateHandlers: ResourceHandlers<"Template"> = {
   async create(inputs: Inputs) {
+    // Before the first call: once a build is requested the template exists.
+    const plan = isV1(inputs) ? undefined : plannedBuild(inputs);
     const ref: BuildRef = (await existing(inputs)) ?? (await firstBuild(inputs));
-    await settle(ref, inputs, inputs.__provider);
-    if (inputs.public === true) await platform().templates.setPublic(ref.templateID, true);
-    return { id: ref.templateID, outs: await describe(ref.templateID, inputs) };
+    try {
+      await settle(ref, inputs, inputs.__provider, plan);
+      if (inputs.public === true) await platform().templates.setPublic(ref.templateID, true);
+      return { id: ref.templateID, outs: await describe(ref.templateID, inputs) };
+    } catch (err) {
+      throw await recorded(err, ref, inputs);
+    }
   },
 
   async read(id, olds) {
