@@ -30,6 +30,18 @@ async function tagsOf(s: E2eStack): Promise<Record<string, string>> {
   return Object.fromEntries(list.map((t) => [t.tag, t.buildID]));
 }
 
+/** `prod` pointed at v2's build through the API, as another stack or a person would; returns the alias. */
+async function prodToV2ByHand(s: E2eStack): Promise<string> {
+  const alias = String((await s.outputs()).alias);
+  const res = await fetch(`${s.emulator.apiUrl}/templates/tags`, {
+    method: "POST",
+    headers: { "X-API-Key": s.emulator.apiKey, "Content-Type": "application/json" },
+    body: JSON.stringify({ target: `${alias}:v2`, tags: ["prod"] }),
+  });
+  expect(res.status).toBe(201);
+  return alias;
+}
+
 /** The calls an up made that change something (reads left out). */
 async function upWritesOf(s: E2eStack): Promise<string[]> {
   const since = lastSeq(s.emulator);
@@ -131,13 +143,7 @@ describe("a TemplateTag rolls a template's builds forward and back", () => {
   });
 
   test("refresh reports prod moved elsewhere as drift of target; up moves it back", async () => {
-    const { alias } = await s.outputs();
-    const res = await fetch(`${s.emulator.apiUrl}/templates/tags`, {
-      method: "POST",
-      headers: { "X-API-Key": s.emulator.apiKey, "Content-Type": "application/json" },
-      body: JSON.stringify({ target: `${String(alias)}:v2`, tags: ["prod"] }),
-    });
-    expect(res.status).toBe(201);
+    await prodToV2ByHand(s);
     await s.ok("refresh", "--yes", "--skip-preview");
     const state = JSON.parse(await s.exported()) as { deployment: { resources: { urn: string; outputs?: Record<string, unknown> }[] } };
     const tagState = state.deployment.resources.find((r) => r.urn.endsWith("::prod"));
@@ -159,18 +165,12 @@ describe("a TemplateTag rolls a template's builds forward and back", () => {
   });
 
   test("a tag set by someone else is refused naming the tag, its build and takeOver; with takeOver: true it is taken over", async () => {
-    const { alias } = await s.outputs();
-    const res = await fetch(`${s.emulator.apiUrl}/templates/tags`, {
-      method: "POST",
-      headers: { "X-API-Key": s.emulator.apiKey, "Content-Type": "application/json" },
-      body: JSON.stringify({ target: `${String(alias)}:v2`, tags: ["prod"] }),
-    });
-    expect(res.status).toBe(201);
+    const alias = await prodToV2ByHand(s);
     await s.ok("config", "set", "target", "v1");
     const since = lastSeq(s.emulator);
     const up = await s.pulumi("up", "--yes", "--skip-preview");
     expect(up.code).not.toBe(0);
-    expect(up.output).toContain(`tag: "prod" of template ${String(alias)} already exists, set by another stack or by hand`);
+    expect(up.output).toContain(`tag: "prod" of template ${alias} already exists, set by another stack or by hand`);
     expect(up.output).toContain(`it points to build ${buildOf.v2} (tagged default, v2). This TemplateTag would move it to "v1". Set takeOver: true`);
     expect(tagCalls(callsSince(s.emulator, since))).toEqual([]);
     expect((await tags()).prod).toBe(buildOf.v2);
