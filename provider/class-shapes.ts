@@ -32,7 +32,7 @@ export const CLASS_SHAPES: Record<ResourceKind, ClassShape> = {
     secretOutputs: ["envVars", "provision", "provisionResults", "envdAccessToken", "trafficAccessToken"],
   },
   TemplateTag: {
-    inputs: ["template", "tag", "target"],
+    inputs: ["template", "tag", "target", "takeOver"],
     outputs: ["templateID", "buildID"],
     secretInputs: [],
     secretOutputs: [],

@@ -1,4 +1,5 @@
 /** TemplateTag create/read/update/delete. The map of calls and the replace rule are in ../specs/template-tag.ts. */
+import { SandboxError } from "../../sdk/errors";
 import type { TemplateTag } from "../../sdk/schemas/builds";
 import { platform } from "../runtime/context";
 import { ignoreNotFound, isNotFound, type InputsOf, type ResourceHandlers, type StateOf } from "../runtime/handlers";
@@ -16,8 +17,26 @@ const idOf = (inputs: { template: string; tag: string }): string => `${inputs.te
 async function templateIDOf(template: string): Promise<string> {
   const bare = template.slice(template.indexOf("/") + 1);
   const found = (await platform().templates.list()).find((t) => t.aliases.includes(bare) || t.names.includes(template));
-  if (!found) throw new Error(`template '${template}' not found: check the TemplateTag's \`template\` (a Template's alias)`);
+  if (!found) throw new SandboxError({ code: "not_found", message: `template '${template}' not found: check the TemplateTag's \`template\` (a Template's alias)` });
   return found.templateID;
+}
+
+/**
+ * Refuses a tag the template already has, unless `takeOver`: someone else set it (see the spec), and
+ * the service does not say who, so the message names what is known: its build, that build's other
+ * tags, and when it was set.
+ */
+async function refuseTaken(inputs: Inputs, templateID: string): Promise<void> {
+  if (inputs.takeOver === true) return;
+  const tags = await platform().builds.tags(templateID);
+  const held = tags.find((t) => t.tag === inputs.tag);
+  if (!held) return;
+  const others = tags.filter((t) => t.buildID === held.buildID && t.tag !== inputs.tag).map((t) => t.tag);
+  throw new Error(
+    `tag: "${inputs.tag}" of template ${inputs.template} already exists, set by another stack or by hand (at ${held.createdAt}); it ` +
+      `points to build ${held.buildID}${others.length > 0 ? ` (tagged ${others.join(", ")})` : ""}. This TemplateTag would move it ` +
+      `to "${inputs.target}". Set takeOver: true to take the tag over (deleting this resource then removes it), or choose another tag.`,
+  );
 }
 
 /** Points the tag at the target's build: one call, which sets rather than adds (repeatable). */
@@ -38,8 +57,9 @@ function targetNow(tags: readonly TemplateTag[], tag: string, build: string, kno
 
 export const templateTagHandlers: ResourceHandlers<"TemplateTag"> = {
   async create(inputs) {
-    const outs = await assign(inputs);
-    return { id: idOf(inputs), outs };
+    const templateID = await templateIDOf(inputs.template);
+    await refuseTaken(inputs, templateID);
+    return { id: idOf(inputs), outs: await assign(inputs, templateID) };
   },
 
   async read(id, olds) {
@@ -51,7 +71,7 @@ export const templateTagHandlers: ResourceHandlers<"TemplateTag"> = {
     try {
       tags = await platform().builds.tags(olds.templateID ?? (await templateIDOf(template)));
     } catch (err) {
-      if (isNotFound(err) || (err instanceof Error && / not found: /.test(err.message))) return {};
+      if (isNotFound(err)) return {};
       throw err;
     }
     const mine = tags.find((t) => t.tag === tag);

@@ -11,7 +11,7 @@ import type { InputsOf } from "../runtime/handlers";
 import type { Logger } from "../runtime/log";
 import { createOnce, outcomeUnknown } from "../runtime/outcome";
 import { sameValue } from "../spec";
-import { planBuild } from "./template-steps";
+import { planBuild, type PlannedBuild } from "./template-steps";
 
 type Inputs = InputsOf<"Template"> & { buildSteps?: string[] | undefined };
 
@@ -43,16 +43,31 @@ export function requestBuild(inputs: Inputs, find: () => Promise<BuildRef | unde
 }
 
 /**
- * Uploads the COPY archives the build lacks, then starts it with its steps. A build found already
- * started (the answer to an earlier start was lost, or an interrupted run started it) is left to run:
- * the service cancels a build when a newer one of the template starts, so a second build would only
- * throw the first away.
+ * The build `check` planned, planned again from the files as they are now: each COPY step's files
+ * read and hashed, the steps the same as `buildSteps`. Called before a build's first call, so a
+ * context that changed or cannot be read stops the run before any build call (after a build request, the
+ * template would exist with a build that was never started).
  */
-export async function startBuild(ref: BuildRef, inputs: Inputs, log: Logger): Promise<void> {
+export function plannedBuild(inputs: Inputs): PlannedBuild {
   const plan = planBuild(inputs);
-  if (inputs.buildSteps !== undefined && !sameValue(plan.lines, inputs.buildSteps)) {
-    throw new Error("The Dockerfile's context changed while `pulumi up` ran (its files no longer match the steps checked at the start). Run `pulumi up` again.");
+  const checked = inputs.buildSteps;
+  if (checked !== undefined && !sameValue(plan.lines, checked)) {
+    const at = plan.lines.findIndex((line, i) => line !== checked[i]);
+    throw new Error(
+      `context: its files changed after \`pulumi up\` checked them (step \`${checked[at] ?? ""}\` is now \`${plan.lines[at] ?? ""}\`). ` +
+        "No build was requested or started, and nothing was uploaded. Run `pulumi up` again to build the files as they are now.",
+    );
   }
+  return plan;
+}
+
+/**
+ * Uploads the COPY archives the build lacks, then starts it with its steps (`plan`, from
+ * plannedBuild). A build found already started (the answer to an earlier start was lost, or an
+ * interrupted run started it) is left to run: the service cancels a build when a newer one of the
+ * template starts, so a second build would only throw the first away.
+ */
+export async function startBuild(ref: BuildRef, plan: PlannedBuild, log: Logger): Promise<void> {
   const steps = plan.body.steps ?? [];
   const copies = new Set(steps.flatMap((s) => (s.filesHash ? [s.filesHash] : []))).size;
   const sent = await uploadMissing(platform().builds, ref.templateID, steps, plan.contextDir ?? process.cwd());

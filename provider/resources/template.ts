@@ -18,7 +18,8 @@ import { wireBody, type WireMap } from "../runtime/wire";
 import { sameValue } from "../spec";
 import { adoptable, existing, findByAlias, latest, newerInFlight } from "./template-adoption";
 import { recordBuild } from "./template-record";
-import { requestBuild, startBuild, type BuildRef } from "./template-v2";
+import { plannedBuild, requestBuild, startBuild, type BuildRef } from "./template-v2";
+import type { PlannedBuild } from "./template-steps";
 
 /** The checked inputs, with what `check` derives (./template-derive.ts). */
 type Inputs = InputsOf<"Template"> & { buildSteps?: string[] | undefined };
@@ -128,36 +129,33 @@ async function describe(templateID: string, inputs: Inputs & Partial<Pick<State,
 }
 
 /**
- * Starts a new build of a template. The sdk does not repeat this POST when it got no answer (the
- * service may have started the build), so an unknown outcome is settled the way a create's is, by
- * looking: a build newer than the latest one before the call is the one the call started.
+ * How a rebuild's unknown outcome is settled. The sdk does not repeat a build POST when it got no
+ * answer (the service may have started the build), so it is settled the way a create's is, by looking:
+ * a build newer than the latest one before the call is the one the call started.
  */
-async function startRebuild(templateID: string, inputs: Inputs): Promise<BuildRef> {
+async function startedSince(templateID: string): Promise<() => Promise<BuildRef | undefined>> {
   const newest = async () => latest(await platform().templates.get(templateID))?.buildID;
   const before = await newest();
-  const started = async (): Promise<BuildRef | undefined> => {
+  return async () => {
     const buildID = await newest();
     return buildID !== undefined && buildID !== before ? { templateID, buildID } : undefined;
   };
-  return createOnce(async () => ({ templateID, buildID: (await platform().templates.rebuild(templateID, buildBody(inputs))).buildID }), started);
 }
 
 /**
  * A new build of an existing template, started: v1 by POST /templates/{id}; v2 by a build request
- * under the template's alias (which keeps its ID), its uploads and its start.
+ * under the template's alias (which keeps its ID), its uploads and its start. The v2 build is planned
+ * first (`plan`, else here), so a changed context stops it before the request.
  */
-async function rebuild(templateID: string, inputs: Inputs): Promise<BuildRef> {
+async function rebuild(templateID: string, inputs: Inputs, plan?: PlannedBuild): Promise<BuildRef> {
   if (isV1(inputs)) {
-    const ref = await startRebuild(templateID, inputs);
+    const started = await startedSince(templateID);
+    const ref = await createOnce(async () => ({ templateID, buildID: (await platform().templates.rebuild(templateID, buildBody(inputs))).buildID }), started);
     await recordBuild(ref, inputs, logFor(inputs));
     return ref;
   }
-  const newest = async () => latest(await platform().templates.get(templateID))?.buildID;
-  const before = await newest();
-  const ref = await requestBuild(inputs, async () => {
-    const buildID = await newest();
-    return buildID !== undefined && buildID !== before ? { templateID, buildID } : undefined;
-  });
+  const planned = plan ?? plannedBuild(inputs);
+  const ref = await requestBuild(inputs, await startedSince(templateID));
   if (ref.templateID !== templateID) {
     throw new Error(
       `The build request for alias "${inputs.alias}" went to template ${ref.templateID}, not ${templateID}: that alias no longer ` +
@@ -165,30 +163,31 @@ async function rebuild(templateID: string, inputs: Inputs): Promise<BuildRef> {
     );
   }
   await recordBuild(ref, inputs, logFor(inputs));
-  await startBuild(ref, inputs, logFor(inputs));
+  await startBuild(ref, planned, logFor(inputs));
   return ref;
 }
 
 /**
  * Takes a build to its end: running ones are waited for, failed ones are rebuilt, ready ones are
  * kept, and a v2 build still waiting (just requested, or requested by an interrupted run) gets its
- * files and its start first.
+ * files and its start first (`plan`: the v2 build planned before the create's first call).
  */
-async function settle(ref: BuildRef, inputs: Inputs, provider: unknown): Promise<void> {
+async function settle(ref: BuildRef, inputs: Inputs, provider: unknown, plan?: PlannedBuild): Promise<void> {
   if (ref.status === "ready") return;
   let build = ref;
-  if (ref.status === "error") build = await rebuild(ref.templateID, inputs);
-  else if (!isV1(inputs) && (ref.status === undefined || ref.status === "waiting")) await startBuild(ref, inputs, logFor(inputs));
+  if (ref.status === "error") build = await rebuild(ref.templateID, inputs, plan);
+  else if (!isV1(inputs) && (ref.status === undefined || ref.status === "waiting")) await startBuild(ref, plan ?? plannedBuild(inputs), logFor(inputs));
   await awaitBuild({ templateID: ref.templateID, buildID: build.buildID }, inputs, provider);
 }
 
-/** The first build of a new template, recorded (./template-record.ts): v1 by POST /templates; v2 by a build request under the alias. */
-async function firstBuild(inputs: Inputs): Promise<BuildRef> {
+/**
+ * The first build of a new template: v1 by POST /templates; v2 by a build request under the alias.
+ * The create records it (./template-record.ts) once the template exists, where a failure is recorded too.
+ */
+function firstBuild(inputs: Inputs): Promise<BuildRef> {
   const alias = inputs.alias ?? "";
   const find = () => findByAlias(alias);
-  const ref = isV1(inputs) ? await createOnce<BuildRef>(() => platform().templates.create(buildBody(inputs)), find) : await requestBuild(inputs, find);
-  await recordBuild(ref, inputs, logFor(inputs));
-  return ref;
+  return isV1(inputs) ? createOnce<BuildRef>(() => platform().templates.create(buildBody(inputs)), find) : requestBuild(inputs, find);
 }
 
 /** Moves the template's tags to its current build: `news` assigned, the ones dropped removed. */
@@ -204,17 +203,41 @@ function changedSteps(olds: readonly string[] | undefined, news: readonly string
   return news.filter((line, i) => olds[i] !== line);
 }
 
+/**
+ * A create's failure once the template exists, as a partial create: the engine records the template,
+ * so the next `pulumi up` finishes its build (the update below) and `destroy` deletes it. Left out
+ * of the state, it would hold its alias, and the next create would refuse a chosen one. When the
+ * service cannot describe it either, what the create knows is recorded: the update reads the rest.
+ */
+async function recorded(err: unknown, ref: BuildRef, inputs: Inputs): Promise<unknown> {
+  if (err instanceof PartialCreateError) return err;
+  const known = { ...inputs, templateID: ref.templateID, alias: inputs.alias ?? "", latestBuildID: ref.buildID, buildStatus: ref.status ?? "waiting" };
+  const outs = await describe(ref.templateID, inputs).catch(() => known);
+  const why = err instanceof Error ? err.message : String(err);
+  return new PartialCreateError(
+    `${why}\nTemplate ${ref.templateID} is recorded: the next \`pulumi up\` goes on with its build, and \`pulumi destroy\` deletes it.`,
+    ref.templateID, outs, inputs.__provider,
+  );
+}
+
 export const templateHandlers: ResourceHandlers<"Template"> = {
   async create(inputs: Inputs) {
+    // Before the first call: once a build is requested the template exists.
+    const plan = isV1(inputs) ? undefined : plannedBuild(inputs);
     const found = await existing(inputs, logFor(inputs));
     const ref: BuildRef = found ?? (await firstBuild(inputs));
-    if (found && !(await adoptable(found, inputs, logFor(inputs)))) {
-      await awaitBuild(await rebuild(found.templateID, inputs), inputs, inputs.__provider);
-    } else {
-      await settle(ref, inputs, inputs.__provider);
+    try {
+      if (!found) await recordBuild(ref, inputs, logFor(inputs));
+      if (found && !(await adoptable(found, inputs, logFor(inputs)))) {
+        await awaitBuild(await rebuild(found.templateID, inputs, plan), inputs, inputs.__provider);
+      } else {
+        await settle(ref, inputs, inputs.__provider, plan);
+      }
+      if (inputs.public === true) await platform().templates.setPublic(ref.templateID, true);
+      return { id: ref.templateID, outs: await describe(ref.templateID, inputs) };
+    } catch (err) {
+      throw await recorded(err, ref, inputs);
     }
-    if (inputs.public === true) await platform().templates.setPublic(ref.templateID, true);
-    return { id: ref.templateID, outs: await describe(ref.templateID, inputs) };
   },
 
   async read(id, olds) {

@@ -1,13 +1,19 @@
 /**
  * TemplateTag: a named tag of a template (`prod`) pointed at the build another tag names (`v5`), so a
  * stack rolls a tested build forward and back by editing one input, without a build.
- *   create  POST /templates/tags {target: "alias:target", tags: [tag]}, then GET /templates to learn the
- *           template's ID
+ *   create  GET /templates (the template's ID), GET /templates/{templateID}/tags (a tag of that name
+ *           someone else set is refused unless `takeOver`), POST /templates/tags {target:
+ *           "alias:target", tags: [tag]}
  *   read    GET /templates/{templateID}/tags   (tag gone: gone; the tag on another build than the
  *           target's is drift of `target`, reported as a tag of that build, else its build ID)
  *   update  `target`: the same one POST /templates/tags (the tag moves; nothing is built)
  *   delete  DELETE /templates/tags {name: alias, tags: [tag]}   (404: already gone)
- * Replacement: `template`, `tag`.
+ * Replacement: `template`, `tag`. `takeOver` changes nothing remotely.
+ *
+ * A template's tags are one namespace (`alias:tag`), shared by every stack and person of the team,
+ * and the service does not say who set a tag: one that exists before the create is someone else's
+ * (a chosen name, like a Template's alias, is not adopted), and moving it would change what their
+ * sandboxes start from.
  *
  * A resource rather than more Template inputs: the Template's `tags` follow its newest build, while
  * this tag follows a choice made after testing, and may live in another stack than the build's.
@@ -37,6 +43,12 @@ export const TemplateTagInputs = z.strictObject({
     .describe("The tag this resource points (`prod`); sandboxes name it as `alias:prod`. Not `default`. A change replaces the tag (the old one is removed)."),
   target: tagName("the tag whose build this tag points to, e.g. \"v5\"")
     .describe("The tag whose build `tag` points to (`v5`, given to a build by a Template's `tags`; `default` is the newest build). A change moves the tag in place: one tag call, no build."),
+  takeOver: z.boolean({ error: "must be true or false" }).optional()
+    .describe(
+      "Take over a tag of this name the template already has (set by another stack, or by hand). Default false: the " +
+        "create refuses such a tag, naming the build it points to. Taken over, the tag is this resource's: it moves it, " +
+        "and deleting the resource removes it. Changes nothing remotely.",
+    ),
 });
 
 export const TemplateTagOutputs = z.object({
@@ -49,11 +61,12 @@ export const templateTagSpec = defineSpec({
   description:
     "A tag of a template (`prod`) pointed at the build another tag names (`v5`). Changing `target` moves the tag " +
     "with one call and builds nothing, so a stack can roll a tested build forward and back; sandboxes created " +
-    "from `alias:prod` start from the build it points to. Deleting it removes the tag, never a build.",
+    "from `alias:prod` start from the build it points to. A tag of that name that already exists is refused unless " +
+    "`takeOver` is set. Deleting it removes the tag, never a build.",
   inputs: TemplateTagInputs,
   outputs: TemplateTagOutputs,
   inPlace: ["target"],
-  localOnly: [],
+  localOnly: ["takeOver"],
   secretInputs: [],
   secretOutputs: [],
   credentials: ["apiKey"],

@@ -5,7 +5,7 @@ import * as pulumi from "@pulumi/pulumi";
 import * as utilities from "./utilities";
 
 /**
- * A tag of a template (`prod`) pointed at the build another tag names (`v5`). Changing `target` moves the tag with one call and builds nothing, so a stack can roll a tested build forward and back; sandboxes created from `alias:prod` start from the build it points to. Deleting it removes the tag, never a build.
+ * A tag of a template (`prod`) pointed at the build another tag names (`v5`). Changing `target` moves the tag with one call and builds nothing, so a stack can roll a tested build forward and back; sandboxes created from `alias:prod` start from the build it points to. A tag of that name that already exists is refused unless `takeOver` is set. Deleting it removes the tag, never a build.
  */
 export class TemplateTag extends pulumi.CustomResource {
     /**
@@ -43,6 +43,10 @@ export class TemplateTag extends pulumi.CustomResource {
      */
     declare public readonly tag: pulumi.Output<string>;
     /**
+     * Take over a tag of this name the template already has (set by another stack, or by hand). Default false: the create refuses such a tag, naming the build it points to. Taken over, the tag is this resource's: it moves it, and deleting the resource removes it. Changes nothing remotely.
+     */
+    declare public readonly takeOver: pulumi.Output<boolean | undefined>;
+    /**
      * The tag whose build `tag` points to (`v5`, given to a build by a Template's `tags`; `default` is the newest build). A change moves the tag in place: one tag call, no build.
      */
     declare public readonly target: pulumi.Output<string>;
@@ -76,6 +80,7 @@ export class TemplateTag extends pulumi.CustomResource {
                 throw new Error("Missing required property 'template'");
             }
             resourceInputs["tag"] = args?.tag;
+            resourceInputs["takeOver"] = args?.takeOver;
             resourceInputs["target"] = args?.target;
             resourceInputs["template"] = args?.template;
             resourceInputs["buildID"] = undefined /*out*/;
@@ -83,6 +88,7 @@ export class TemplateTag extends pulumi.CustomResource {
         } else {
             resourceInputs["buildID"] = undefined /*out*/;
             resourceInputs["tag"] = undefined /*out*/;
+            resourceInputs["takeOver"] = undefined /*out*/;
             resourceInputs["target"] = undefined /*out*/;
             resourceInputs["template"] = undefined /*out*/;
             resourceInputs["templateID"] = undefined /*out*/;
@@ -102,6 +108,10 @@ export interface TemplateTagArgs {
      * The tag this resource points (`prod`); sandboxes name it as `alias:prod`. Not `default`. A change replaces the tag (the old one is removed).
      */
     tag: pulumi.Input<string>;
+    /**
+     * Take over a tag of this name the template already has (set by another stack, or by hand). Default false: the create refuses such a tag, naming the build it points to. Taken over, the tag is this resource's: it moves it, and deleting the resource removes it. Changes nothing remotely.
+     */
+    takeOver?: pulumi.Input<boolean | undefined>;
     /**
      * The tag whose build `tag` points to (`v5`, given to a build by a Template's `tags`; `default` is the newest build). A change moves the tag in place: one tag call, no build.
      */

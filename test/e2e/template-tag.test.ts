@@ -2,8 +2,9 @@
  * Rolling a template forward and back through the real engine: a Template built into `v1`, rebuilt
  * into `v2` (v1 keeps naming its build), a TemplateTag `prod` moved v1 → v2 → v1 with one tag call
  * each and no build, a Sandbox from `alias:prod` seeing the file of the build `prod` names, a second
- * up with no changes, refresh reporting a move made elsewhere, bad tag names failing at preview, and
- * the tag removed when the resource goes. The tests share one stack, in order.
+ * up with no changes, refresh reporting a move made elsewhere, bad tag names failing at preview, the
+ * tag removed when the resource goes, and a tag someone else set refused unless taken over. The tests
+ * share one stack, in order.
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -27,6 +28,18 @@ async function tagsOf(s: E2eStack): Promise<Record<string, string>> {
   expect(res.status).toBe(200);
   const list = (await res.json()) as { tag: string; buildID: string }[];
   return Object.fromEntries(list.map((t) => [t.tag, t.buildID]));
+}
+
+/** `prod` pointed at v2's build through the API, as another stack or a person would; returns the alias. */
+async function prodToV2ByHand(s: E2eStack): Promise<string> {
+  const alias = String((await s.outputs()).alias);
+  const res = await fetch(`${s.emulator.apiUrl}/templates/tags`, {
+    method: "POST",
+    headers: { "X-API-Key": s.emulator.apiKey, "Content-Type": "application/json" },
+    body: JSON.stringify({ target: `${alias}:v2`, tags: ["prod"] }),
+  });
+  expect(res.status).toBe(201);
+  return alias;
 }
 
 /** The calls an up made that change something (reads left out). */
@@ -130,13 +143,7 @@ describe("a TemplateTag rolls a template's builds forward and back", () => {
   });
 
   test("refresh reports prod moved elsewhere as drift of target; up moves it back", async () => {
-    const { alias } = await s.outputs();
-    const res = await fetch(`${s.emulator.apiUrl}/templates/tags`, {
-      method: "POST",
-      headers: { "X-API-Key": s.emulator.apiKey, "Content-Type": "application/json" },
-      body: JSON.stringify({ target: `${String(alias)}:v2`, tags: ["prod"] }),
-    });
-    expect(res.status).toBe(201);
+    await prodToV2ByHand(s);
     await s.ok("refresh", "--yes", "--skip-preview");
     const state = JSON.parse(await s.exported()) as { deployment: { resources: { urn: string; outputs?: Record<string, unknown> }[] } };
     const tagState = state.deployment.resources.find((r) => r.urn.endsWith("::prod"));
@@ -155,6 +162,25 @@ describe("a TemplateTag rolls a template's builds forward and back", () => {
     const now = await tags();
     expect(now.prod).toBeUndefined();
     expect(now).toMatchObject({ v1: buildOf.v1, v2: buildOf.v2 });
+  });
+
+  test("a tag set by someone else is refused naming the tag, its build and takeOver; with takeOver: true it is taken over", async () => {
+    const alias = await prodToV2ByHand(s);
+    await s.ok("config", "set", "target", "v1");
+    const since = lastSeq(s.emulator);
+    const up = await s.pulumi("up", "--yes", "--skip-preview");
+    expect(up.code).not.toBe(0);
+    expect(up.output).toContain(`tag: "prod" of template ${alias} already exists, set by another stack or by hand`);
+    expect(up.output).toContain(`it points to build ${buildOf.v2} (tagged default, v2). This TemplateTag would move it to "v1". Set takeOver: true`);
+    expect(tagCalls(callsSince(s.emulator, since))).toEqual([]);
+    expect((await tags()).prod).toBe(buildOf.v2);
+
+    await s.ok("config", "set", "takeOver", "true");
+    await rolledTo("v1", "one");
+    await s.ok("config", "rm", "target");
+    await s.ok("config", "rm", "takeOver");
+    expect(tagCalls(await upWrites())).toEqual(["DELETE /templates/tags"]);
+    expect((await tags()).prod).toBeUndefined();
   });
 });
 

@@ -1,10 +1,11 @@
 /**
  * TemplateTag through the provider's methods against the emulator: what `check` refuses (naming the
- * field), a Sandbox naming `alias:tag` passing check, and read after the service's own changes (the
- * tag moved: drift of `target`; removed: gone). The full roll forward and back is e2e (template-tag).
+ * field), a Sandbox naming `alias:tag` passing check, read after the service's own changes (the
+ * tag moved: drift of `target`; removed: gone), and a tag someone else set refused unless taken
+ * over. The full roll forward and back is e2e (template-tag).
  */
 import { describe, expect, test } from "vitest";
-import { callsSince, checked, checkReasons, emulatorForFile, lastSeq, rest, runtime } from "./harness";
+import { callsSince, checked, checkReasons, emulatorForFile, lastSeq, rejection, rest, runtime } from "./harness";
 
 const emu = emulatorForFile();
 
@@ -52,5 +53,26 @@ describe("read after the service's own changes", () => {
     expect(await runtime.read("TemplateTag", made.id, made.outs)).toEqual({});
     // Deleting what is already gone is done.
     await runtime.remove("TemplateTag", made.id, made.outs);
+  });
+
+  test("a tag of a template that does not exist (TemplateTag.get, the ID alone) reads as gone", async () => {
+    expect(await runtime.read("TemplateTag", "no-such-template:prod", {})).toEqual({});
+  });
+});
+
+describe("a tag someone else set", () => {
+  test("create refuses it, naming the tag, its build and takeOver, with no tag call; takeOver: true moves it", async () => {
+    const t = await runtime.create("Template", await checked("Template", { dockerfile: "FROM python:3.12\nRUN echo held\n", tags: ["v1"], __resource: "proj/dev/held" }));
+    const alias = String(t.outs.alias);
+    expect((await rest(emu(), "POST", "/templates/tags", { target: alias, tags: ["prod"] })).status).toBe(201);
+    const since = lastSeq(emu());
+    const inputs = await checked("TemplateTag", { template: alias, tag: "prod", target: "v1" });
+    const refused = await rejection(runtime.create("TemplateTag", inputs));
+    expect(refused.message).toContain(`tag: "prod" of template ${alias} already exists, set by another stack or by hand`);
+    expect(refused.message).toContain(`it points to build ${String(t.outs.buildID)} (tagged `);
+    expect(refused.message).toContain("Set takeOver: true to take the tag over");
+    expect(callsSince(emu(), since, { writesOnly: true })).toEqual([]);
+    const taken = await runtime.create("TemplateTag", await checked("TemplateTag", { template: alias, tag: "prod", target: "v1", takeOver: true }));
+    expect(taken.outs).toMatchObject({ templateID: t.id, buildID: t.outs.buildID, takeOver: true });
   });
 });

@@ -12,7 +12,7 @@ import (
 	"pulumi-sandbox/sdks/go/sandbox/internal"
 )
 
-// A tag of a template (`prod`) pointed at the build another tag names (`v5`). Changing `target` moves the tag with one call and builds nothing, so a stack can roll a tested build forward and back; sandboxes created from `alias:prod` start from the build it points to. Deleting it removes the tag, never a build.
+// A tag of a template (`prod`) pointed at the build another tag names (`v5`). Changing `target` moves the tag with one call and builds nothing, so a stack can roll a tested build forward and back; sandboxes created from `alias:prod` start from the build it points to. A tag of that name that already exists is refused unless `takeOver` is set. Deleting it removes the tag, never a build.
 type TemplateTag struct {
 	pulumi.CustomResourceState
 
@@ -20,6 +20,8 @@ type TemplateTag struct {
 	BuildID pulumi.StringOutput `pulumi:"buildID"`
 	// The tag this resource points (`prod`); sandboxes name it as `alias:prod`. Not `default`. A change replaces the tag (the old one is removed).
 	Tag pulumi.StringOutput `pulumi:"tag"`
+	// Take over a tag of this name the template already has (set by another stack, or by hand). Default false: the create refuses such a tag, naming the build it points to. Taken over, the tag is this resource's: it moves it, and deleting the resource removes it. Changes nothing remotely.
+	TakeOver pulumi.BoolPtrOutput `pulumi:"takeOver"`
 	// The tag whose build `tag` points to (`v5`, given to a build by a Template's `tags`; `default` is the newest build). A change moves the tag in place: one tag call, no build.
 	Target pulumi.StringOutput `pulumi:"target"`
 	// Alias of the template whose tag this is (e.g. a Template's `alias` output). A change replaces the tag.
@@ -84,6 +86,8 @@ func (TemplateTagState) ElementType() reflect.Type {
 type templateTagArgs struct {
 	// The tag this resource points (`prod`); sandboxes name it as `alias:prod`. Not `default`. A change replaces the tag (the old one is removed).
 	Tag string `pulumi:"tag"`
+	// Take over a tag of this name the template already has (set by another stack, or by hand). Default false: the create refuses such a tag, naming the build it points to. Taken over, the tag is this resource's: it moves it, and deleting the resource removes it. Changes nothing remotely.
+	TakeOver *bool `pulumi:"takeOver"`
 	// The tag whose build `tag` points to (`v5`, given to a build by a Template's `tags`; `default` is the newest build). A change moves the tag in place: one tag call, no build.
 	Target string `pulumi:"target"`
 	// Alias of the template whose tag this is (e.g. a Template's `alias` output). A change replaces the tag.
@@ -94,6 +98,8 @@ type templateTagArgs struct {
 type TemplateTagArgs struct {
 	// The tag this resource points (`prod`); sandboxes name it as `alias:prod`. Not `default`. A change replaces the tag (the old one is removed).
 	Tag pulumi.StringInput
+	// Take over a tag of this name the template already has (set by another stack, or by hand). Default false: the create refuses such a tag, naming the build it points to. Taken over, the tag is this resource's: it moves it, and deleting the resource removes it. Changes nothing remotely.
+	TakeOver pulumi.BoolPtrInput
 	// The tag whose build `tag` points to (`v5`, given to a build by a Template's `tags`; `default` is the newest build). A change moves the tag in place: one tag call, no build.
 	Target pulumi.StringInput
 	// Alias of the template whose tag this is (e.g. a Template's `alias` output). A change replaces the tag.
@@ -145,6 +151,11 @@ func (o TemplateTagOutput) BuildID() pulumi.StringOutput {
 // The tag this resource points (`prod`); sandboxes name it as `alias:prod`. Not `default`. A change replaces the tag (the old one is removed).
 func (o TemplateTagOutput) Tag() pulumi.StringOutput {
 	return o.ApplyT(func(v *TemplateTag) pulumi.StringOutput { return v.Tag }).(pulumi.StringOutput)
+}
+
+// Take over a tag of this name the template already has (set by another stack, or by hand). Default false: the create refuses such a tag, naming the build it points to. Taken over, the tag is this resource's: it moves it, and deleting the resource removes it. Changes nothing remotely.
+func (o TemplateTagOutput) TakeOver() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v *TemplateTag) pulumi.BoolPtrOutput { return v.TakeOver }).(pulumi.BoolPtrOutput)
 }
 
 // The tag whose build `tag` points to (`v5`, given to a build by a Template's `tags`; `default` is the newest build). A change moves the tag in place: one tag call, no build.

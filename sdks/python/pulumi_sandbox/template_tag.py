@@ -21,17 +21,21 @@ class TemplateTagArgs:
     def __init__(__self__, *,
                  tag: pulumi.Input[_builtins.str],
                  target: pulumi.Input[_builtins.str],
-                 template: pulumi.Input[_builtins.str]):
+                 template: pulumi.Input[_builtins.str],
+                 take_over: pulumi.Input[Optional[_builtins.bool]] = None):
         """
         The set of arguments for constructing a TemplateTag resource.
 
         :param pulumi.Input[_builtins.str] tag: The tag this resource points (`prod`); sandboxes name it as `alias:prod`. Not `default`. A change replaces the tag (the old one is removed).
         :param pulumi.Input[_builtins.str] target: The tag whose build `tag` points to (`v5`, given to a build by a Template's `tags`; `default` is the newest build). A change moves the tag in place: one tag call, no build.
         :param pulumi.Input[_builtins.str] template: Alias of the template whose tag this is (e.g. a Template's `alias` output). A change replaces the tag.
+        :param pulumi.Input[_builtins.bool] take_over: Take over a tag of this name the template already has (set by another stack, or by hand). Default false: the create refuses such a tag, naming the build it points to. Taken over, the tag is this resource's: it moves it, and deleting the resource removes it. Changes nothing remotely.
         """
         pulumi.set(__self__, "tag", tag)
         pulumi.set(__self__, "target", target)
         pulumi.set(__self__, "template", template)
+        if take_over is not None:
+            pulumi.set(__self__, "take_over", take_over)
 
     @_builtins.property
     @pulumi.getter
@@ -69,6 +73,18 @@ class TemplateTagArgs:
     def template(self, value: pulumi.Input[_builtins.str]):
         pulumi.set(self, "template", value)
 
+    @_builtins.property
+    @pulumi.getter(name="takeOver")
+    def take_over(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Take over a tag of this name the template already has (set by another stack, or by hand). Default false: the create refuses such a tag, naming the build it points to. Taken over, the tag is this resource's: it moves it, and deleting the resource removes it. Changes nothing remotely.
+        """
+        return pulumi.get(self, "take_over")
+
+    @take_over.setter
+    def take_over(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "take_over", value)
+
 
 @pulumi.type_token("sandbox:index:TemplateTag")
 class TemplateTag(pulumi.CustomResource):
@@ -77,15 +93,17 @@ class TemplateTag(pulumi.CustomResource):
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
                  tag: pulumi.Input[Optional[_builtins.str]] = None,
+                 take_over: pulumi.Input[Optional[_builtins.bool]] = None,
                  target: pulumi.Input[Optional[_builtins.str]] = None,
                  template: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
         """
-        A tag of a template (`prod`) pointed at the build another tag names (`v5`). Changing `target` moves the tag with one call and builds nothing, so a stack can roll a tested build forward and back; sandboxes created from `alias:prod` start from the build it points to. Deleting it removes the tag, never a build.
+        A tag of a template (`prod`) pointed at the build another tag names (`v5`). Changing `target` moves the tag with one call and builds nothing, so a stack can roll a tested build forward and back; sandboxes created from `alias:prod` start from the build it points to. A tag of that name that already exists is refused unless `takeOver` is set. Deleting it removes the tag, never a build.
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.str] tag: The tag this resource points (`prod`); sandboxes name it as `alias:prod`. Not `default`. A change replaces the tag (the old one is removed).
+        :param pulumi.Input[_builtins.bool] take_over: Take over a tag of this name the template already has (set by another stack, or by hand). Default false: the create refuses such a tag, naming the build it points to. Taken over, the tag is this resource's: it moves it, and deleting the resource removes it. Changes nothing remotely.
         :param pulumi.Input[_builtins.str] target: The tag whose build `tag` points to (`v5`, given to a build by a Template's `tags`; `default` is the newest build). A change moves the tag in place: one tag call, no build.
         :param pulumi.Input[_builtins.str] template: Alias of the template whose tag this is (e.g. a Template's `alias` output). A change replaces the tag.
         """
@@ -96,7 +114,7 @@ class TemplateTag(pulumi.CustomResource):
                  args: TemplateTagArgs,
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
-        A tag of a template (`prod`) pointed at the build another tag names (`v5`). Changing `target` moves the tag with one call and builds nothing, so a stack can roll a tested build forward and back; sandboxes created from `alias:prod` start from the build it points to. Deleting it removes the tag, never a build.
+        A tag of a template (`prod`) pointed at the build another tag names (`v5`). Changing `target` moves the tag with one call and builds nothing, so a stack can roll a tested build forward and back; sandboxes created from `alias:prod` start from the build it points to. A tag of that name that already exists is refused unless `takeOver` is set. Deleting it removes the tag, never a build.
 
         :param str resource_name: The name of the resource.
         :param TemplateTagArgs args: The arguments to use to populate this resource's properties.
@@ -114,6 +132,7 @@ class TemplateTag(pulumi.CustomResource):
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
                  tag: pulumi.Input[Optional[_builtins.str]] = None,
+                 take_over: pulumi.Input[Optional[_builtins.bool]] = None,
                  target: pulumi.Input[Optional[_builtins.str]] = None,
                  template: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
@@ -128,6 +147,7 @@ class TemplateTag(pulumi.CustomResource):
             if tag is None and not opts.urn:
                 raise TypeError("Missing required property 'tag'")
             __props__.__dict__["tag"] = tag
+            __props__.__dict__["take_over"] = take_over
             if target is None and not opts.urn:
                 raise TypeError("Missing required property 'target'")
             __props__.__dict__["target"] = target
@@ -162,6 +182,7 @@ class TemplateTag(pulumi.CustomResource):
 
         __props__.__dict__["build_id"] = None
         __props__.__dict__["tag"] = None
+        __props__.__dict__["take_over"] = None
         __props__.__dict__["target"] = None
         __props__.__dict__["template"] = None
         __props__.__dict__["template_id"] = None
@@ -182,6 +203,14 @@ class TemplateTag(pulumi.CustomResource):
         The tag this resource points (`prod`); sandboxes name it as `alias:prod`. Not `default`. A change replaces the tag (the old one is removed).
         """
         return pulumi.get(self, "tag")
+
+    @_builtins.property
+    @pulumi.getter(name="takeOver")
+    def take_over(self) -> pulumi.Output[Optional[_builtins.bool]]:
+        """
+        Take over a tag of this name the template already has (set by another stack, or by hand). Default false: the create refuses such a tag, naming the build it points to. Taken over, the tag is this resource's: it moves it, and deleting the resource removes it. Changes nothing remotely.
+        """
+        return pulumi.get(self, "take_over")
 
     @_builtins.property
     @pulumi.getter
