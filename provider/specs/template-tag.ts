@@ -56,6 +56,10 @@ export const templateTagSpec = defineSpec({
   localOnly: [],
   secretInputs: [],
   secretOutputs: [],
+  // The build `target` names.
+  secretFrom: { buildID: ["target"] },
+  // The ID is `alias:tag`.
+  idFrom: ["template", "tag"],
   credentials: ["apiKey"],
   crossChecks: (inputs) =>
     inputs.tag !== undefined && inputs.tag === inputs.target
