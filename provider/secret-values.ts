@@ -4,12 +4,49 @@
  * plaintext of each secret string as one more input, itself a secret: state keeps it encrypted, and
  * the provider hides exactly these values from logs (pulumi.interpolate over a secret makes the whole
  * string secret, so a command that embeds a token is hidden whole), and nothing that is not secret.
+ * The provider also learns from them which inputs came in secret (../runtime/secrets.ts).
  */
 import * as pulumi from "@pulumi/pulumi";
 import { UNKNOWN } from "./spec";
 
 export function secretValuesOf(args: object): pulumi.Output<string[]> {
-  return pulumi.secret(pulumi.output(collect(args, false).then((values) => [...new Set(values)])));
+  return pulumi.secret(pulumi.output(collect(args, false).then((values) => [...new Set([...values, ...configSecretsWithin(values)])])));
+}
+
+/**
+ * The stack's secret config values found inside the secret strings. `pulumi.interpolate` over a
+ * secret keeps no trace of the secret it was made from, yet what runs prints that part alone: `RUN
+ * echo ${token}` in a Dockerfile logs the token, never the whole Dockerfile. Stack config is where such
+ * a token usually comes from, so each of its secret values (and each string inside a structured one)
+ * that a secret string holds is hidden on its own too. A secret from elsewhere (another resource's
+ * output) is hidden only as the whole string, or its lines.
+ */
+function configSecretsWithin(values: string[]): string[] {
+  // @internal to @pulumi/pulumi, so not in its typings: the keys the language host says are secret
+  // (PULUMI_CONFIG_SECRET_KEYS). Without it, nothing is added.
+  const runtime = pulumi.runtime as typeof pulumi.runtime & { isConfigSecret?: (key: string) => boolean };
+  if (values.length === 0 || typeof runtime.isConfigSecret !== "function") return [];
+  const found: string[] = [];
+  for (const [key, value] of Object.entries(runtime.allConfig())) {
+    if (typeof value !== "string" || !runtime.isConfigSecret(key)) continue;
+    for (const candidate of [value, ...stringsOfJson(value)]) {
+      if (candidate !== "" && values.some((v) => v !== candidate && v.includes(candidate))) found.push(candidate);
+    }
+  }
+  return found;
+}
+
+/** The strings inside a structured config value (`pulumi config set --path`), none for a plain one. */
+function stringsOfJson(text: string): string[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  const strings = (v: unknown): string[] =>
+    typeof v === "string" ? [v] : v !== null && typeof v === "object" ? Object.values(v).flatMap(strings) : [];
+  return parsed !== null && typeof parsed === "object" ? strings(parsed) : [];
 }
 
 /** The value of an Output, with unknowns (preview) as they are, and without taking its dependencies. */

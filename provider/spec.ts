@@ -50,6 +50,17 @@ export interface SpecDeclaration<I extends z.ZodObject = z.ZodObject, O extends 
   secretInputs: readonly string[];
   /** Outputs marked secret (`additionalSecretOutputs`). */
   secretOutputs: readonly string[];
+  /**
+   * Outputs and derived inputs that carry what other inputs hold, by those inputs: each is secret
+   * whenever one of them came in secret (a Template's `buildSteps` quote a Dockerfile built around a
+   * token). The engine itself keeps secret only a result named like a secret input.
+   */
+  secretFrom?: Readonly<Record<string, readonly string[]>>;
+  /**
+   * Inputs the resource's ID is made of. Pulumi stores IDs in plain text and cannot mark one secret,
+   * so `check` refuses these when they come in secret.
+   */
+  idFrom?: readonly string[];
   /** The credentials every call for this kind needs; `check` fails at preview when one is missing. */
   credentials: readonly Credential[];
   /** Credentials some inputs need besides those (a Template's legacy build system needs the access token). */

@@ -129,10 +129,23 @@ export const CONNECT_CODES: Readonly<Record<string, ErrorCode>> = {
  * messages, command output) before it becomes an error message or a log line. Every length counts: a
  * short secret is still a secret. Longer values go first, so a secret that contains another is
  * removed whole.
+ *
+ * A secret of several lines (a key file, a Dockerfile built around a token) rarely comes back whole:
+ * logs and command output arrive a line at a time, and a build log quotes one instruction. So each of
+ * its lines is a secret too, trimmed (output re-indents), unless it holds no letter or digit (`}`,
+ * `-----`): such a line tells nothing, and hiding it would blank every brace of every log line.
  */
 export function redact(text: string, secrets: Iterable<string | undefined>): string {
-  const values = [...new Set([...secrets].filter((s): s is string => typeof s === "string" && s !== ""))].sort((a, b) => b.length - a.length);
+  const values = [...new Set([...secrets].flatMap(secretForms))].sort((a, b) => b.length - a.length);
   let out = text;
   for (const secret of values) out = out.split(secret).join("[redacted]");
   return out;
+}
+
+/** A secret as it may show: whole, and for one of several lines, each meaningful line. */
+function secretForms(secret: string | undefined): string[] {
+  if (typeof secret !== "string" || secret === "") return [];
+  if (!/[\r\n]/.test(secret)) return [secret];
+  const lines = secret.split(/\r?\n|\r/).map((line) => line.trim()).filter((line) => /[\p{L}\p{N}]/u.test(line));
+  return [secret, ...lines];
 }

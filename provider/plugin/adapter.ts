@@ -6,9 +6,10 @@
  * sends, and the secrets are the values that arrive wrapped as secrets (./wire-values.ts). `__secrets`
  * is never stored by the plugin: every request carries its wrapped secrets again.
  */
+import { secretKeys, wrapSecrets } from "../runtime/secrets";
 import type { ResourceKind } from "../spec";
 import { SPECS } from "../specs";
-import { unwrap, wrapSecrets } from "./wire-values";
+import { unwrap } from "./wire-values";
 
 type Obj = Record<string, unknown>;
 
@@ -44,12 +45,13 @@ export function toRuntime(values: Obj | undefined): ToRuntime {
 }
 
 /**
- * Runtime results as the engine stores them: every key that came in secret, every secret input and
- * output of the spec wrapped; `__secrets` dropped (it is derived again on every request).
+ * Runtime results as the engine stores them, with what the runtime says is secret wrapped (every key
+ * of `request` that came in secret, the spec's secret inputs and outputs, and what derives from a
+ * secret input: ../runtime/secrets.ts); `__secrets` dropped (it is derived again on every request).
+ * `request` is what the results answer, as `toRuntime` made it.
  */
-export function fromRuntime(kind: ResourceKind, values: Obj, secretKeys: Iterable<string>): Obj {
-  const spec = SPECS[kind];
-  return wrapSecrets(withoutSecrets(values), new Set([...secretKeys, ...spec.secretInputs, ...spec.secretOutputs]));
+export function fromRuntime(kind: ResourceKind, values: Obj, request: ToRuntime): Obj {
+  return wrapSecrets(withoutSecrets(values), secretKeys(kind, request.values, request.secretKeys));
 }
 
 /**

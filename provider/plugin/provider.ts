@@ -8,7 +8,7 @@ import { dirname, join } from "node:path";
 import type { Provider } from "@pulumi/pulumi/provider";
 import * as runtime from "../runtime/index";
 import { VERSION } from "../runtime/migrate";
-import { fromRuntime, importedInputs, importedState, kindOf, toRuntime, withKnownDockerfile } from "./adapter";
+import { fromRuntime, importedInputs, importedState, kindOf, toRuntime, withKnownDockerfile, type ToRuntime } from "./adapter";
 import { invoke } from "./invoke";
 import { oldInputs } from "./old-inputs";
 import { cancelAll } from "./operation";
@@ -29,7 +29,7 @@ export const plugin: Provider = {
     const given = toRuntime(news);
     // The URN is the resource key: the runtime keeps the stored one after the first create.
     const outcome = await runtime.check(kind, toRuntime(olds).values, { ...given.values, __resource: urn });
-    return outcome.inputs ? { inputs: fromRuntime(kind, outcome.inputs, given.secretKeys) } : { failures: outcome.failures ?? [] };
+    return outcome.inputs ? { inputs: fromRuntime(kind, outcome.inputs, given) } : { failures: outcome.failures ?? [] };
   },
 
   async diff(id, urn, olds, news) {
@@ -42,8 +42,8 @@ export const plugin: Provider = {
   async create(urn, inputs) {
     const kind = kindOf(urn);
     const given = toRuntime(inputs);
-    const { id, outs } = await partial(kind, given.secretKeys, () => runtime.create(kind, given.values));
-    return { id, outs: fromRuntime(kind, outs, given.secretKeys) };
+    const { id, outs } = await partial(kind, given, () => runtime.create(kind, given.values));
+    return { id, outs: fromRuntime(kind, outs, given) };
   },
 
   async read(id, urn, props) {
@@ -52,9 +52,9 @@ export const plugin: Provider = {
     const found = await runtime.read(kind, id, stored.values);
     if (!found.id || !found.props) return { id: "", props: {} }; // gone
     // No stored state: an import (or a get). The engine needs the inputs that would make this resource.
-    if (Object.keys(stored.values).length > 0) return { id: found.id, props: fromRuntime(kind, found.props, stored.secretKeys) };
+    if (Object.keys(stored.values).length > 0) return { id: found.id, props: fromRuntime(kind, found.props, stored) };
     const state = importedState(kind, found.props);
-    return { id: found.id, props: fromRuntime(kind, state, stored.secretKeys), inputs: importedInputs(kind, state) };
+    return { id: found.id, props: fromRuntime(kind, state, stored), inputs: importedInputs(kind, state) };
   },
 
   async update(id, urn, olds, news) {
@@ -62,8 +62,8 @@ export const plugin: Provider = {
     const given = toRuntime(news);
     const recorded = oldInputs();
     const known = withKnownDockerfile(kind, toRuntime(olds).values, recorded && toRuntime(recorded).values, given.values);
-    const { outs } = await partial(kind, given.secretKeys, () => runtime.update(kind, id, known, given.values));
-    return { outs: fromRuntime(kind, outs, given.secretKeys) };
+    const { outs } = await partial(kind, given, () => runtime.update(kind, id, known, given.values));
+    return { outs: fromRuntime(kind, outs, given) };
   },
 
   async delete(id, urn, props) {
@@ -84,12 +84,12 @@ export const plugin: Provider = {
  * `properties` (../runtime/partial.ts); the server sends those to the engine as they are, so their
  * secrets are wrapped here like any other result's.
  */
-async function partial<T>(kind: Parameters<typeof fromRuntime>[0], secretKeys: Set<string>, call: () => Promise<T>): Promise<T> {
+async function partial<T>(kind: Parameters<typeof fromRuntime>[0], request: ToRuntime, call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (err) {
     const e = err as { id?: string; properties?: Obj };
-    if (e && typeof e.id === "string" && e.properties) e.properties = fromRuntime(kind, withoutProvider(e.properties), secretKeys);
+    if (e && typeof e.id === "string" && e.properties) e.properties = fromRuntime(kind, withoutProvider(e.properties), request);
     throw err;
   }
 }

@@ -58,12 +58,3 @@ function strip(value: unknown, inSecret: boolean, found: string[]): { value: unk
   }
   return { value: out, secret: secret || inSecret };
 }
-
-/** `values` with each of `secretKeys` wrapped as a secret (whole top-level values: coarse, never leaky). */
-export function wrapSecrets(values: Obj, secretKeys: Iterable<string>): Obj {
-  const out: Obj = { ...values };
-  for (const key of secretKeys) {
-    if (out[key] !== undefined && out[key] !== null) out[key] = { [specialSigKey]: specialSecretSig, value: out[key] };
-  }
-  return out;
-}

@@ -11,9 +11,10 @@ import { changedFields } from "../diff";
 import { getPath, sameValue } from "../spec";
 import type { ProvisionResult } from "../specs/provision";
 import { sandboxSpec } from "../specs/sandbox";
-import { credentials, platform } from "../runtime/context";
+import { platform } from "../runtime/context";
 import { ignoreNotFound, isNotFound, type InputsOf, type ResourceHandlers, type SpecInputs, type StateOf } from "../runtime/handlers";
 import { resourceLogger } from "../runtime/log";
+import { hiddenValues } from "../runtime/secrets";
 import { createOnce } from "../runtime/outcome";
 import { PartialCreateError } from "../runtime/partial";
 import { runKey, runNumber } from "../runtime/resume";
@@ -30,17 +31,19 @@ type Tokens = Partial<Pick<State, "envdAccessToken" | "trafficAccessToken">>;
 /** The service's default life of a sandbox, in seconds, when `timeoutSeconds` is left out. */
 const DEFAULT_TIMEOUT_SECONDS = 15;
 
+/** The sandbox's tokens: hidden from its logs and stored output like what every resource hides. */
+const tokensOf = (tokens: Tokens = {}): string[] => [tokens.envdAccessToken, tokens.trafficAccessToken].filter((v): v is string => typeof v === "string");
+
 /**
- * Every secret a sandbox's logs and stored output must not show: the credentials, the sandbox's
- * tokens, and each value the program marked secret (`__secrets`, see ../secret-values.ts). A value the
- * program did not mark secret is shown as it is.
+ * Every secret a sandbox's logs and stored output must not show: what every resource hides (the
+ * credentials, each value the program marked secret: ../runtime/secrets.ts) and the sandbox's tokens.
+ * A value the program did not mark secret is shown as it is.
  */
 function secretsOf(inputs: Inputs, tokens: Tokens = {}): string[] {
-  const own = [tokens.envdAccessToken, tokens.trafficAccessToken].filter((v): v is string => typeof v === "string");
-  return [...credentials(), ...(inputs.__secrets ?? []), ...own];
+  return [...hiddenValues("Sandbox", inputs), ...tokensOf(tokens)];
 }
 
-const logFor = (inputs: Inputs, tokens?: Tokens) => resourceLogger("Sandbox", inputs.__resource ?? "", () => secretsOf(inputs, tokens));
+const logFor = (inputs: Inputs, tokens?: Tokens) => resourceLogger("Sandbox", inputs, () => tokensOf(tokens));
 
 export const NEW_SANDBOX: WireMap<SpecInputs<"Sandbox">, NewSandbox> = {
   templateID: (templateID) => ({ templateID }),

@@ -4,16 +4,17 @@
  * build is recorded as made from its inputs (./template-record.ts), so that what an interrupted run
  * left is adopted only when it was made from the inputs of the run that finds it (./template-adoption.ts).
  */
-import { isSandboxError, SandboxError } from "../../sdk/errors";
+import { isSandboxError, redact, SandboxError } from "../../sdk/errors";
 import type { BuildLogEntry, TemplateBuildRequest } from "../../sdk/schemas/templates";
 import { changedFields } from "../diff";
 import { REBUILD_INPUTS, templateSpec } from "../specs/template";
-import { credentials, platform } from "../runtime/context";
+import { platform } from "../runtime/context";
 import { ignoreNotFound, isNotFound, type InputsOf, type ResourceHandlers, type SpecInputs, type StateOf } from "../runtime/handlers";
 import { resourceLogger, type Logger } from "../runtime/log";
 import { createOnce } from "../runtime/outcome";
 import { operationWait } from "../runtime/operation";
 import { PartialCreateError } from "../runtime/partial";
+import { hiddenValues } from "../runtime/secrets";
 import { wireBody, type WireMap } from "../runtime/wire";
 import { sameValue } from "../spec";
 import { adoptable, existing, findByAlias, latest, newerInFlight } from "./template-adoption";
@@ -27,7 +28,7 @@ type State = StateOf<"Template">;
 
 const isV1 = (inputs: Inputs): boolean => inputs.buildSystem === "v1";
 
-const logFor = (inputs: Inputs): Logger => resourceLogger("Template", inputs.__resource ?? "", credentials);
+const logFor = (inputs: Inputs): Logger => resourceLogger("Template", inputs);
 
 export const BUILD_REQUEST: WireMap<SpecInputs<"Template">, TemplateBuildRequest> = {
   dockerfile: (dockerfile) => ({ dockerfile }),
@@ -76,7 +77,9 @@ async function awaitBuild(ref: BuildRef, inputs: Inputs, provider: unknown): Pro
     log(`build ${ref.buildID} is ready`);
   } catch (err) {
     if (!isSandboxError(err) || (err.code !== "build_failed" && err.code !== "timeout")) throw err;
-    const outs = await describe(ref.templateID, inputs, err.code === "build_failed" ? err.message : undefined);
+    // Stored: the service's last log lines, which may print what the Dockerfile holds.
+    const buildError = err.code === "build_failed" ? redact(err.message, hiddenValues("Template", inputs)) : undefined;
+    const outs = await describe(ref.templateID, inputs, buildError);
     // The sdk's timeout names the build and the time waited; the user also needs the setting that set
     // that deadline, and to know the build goes on. (A request's own timeout has no such reason.)
     const message = err.reason === "deadline"

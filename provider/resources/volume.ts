@@ -1,6 +1,6 @@
 /** Volume create/read/update/delete. The map of calls, the replace rule and the seed rule are in ../specs/volume.ts. */
 import type { NewVolume, VolumeAndToken } from "../../sdk/schemas/volumes";
-import { credentials, platform } from "../runtime/context";
+import { platform } from "../runtime/context";
 import { resourceLogger } from "../runtime/log";
 import { autoNamed, createOnce, isAlreadyExists } from "../runtime/outcome";
 import { PartialCreateError } from "../runtime/partial";
@@ -38,7 +38,7 @@ function seededBefore(olds: Partial<State>): SeedBefore {
  */
 async function seed(volume: VolumeAndToken, outs: State, before: SeedBefore, inputs: InputsOf<"Volume">): Promise<State> {
   const client = platform().volumes.content(volume);
-  const log = resourceLogger("Volume", inputs.__resource ?? "", credentials);
+  const log = resourceLogger("Volume", inputs);
   try {
     // Read again: the files are uploaded as they are now (and recorded so), not as `check` saw them.
     const sources = inputs.content ? readContent(inputs.content).sources : {};

@@ -27,9 +27,3 @@ export function platform(): PlatformClient {
   if (!client || client.key !== key) client = { key, client: new PlatformClient({ retry: PROVIDER_RETRY, ...options }) };
   return client.client;
 }
-
-/** Every credential in use, to redact from anything shown or stored. */
-export function credentials(): string[] {
-  const o = platform().options;
-  return [o.apiKey, o.accessToken].filter((v): v is string => !!v);
-}

@@ -12,6 +12,7 @@
 import "../../sdk/node-version";
 import type * as pulumi from "@pulumi/pulumi";
 import { resolveOptions } from "../../sdk/config";
+import { redact } from "../../sdk/errors";
 import { checkInputs, type CheckOutcome } from "../check";
 import { diffInputs, type DiffOutcome } from "../diff";
 import type { Credential } from "../config-keys";
@@ -22,6 +23,7 @@ import { unlessGone } from "./gone";
 import { untyped, type DeriveOutcome, type Inputs, type Outputs, type ResourceHandlers, type UntypedHandlers } from "./handlers";
 import { deriveTemplateSteps } from "../resources/template-derive";
 import { migrate, stamped } from "./migrate";
+import { derivedSecretKeys, hiddenValues, secretInputs, wrapSecrets } from "./secrets";
 
 // Keyed by the registry's kinds: the compiler refuses a kind without handlers, or another kind's.
 // Imported at the first call that needs them: a preview never loads the clients.
@@ -46,13 +48,51 @@ export function configure(req: { config: ConfigSource }): void {
 
 /** Validation before any API call; a bad stack config value and a missing credential are reported here too, at preview. */
 export async function check(kind: ResourceKind, olds: Inputs, news: Inputs): Promise<CheckOutcome> {
-  const checked = checkInputs(SPECS[kind], migrate(kind, olds ?? {}), news ?? {});
-  if (!checked.inputs) return checked;
-  // Inputs computed from the others (a Template's build steps): local work, still before any call.
-  const outcome = DERIVE[kind]?.(checked.inputs) ?? checked;
-  if (!outcome.inputs) return outcome;
-  const failures = [...configProblems().map((reason) => ({ property: "", reason })), ...missingCredentials(kind, outcome.inputs)];
-  return failures.length ? { failures } : outcome;
+  const given = news ?? {};
+  // A failure may quote an input (a Dockerfile's COPY source): not one the program marked secret.
+  const hide = (outcome: CheckOutcome): CheckOutcome => outcome.failures
+    ? { failures: outcome.failures.map((f) => ({ ...f, reason: redact(f.reason, hiddenValues(kind, given)) })) }
+    : outcome;
+  return hide(await scrubbed(kind, given, async () => {
+    const checked = checkInputs(SPECS[kind], migrate(kind, olds ?? {}), given);
+    if (!checked.inputs) return checked;
+    const secretIds = secretIdInputs(kind, checked.inputs);
+    if (secretIds.length) return { failures: secretIds };
+    // Inputs computed from the others (a Template's build steps): local work, still before any call.
+    const outcome = DERIVE[kind]?.(checked.inputs) ?? checked;
+    if (!outcome.inputs) return outcome;
+    const failures = [...configProblems().map((reason) => ({ property: "", reason })), ...missingCredentials(kind, outcome.inputs)];
+    return failures.length ? { failures } : outcome;
+  }));
+}
+
+/** Inputs the ID is made of (a TemplateTag's `alias:tag`) that came in secret: Pulumi stores an ID in plain text. */
+function secretIdInputs(kind: ResourceKind, inputs: Inputs): { property: string; reason: string }[] {
+  const secret = secretInputs(kind, inputs);
+  return (SPECS[kind].idFrom ?? []).filter((key) => secret.has(key)).map((key) => ({
+    property: "",
+    reason: `${key}: is a secret, but it is part of the ${kind}'s ID, which Pulumi stores in plain text and cannot mark secret. ` +
+      "Pass a value that is not secret (`pulumi.unsecret(...)` if it need not be one).",
+  }));
+}
+
+/**
+ * Runs a method with its errors cleared of what the resource hides (../runtime/secrets.ts): a message
+ * may quote the service, which may quote a build log or a command's output. The host prints `stack`
+ * too, which holds the message as it was when the error was made.
+ */
+async function scrubbed<T>(kind: ResourceKind, values: Inputs, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (!(err instanceof Error)) throw err;
+    const hidden = hiddenValues(kind, values);
+    err.message = redact(err.message, hidden);
+    if (err.stack) err.stack = redact(err.stack, hidden);
+    const withReasons = err as Error & { reasons?: unknown };
+    if (Array.isArray(withReasons.reasons)) withReasons.reasons = withReasons.reasons.map((r) => (typeof r === "string" ? redact(r, hidden) : r));
+    throw err;
+  }
 }
 
 /** Where each credential is set, and what a kind needs it for. */
@@ -82,27 +122,55 @@ function plain<T>(value: T): T {
 }
 
 export async function create(kind: ResourceKind, inputs: Inputs) {
-  const { id, outs } = await (await handlersOf(kind)).create(underCurrentNames(SPECS[kind], inputs));
-  return plain({ id, outs: stamped(kind, outs) });
+  return scrubbed(kind, inputs, async () => {
+    const { id, outs } = await (await handlersOf(kind)).create(underCurrentNames(SPECS[kind], inputs));
+    return plain({ id, outs: stamped(kind, outs) });
+  });
 }
 
 export async function read(kind: ResourceKind, id: string, props: Outputs) {
-  const found = await (await handlersOf(kind)).read(id, migrate(kind, props ?? {}));
-  return plain(found.props ? { ...found, props: stamped(kind, found.props) } : found);
+  return scrubbed(kind, props ?? {}, async () => {
+    const found = await (await handlersOf(kind)).read(id, migrate(kind, props ?? {}));
+    return plain(found.props ? { ...found, props: stamped(kind, found.props) } : found);
+  });
 }
 
 /** A resource that expired or was deleted elsewhere fails its update saying so, and what to do (./gone.ts). */
 export async function update(kind: ResourceKind, id: string, olds: Outputs, news: Inputs) {
-  const handlers = await handlersOf(kind);
-  const state = migrate(kind, olds ?? {});
-  const change = () => handlers.update(id, state, underCurrentNames(SPECS[kind], news ?? {}));
-  const key = typeof state.__resource === "string" ? state.__resource : undefined;
-  const { outs } = await unlessGone(kind, id, key, () => handlers.read(id, state), change);
-  return plain({ outs: stamped(kind, outs) });
+  return scrubbed(kind, news ?? {}, async () => {
+    const handlers = await handlersOf(kind);
+    const state = migrate(kind, olds ?? {});
+    const change = () => handlers.update(id, state, underCurrentNames(SPECS[kind], news ?? {}));
+    const key = typeof state.__resource === "string" ? state.__resource : undefined;
+    const { outs } = await unlessGone(kind, id, key, () => handlers.read(id, state), change);
+    return plain({ outs: stamped(kind, outs) });
+  });
 }
 
 export async function remove(kind: ResourceKind, id: string, props: Outputs): Promise<void> {
-  return (await handlersOf(kind)).delete(id, migrate(kind, props ?? {}));
+  return scrubbed(kind, props ?? {}, async () => (await handlersOf(kind)).delete(id, migrate(kind, props ?? {})));
+}
+
+/**
+ * `values` as the dynamic-provider host passes them on, with what derives from a secret input wrapped
+ * as a secret: the host takes an answer as it is, and the engine keeps a wrapped value secret
+ * (./secrets.ts). The rest the engine marks itself, by name.
+ */
+function withSecretsWrapped(kind: ResourceKind, values: Outputs, request: Inputs): Outputs {
+  return wrapSecrets(values, derivedSecretKeys(kind, request));
+}
+
+/** A create or update that failed once the resource existed: the state it carries (./partial.ts) is an answer too. */
+async function wrappingPartial<T>(kind: ResourceKind, request: Inputs, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    const e = err as { id?: unknown; properties?: unknown };
+    if (e && typeof e.id === "string" && e.properties && typeof e.properties === "object") {
+      e.properties = withSecretsWrapped(kind, e.properties as Outputs, request);
+    }
+    throw err;
+  }
 }
 
 const providers = new Map<ResourceKind, pulumi.dynamic.ResourceProvider>();
@@ -113,11 +181,23 @@ export function provider(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
   if (!p) {
     p = {
       configure: async (req) => configure(req),
-      check: (olds, news) => check(kind, olds, news),
+      check: async (olds, news) => {
+        const outcome = await check(kind, olds, news);
+        return outcome.inputs ? { ...outcome, inputs: withSecretsWrapped(kind, outcome.inputs, outcome.inputs) } : outcome;
+      },
       diff: (id, olds, news) => diff(kind, id, olds, news),
-      create: (inputs) => create(kind, inputs),
-      read: (id, props) => read(kind, id, props),
-      update: (id, olds, news) => update(kind, id, olds, news),
+      create: async (inputs) => {
+        const { id, outs } = await wrappingPartial(kind, inputs, () => create(kind, inputs));
+        return { id, outs: withSecretsWrapped(kind, outs, inputs) };
+      },
+      read: async (id, props) => {
+        const found = await read(kind, id, props);
+        return found.props ? { ...found, props: withSecretsWrapped(kind, found.props, props ?? {}) } : found;
+      },
+      update: async (id, olds, news) => {
+        const { outs } = await wrappingPartial(kind, news, () => update(kind, id, olds, news));
+        return { outs: withSecretsWrapped(kind, outs, news) };
+      },
       delete: (id, props) => remove(kind, id, props),
     };
     providers.set(kind, p);

@@ -1,10 +1,13 @@
 /**
  * Progress lines. The engine passes a provider's stderr through to `pulumi up` as it comes, so long
  * work (builds, provisioning) is visible while it runs. Every line names its resource, and every line
- * is redacted of the values given, so no secret reaches the log.
+ * is redacted of what that resource hides (./secrets.ts), so no secret reaches the log: a line at a
+ * time, so each line of a secret of several lines is hidden where it shows alone.
  */
 import { redact } from "../../sdk/errors";
+import type { ResourceKind } from "../spec";
 import { resourceNameOf } from "../specs/naming";
+import { hiddenValues } from "./secrets";
 
 export interface Logger {
   (line: string): void;
@@ -23,11 +26,17 @@ export function setLogSink(next: LogSink): void {
   sink = next;
 }
 
-export function resourceLogger(kind: string, resourceKey: string, secrets: () => Iterable<string | undefined>): Logger {
+/**
+ * The logger of one resource, from its checked inputs (or state): its key names it, and every line is
+ * redacted of what it hides, and of `more` (what it learns while it runs: a sandbox's tokens).
+ */
+export function resourceLogger(kind: ResourceKind, inputs: Record<string, unknown>, more: () => Iterable<string | undefined> = () => []): Logger {
+  const resourceKey = typeof inputs.__resource === "string" ? inputs.__resource : "";
   const name = resourceNameOf(resourceKey) || kind;
   return (line) => {
+    const hidden = [...hiddenValues(kind, inputs), ...more()];
     for (const part of line.replace(/\r/g, "").split("\n")) {
-      if (part.trim() !== "") sink(`[${kind} ${name}] ${redact(part, secrets())}`, resourceKey);
+      if (part.trim() !== "") sink(`[${kind} ${name}] ${redact(part, hidden)}`, resourceKey);
     }
   };
 }

@@ -114,6 +114,7 @@ function resource(spec: ResourceSpec, types: ObjectTypes): ResourceSchema {
     if (!property) throw new Error(`renamed input "${old}" names no input of ${spec.kind}`);
     property.deprecationMessage = `Use ${current}; ${old} is removed in 0.3.`;
   }
+  noteSecrecy(spec, inputProperties, outputOnly);
   const echoed = Object.fromEntries(Object.entries(inputProperties).map(([name, p]) => [name, withoutDefault(p)]));
   for (const path of spec.replaceOnChanges) if (path.includes(".")) markNested(path, inputProperties, types.types);
 
@@ -128,6 +129,24 @@ function resource(spec: ResourceSpec, types: ObjectTypes): ResourceSchema {
     inputProperties,
     requiredInputs: unique(inputs.required ?? []),
   };
+}
+
+/**
+ * The schema's secret flag is all or nothing, so the description says when an output is secret only
+ * with an input (`secretFrom`), and which inputs cannot be secret (`idFrom`).
+ */
+function noteSecrecy(spec: ResourceSpec, inputs: Record<string, PropertySpec>, outputs: Record<string, PropertySpec>): void {
+  const add = (p: PropertySpec | undefined, name: string, note: string) => {
+    if (!p) throw new Error(`${spec.kind}: secretFrom/idFrom names "${name}", which is not a property`);
+    p.description = `${p.description ?? ""} ${note}`.trim();
+  };
+  for (const [name, from] of Object.entries(spec.secretFrom ?? {})) {
+    const names = from.map((k) => `\`${k}\``);
+    add(outputs[name], name, `Secret when ${names.length > 1 ? `${names.slice(0, -1).join(", ")} or ${names.at(-1)}` : names[0]} is.`);
+  }
+  for (const name of spec.idFrom ?? []) {
+    add(inputs[name], name, `Cannot be a secret: it is part of the ${spec.kind}'s ID, which Pulumi stores in plain text.`);
+  }
 }
 
 /** The properties of an object schema, flagged, in name order; the provider's own inputs left out. */

@@ -127,6 +127,8 @@ export const sandboxSpec = defineSpec({
   renamed: { timeout: "timeoutSeconds" },
   secretInputs: ["envVars", "provision"],
   secretOutputs: ["envVars", "provision", "provisionResults", "envdAccessToken", "trafficAccessToken"],
+  // The service reports the alias of the template `templateID` names.
+  secretFrom: { alias: ["templateID"] },
   credentials: ["apiKey"],
   crossChecks: (inputs) => {
     const network = inputs.network as { allowPublicTraffic?: boolean; allowOut?: string[]; denyOut?: string[] } | undefined;

@@ -69,6 +69,10 @@ export const templateTagSpec = defineSpec({
   localOnly: ["takeOver"],
   secretInputs: [],
   secretOutputs: [],
+  // The build `target` names.
+  secretFrom: { buildID: ["target"] },
+  // The ID is `alias:tag`.
+  idFrom: ["template", "tag"],
   credentials: ["apiKey"],
   crossChecks: (inputs) =>
     inputs.tag !== undefined && inputs.tag === inputs.target

@@ -129,6 +129,14 @@ export const templateSpec = defineSpec({
   computed: ["cpuCount", "memoryMB"],
   secretInputs: [],
   secretOutputs: [],
+  // The steps quote the Dockerfile; a failed build's log lines may quote it, or the start and ready
+  // commands; the service reports the alias back in `aliases` and `names`.
+  secretFrom: {
+    buildSteps: ["dockerfile", "context"],
+    lastBuildError: ["dockerfile", "startCmd", "readyCmd"],
+    aliases: ["alias"],
+    names: ["alias"],
+  },
   credentials: ["apiKey"],
   // The v1 build endpoints take only a Bearer access token, besides the API key of every other call.
   credentialsFor: (inputs) => (inputs.buildSystem === "v1" ? ["accessToken"] : []),

@@ -134,6 +134,8 @@ export const volumeSpec = defineSpec({
   uniqueNames: ["name"],
   secretInputs: [],
   secretOutputs: ["token"],
+  // Keyed by the volume paths the seed wrote (`content.target` and the seed's own paths).
+  secretFrom: { contentWritten: ["content"], contentDrift: ["content"] },
   credentials: ["apiKey"],
   autoName: (key, generation) => ({ name: autoName(key, generation) }),
 });

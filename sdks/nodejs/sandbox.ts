@@ -37,7 +37,7 @@ export class Sandbox extends pulumi.CustomResource {
     }
 
     /**
-     * Alias of the template it was created from.
+     * Alias of the template it was created from. Secret when `templateID` is.
      */
     declare public /*out*/ readonly alias: pulumi.Output<string | undefined>;
     /**

@@ -39,7 +39,7 @@ export class Template extends pulumi.CustomResource {
      */
     declare public readonly alias: pulumi.Output<string>;
     /**
-     * Aliases of the template.
+     * Aliases of the template. Secret when `alias` is.
      */
     declare public /*out*/ readonly aliases: pulumi.Output<string[]>;
     /**
@@ -55,7 +55,7 @@ export class Template extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly buildStatus: pulumi.Output<string>;
     /**
-     * What the Dockerfile builds, one line per step as the service gets it (`FROM`, then each step; a COPY step ends with the hash of its files), computed at preview. `pulumi preview --diff` shows a changed context file as a change of its COPY step here. Absent when the Dockerfile is not known at preview, or with buildSystem v1 where it does not convert.
+     * What the Dockerfile builds, one line per step as the service gets it (`FROM`, then each step; a COPY step ends with the hash of its files), computed at preview. `pulumi preview --diff` shows a changed context file as a change of its COPY step here. Absent when the Dockerfile is not known at preview, or with buildSystem v1 where it does not convert. Secret when `dockerfile` or `context` is.
      */
     declare public /*out*/ readonly buildSteps: pulumi.Output<string[] | undefined>;
     /**
@@ -95,7 +95,7 @@ export class Template extends pulumi.CustomResource {
      */
     declare public readonly force: pulumi.Output<boolean | undefined>;
     /**
-     * Why the latest build failed, with its last log lines; absent when it succeeded.
+     * Why the latest build failed, with its last log lines; absent when it succeeded. Secret when `dockerfile`, `startCmd` or `readyCmd` is.
      */
     declare public /*out*/ readonly lastBuildError: pulumi.Output<string | undefined>;
     /**
@@ -107,7 +107,7 @@ export class Template extends pulumi.CustomResource {
      */
     declare public readonly memoryMB: pulumi.Output<number>;
     /**
-     * Names in `namespace/alias` form.
+     * Names in `namespace/alias` form. Secret when `alias` is.
      */
     declare public /*out*/ readonly names: pulumi.Output<string[]>;
     /**

@@ -35,11 +35,11 @@ export class TemplateTag extends pulumi.CustomResource {
     }
 
     /**
-     * The build the tag points to.
+     * The build the tag points to. Secret when `target` is.
      */
     declare public /*out*/ readonly buildID: pulumi.Output<string>;
     /**
-     * The tag this resource points (`prod`); sandboxes name it as `alias:prod`. Not `default`. A change replaces the tag (the old one is removed).
+     * The tag this resource points (`prod`); sandboxes name it as `alias:prod`. Not `default`. A change replaces the tag (the old one is removed). Cannot be a secret: it is part of the TemplateTag's ID, which Pulumi stores in plain text.
      */
     declare public readonly tag: pulumi.Output<string>;
     /**
@@ -51,7 +51,7 @@ export class TemplateTag extends pulumi.CustomResource {
      */
     declare public readonly target: pulumi.Output<string>;
     /**
-     * Alias of the template whose tag this is (e.g. a Template's `alias` output). A change replaces the tag.
+     * Alias of the template whose tag this is (e.g. a Template's `alias` output). A change replaces the tag. Cannot be a secret: it is part of the TemplateTag's ID, which Pulumi stores in plain text.
      */
     declare public readonly template: pulumi.Output<string>;
     /**
@@ -105,7 +105,7 @@ export class TemplateTag extends pulumi.CustomResource {
  */
 export interface TemplateTagArgs {
     /**
-     * The tag this resource points (`prod`); sandboxes name it as `alias:prod`. Not `default`. A change replaces the tag (the old one is removed).
+     * The tag this resource points (`prod`); sandboxes name it as `alias:prod`. Not `default`. A change replaces the tag (the old one is removed). Cannot be a secret: it is part of the TemplateTag's ID, which Pulumi stores in plain text.
      */
     tag: pulumi.Input<string>;
     /**
@@ -117,7 +117,7 @@ export interface TemplateTagArgs {
      */
     target: pulumi.Input<string>;
     /**
-     * Alias of the template whose tag this is (e.g. a Template's `alias` output). A change replaces the tag.
+     * Alias of the template whose tag this is (e.g. a Template's `alias` output). A change replaces the tag. Cannot be a secret: it is part of the TemplateTag's ID, which Pulumi stores in plain text.
      */
     template: pulumi.Input<string>;
 }

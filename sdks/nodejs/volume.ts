@@ -41,11 +41,11 @@ export class Volume extends pulumi.CustomResource {
      */
     declare public readonly content: pulumi.Output<outputs.Content | undefined>;
     /**
-     * Seeded files that `pulumi refresh` found changed or removed on the volume since the provider wrote them. They are left as they are until the seed's own copy changes (then it is uploaded again) or is dropped (then it is deleted).
+     * Seeded files that `pulumi refresh` found changed or removed on the volume since the provider wrote them. They are left as they are until the seed's own copy changes (then it is uploaded again) or is dropped (then it is deleted). Secret when `content` is.
      */
     declare public /*out*/ readonly contentDrift: pulumi.Output<{[key: string]: string}>;
     /**
-     * When the provider last wrote each seeded file, by volume path: the file's mtime as the volume reported it.
+     * When the provider last wrote each seeded file, by volume path: the file's mtime as the volume reported it. Secret when `content` is.
      */
     declare public /*out*/ readonly contentWritten: pulumi.Output<{[key: string]: string}>;
     /**

@@ -59,6 +59,8 @@ export interface E2eStack {
   secret(value: string, label?: string): string;
   /** What `close()` will scan for, by label (never the values): lets a test see a token was picked up. */
   secretLabels(): string[];
+  /** The file backend's files `close()` scans (checkpoints, their history and backups), by path under the backend's dir. */
+  backendFiles(): string[];
   /**
    * Scans the exported state, the backend's files, the stack's config file and every CLI output for
    * the registered secrets; then removes the stack and stops the emulator. Throws, after cleaning
@@ -132,6 +134,7 @@ export async function startStack(project: string, stack: string, emulatorOptions
       return value;
     },
     secretLabels: () => [...secrets.values()],
+    backendFiles: () => filesUnder(stateDir, "").map((p) => p.where.trim()),
     close: async () => {
       let leaks = "";
       try {

@@ -13,7 +13,7 @@ import { specialSecretSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createEmulator, type Emulator } from "../../emulator";
 import type { ResourceKind } from "../../provider/spec";
-import { startHost, type ProviderHost } from "./host";
+import { startHost, type HostError, type ProviderHost } from "./host";
 import { makeProject, REPO, type Project } from "./project";
 import { providerTextOf } from "./serialized";
 
@@ -200,5 +200,48 @@ describe("Sandbox provisioning: the plugin hides what arrives secret, the dynami
     }));
     expect(results.map((r) => r[0]?.command)).toEqual(["echo front-ends-agree", "[redacted]"]);
     expect(results.map((r) => r[0]?.stdoutTail)).toEqual(["front-ends-agree\n", "front-ends-agree\n"]);
+  });
+});
+
+/**
+ * A Dockerfile built around a secret (a private index token): what `check` derives from it and what a
+ * build records are secret in every answer of both front ends, and the build's log lines (stderr here:
+ * the engine address given is not served) show no line of it.
+ */
+describe("Template with a secret Dockerfile: derived results are secret, and no log line shows it", () => {
+  const token = "front-end-index-token-3e9a";
+  const installLine = `RUN pip install --index-url https://u:${token}@pypi.example/simple app`;
+
+  test("check and create: buildSteps is secret on both front ends, and the build log hides each line", async () => {
+    const dockerfile = `FROM ubuntu:22.04\n${installLine}\nRUN echo ${token}\n`;
+    for (const e of ends) {
+      const urn = e.urn("Template", "private");
+      const { inputs, failures } = await e.host.check(urn, {}, e.bag("Template", { alias: "front-end-private", dockerfile }, ["dockerfile"]));
+      expect(failures, e.name).toEqual([]);
+      // The dynamic provider's `dockerfile` the engine marks itself, by name (the host declines secrets).
+      expect(secretKeysOf(inputs), e.name).toEqual(e.name === "plugin" ? ["buildSteps", "dockerfile"] : ["buildSteps"]);
+      const { id, properties } = await e.host.create(urn, inputs);
+      expect(secretKeysOf(properties), e.name).toEqual(e.name === "plugin" ? ["buildSteps", "dockerfile"] : ["buildSteps"]);
+      expect(comparable(properties.buildSteps), e.name).toContain(installLine);
+      await e.host.delete(id, urn, properties);
+      // The service's steps: the base image's (USER, WORKDIR) around the Dockerfile's own.
+      expect(e.host.stderr(), e.name).toMatch(/\[Template \w+\] step \d+: \[\d+\/\d+\] \[redacted\]\n/);
+      expect(e.host.stderr(), e.name).not.toContain(token);
+    }
+  });
+
+  test("a failed build: the state it records keeps buildSteps and lastBuildError secret; the error quotes no line", async () => {
+    const dockerfile = `FROM ubuntu:22.04\nRUN echo ${token}\nRUN exit 3\n`;
+    for (const e of ends) {
+      const urn = e.urn("Template", "failing");
+      const { inputs } = await e.host.check(urn, {}, e.bag("Template", { alias: "front-end-failing", dockerfile }, ["dockerfile"]));
+      const err = (await e.host.create(urn, inputs).then(() => undefined, (x: unknown) => x)) as HostError;
+      expect(err?.initFailure, e.name).toBeDefined();
+      const recorded = err.initFailure!.properties;
+      expect(secretKeysOf(recorded), e.name).toEqual(expect.arrayContaining(["buildSteps", "lastBuildError"]));
+      expect(err.message, e.name).toMatch(/\nStep \d+ is: \[redacted\]$/);
+      expect(`${err.message}${err.initFailure!.reasons.join("")}`, e.name).not.toContain("RUN exit 3");
+      await e.host.delete(err.initFailure!.id, urn, recorded);
+    }
   });
 });

@@ -9,6 +9,7 @@ import * as grpc from "@grpc/grpc-js";
 import { ResourceProviderClient } from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as proto from "@pulumi/pulumi/proto/provider_pb";
 import { Status } from "@pulumi/pulumi/proto/status_pb";
+import { specialSecretSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
 
 type Obj = Record<string, unknown>;
@@ -64,13 +65,17 @@ export async function startHost(opts: { cwd: string; project: string; env?: Reco
     new Promise<Res>((res, rej) =>
       method.call(client, req, new grpc.Metadata(), { deadline: Date.now() + CALL_DEADLINE_MS }, (err, out) => (err ? rej(hostError(err, stderr)) : res(out))),
     );
-  const struct = (obj: Obj) => Struct.fromJavaScript(obj as Record<string, never>);
+  // As the engine does, a provider that does not accept secrets (the dynamic-provider host) gets
+  // every value plain: its answers may hold secrets, which a test passes back as it got them.
+  let acceptSecrets = true;
+  const struct = (obj: Obj) => Struct.fromJavaScript((acceptSecrets ? obj : withoutSecretMarks(obj)) as Record<string, never>);
 
   return {
     async configure(config) {
       const req = new proto.ConfigureRequest().setArgs(struct(config));
       const res = await call<proto.ConfigureRequest, proto.ConfigureResponse>(client.configure, req);
-      return { acceptSecrets: res.getAcceptsecrets() };
+      acceptSecrets = res.getAcceptsecrets();
+      return { acceptSecrets };
     },
     async check(urn, olds, news) {
       const req = new proto.CheckRequest().setUrn(urn).setOlds(struct(olds)).setNews(struct(news));
@@ -111,6 +116,18 @@ export async function startHost(opts: { cwd: string; project: string; env?: Reco
       }
     },
   };
+}
+
+/** A property bag with each secret's value in place of its wrapper. */
+function withoutSecretMarks(value: Obj): Obj {
+  const strip = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(strip);
+    if (v === null || typeof v !== "object") return v;
+    const obj = v as Obj;
+    if (obj[specialSigKey] === specialSecretSig) return strip(obj.value);
+    return Object.fromEntries(Object.entries(obj).map(([k, x]) => [k, strip(x)]));
+  };
+  return strip(value) as Obj;
 }
 
 /** The port the host prints on its first stdout line. */

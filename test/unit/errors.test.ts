@@ -88,4 +88,23 @@ describe("redact", () => {
   test("a secret that contains another is removed whole", () => {
     expect(redact("token=abc123; id=abc", ["abc", "abc123"])).toBe("token=[redacted]; id=[redacted]");
   });
+
+  test("a secret of several lines is removed whole, and each of its lines wherever it shows alone", () => {
+    const key = "-----BEGIN KEY-----\nMIIEvQIBADANBgkq\n  hkiG9w0BAQEFAASC\r\n-----END KEY-----\n";
+    expect(redact(`key: ${key}done`, [key])).toBe("key: [redacted]done");
+    // Output comes a line at a time, re-indented; a line may sit inside a longer one.
+    expect(redact("line 2: MIIEvQIBADANBgkq", [key])).toBe("line 2: [redacted]");
+    expect(redact("    hkiG9w0BAQEFAASC (continued)", [key])).toBe("    [redacted] (continued)");
+    expect(redact("-----END KEY-----", [key])).toBe("[redacted]");
+  });
+
+  test("a line of a secret that holds no letter or digit is left alone: it tells nothing", () => {
+    const json = '{\n  "token": "s3cr3t-value"\n}';
+    expect(redact('config {"a": 1} and "token": "s3cr3t-value"', [json])).toBe('config {"a": 1} and [redacted]');
+  });
+
+  test("a Dockerfile built around a token: the instruction that holds it is hidden in a build log line", () => {
+    const dockerfile = "FROM python:3.12\nRUN pip install --index-url https://u:tok-9f8e7d@pypi.example/simple app\n";
+    expect(redact("step 2: [2/2] RUN pip install --index-url https://u:tok-9f8e7d@pypi.example/simple app", [dockerfile])).toBe("step 2: [2/2] [redacted]");
+  });
 });

@@ -16,7 +16,7 @@ import (
 type Sandbox struct {
 	pulumi.CustomResourceState
 
-	// Alias of the template it was created from.
+	// Alias of the template it was created from. Secret when `templateID` is.
 	Alias pulumi.StringPtrOutput `pulumi:"alias"`
 	// When false, all egress is denied (as denyOut 0.0.0.0/0). Sent as `allow_internet_access`.
 	AllowInternetAccess pulumi.BoolPtrOutput `pulumi:"allowInternetAccess"`
@@ -249,7 +249,7 @@ func (o SandboxOutput) ToSandboxOutputWithContext(ctx context.Context) SandboxOu
 	return o
 }
 
-// Alias of the template it was created from.
+// Alias of the template it was created from. Secret when `templateID` is.
 func (o SandboxOutput) Alias() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Sandbox) pulumi.StringPtrOutput { return v.Alias }).(pulumi.StringPtrOutput)
 }

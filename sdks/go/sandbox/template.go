@@ -18,7 +18,7 @@ type Template struct {
 
 	// The template's alias: the one given, else the auto-name.
 	Alias pulumi.StringOutput `pulumi:"alias"`
-	// Aliases of the template.
+	// Aliases of the template. Secret when `alias` is.
 	Aliases pulumi.StringArrayOutput `pulumi:"aliases"`
 	// How many builds the template has had.
 	BuildCount pulumi.Float64Output `pulumi:"buildCount"`
@@ -26,7 +26,7 @@ type Template struct {
 	BuildID pulumi.StringOutput `pulumi:"buildID"`
 	// Status of the latest build: waiting, building, ready or error.
 	BuildStatus pulumi.StringOutput `pulumi:"buildStatus"`
-	// What the Dockerfile builds, one line per step as the service gets it (`FROM`, then each step; a COPY step ends with the hash of its files), computed at preview. `pulumi preview --diff` shows a changed context file as a change of its COPY step here. Absent when the Dockerfile is not known at preview, or with buildSystem v1 where it does not convert.
+	// What the Dockerfile builds, one line per step as the service gets it (`FROM`, then each step; a COPY step ends with the hash of its files), computed at preview. `pulumi preview --diff` shows a changed context file as a change of its COPY step here. Absent when the Dockerfile is not known at preview, or with buildSystem v1 where it does not convert. Secret when `dockerfile` or `context` is.
 	BuildSteps pulumi.StringArrayOutput `pulumi:"buildSteps"`
 	// Which build system builds the template: `"v2"` (default), the service's current one, needs only the API key and uploads the context; `"v1"`, the legacy endpoints that take the Dockerfile text, needs the access token (`sandbox:accessToken`) and takes no context, tags or force. Changing it rebuilds nothing by itself. One of `v2`, `v1`.
 	BuildSystem pulumi.StringOutput `pulumi:"buildSystem"`
@@ -46,13 +46,13 @@ type Template struct {
 	EnvdVersion pulumi.StringOutput `pulumi:"envdVersion"`
 	// Build without the service's build cache (every step runs again). Default false. Setting it to true rebuilds once; while true, every rebuild skips the cache; setting it back rebuilds nothing. v2 only.
 	Force pulumi.BoolPtrOutput `pulumi:"force"`
-	// Why the latest build failed, with its last log lines; absent when it succeeded.
+	// Why the latest build failed, with its last log lines; absent when it succeeded. Secret when `dockerfile`, `startCmd` or `readyCmd` is.
 	LastBuildError pulumi.StringPtrOutput `pulumi:"lastBuildError"`
 	// The latest build, which may still be running or may have failed.
 	LatestBuildID pulumi.StringOutput `pulumi:"latestBuildID"`
 	// Memory of the last successful build, in MiB.
 	MemoryMB pulumi.Float64Output `pulumi:"memoryMB"`
-	// Names in `namespace/alias` form.
+	// Names in `namespace/alias` form. Secret when `alias` is.
 	Names pulumi.StringArrayOutput `pulumi:"names"`
 	// Whether other teams may use the template, as the service reports it.
 	Public pulumi.BoolOutput `pulumi:"public"`
@@ -229,7 +229,7 @@ func (o TemplateOutput) Alias() pulumi.StringOutput {
 	return o.ApplyT(func(v *Template) pulumi.StringOutput { return v.Alias }).(pulumi.StringOutput)
 }
 
-// Aliases of the template.
+// Aliases of the template. Secret when `alias` is.
 func (o TemplateOutput) Aliases() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v *Template) pulumi.StringArrayOutput { return v.Aliases }).(pulumi.StringArrayOutput)
 }
@@ -249,7 +249,7 @@ func (o TemplateOutput) BuildStatus() pulumi.StringOutput {
 	return o.ApplyT(func(v *Template) pulumi.StringOutput { return v.BuildStatus }).(pulumi.StringOutput)
 }
 
-// What the Dockerfile builds, one line per step as the service gets it (`FROM`, then each step; a COPY step ends with the hash of its files), computed at preview. `pulumi preview --diff` shows a changed context file as a change of its COPY step here. Absent when the Dockerfile is not known at preview, or with buildSystem v1 where it does not convert.
+// What the Dockerfile builds, one line per step as the service gets it (`FROM`, then each step; a COPY step ends with the hash of its files), computed at preview. `pulumi preview --diff` shows a changed context file as a change of its COPY step here. Absent when the Dockerfile is not known at preview, or with buildSystem v1 where it does not convert. Secret when `dockerfile` or `context` is.
 func (o TemplateOutput) BuildSteps() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v *Template) pulumi.StringArrayOutput { return v.BuildSteps }).(pulumi.StringArrayOutput)
 }
@@ -299,7 +299,7 @@ func (o TemplateOutput) Force() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *Template) pulumi.BoolPtrOutput { return v.Force }).(pulumi.BoolPtrOutput)
 }
 
-// Why the latest build failed, with its last log lines; absent when it succeeded.
+// Why the latest build failed, with its last log lines; absent when it succeeded. Secret when `dockerfile`, `startCmd` or `readyCmd` is.
 func (o TemplateOutput) LastBuildError() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Template) pulumi.StringPtrOutput { return v.LastBuildError }).(pulumi.StringPtrOutput)
 }
@@ -314,7 +314,7 @@ func (o TemplateOutput) MemoryMB() pulumi.Float64Output {
 	return o.ApplyT(func(v *Template) pulumi.Float64Output { return v.MemoryMB }).(pulumi.Float64Output)
 }
 
-// Names in `namespace/alias` form.
+// Names in `namespace/alias` form. Secret when `alias` is.
 func (o TemplateOutput) Names() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v *Template) pulumi.StringArrayOutput { return v.Names }).(pulumi.StringArrayOutput)
 }

@@ -16,15 +16,15 @@ import (
 type TemplateTag struct {
 	pulumi.CustomResourceState
 
-	// The build the tag points to.
+	// The build the tag points to. Secret when `target` is.
 	BuildID pulumi.StringOutput `pulumi:"buildID"`
-	// The tag this resource points (`prod`); sandboxes name it as `alias:prod`. Not `default`. A change replaces the tag (the old one is removed).
+	// The tag this resource points (`prod`); sandboxes name it as `alias:prod`. Not `default`. A change replaces the tag (the old one is removed). Cannot be a secret: it is part of the TemplateTag's ID, which Pulumi stores in plain text.
 	Tag pulumi.StringOutput `pulumi:"tag"`
 	// Take over a tag of this name the template already has (set by another stack, or by hand). Default false: the create refuses such a tag, naming the build it points to. Taken over, the tag is this resource's: it moves it, and deleting the resource removes it. Changes nothing remotely.
 	TakeOver pulumi.BoolPtrOutput `pulumi:"takeOver"`
 	// The tag whose build `tag` points to (`v5`, given to a build by a Template's `tags`; `default` is the newest build). A change moves the tag in place: one tag call, no build.
 	Target pulumi.StringOutput `pulumi:"target"`
-	// Alias of the template whose tag this is (e.g. a Template's `alias` output). A change replaces the tag.
+	// Alias of the template whose tag this is (e.g. a Template's `alias` output). A change replaces the tag. Cannot be a secret: it is part of the TemplateTag's ID, which Pulumi stores in plain text.
 	Template pulumi.StringOutput `pulumi:"template"`
 	// The template's ID.
 	TemplateID pulumi.StringOutput `pulumi:"templateID"`
@@ -84,25 +84,25 @@ func (TemplateTagState) ElementType() reflect.Type {
 }
 
 type templateTagArgs struct {
-	// The tag this resource points (`prod`); sandboxes name it as `alias:prod`. Not `default`. A change replaces the tag (the old one is removed).
+	// The tag this resource points (`prod`); sandboxes name it as `alias:prod`. Not `default`. A change replaces the tag (the old one is removed). Cannot be a secret: it is part of the TemplateTag's ID, which Pulumi stores in plain text.
 	Tag string `pulumi:"tag"`
 	// Take over a tag of this name the template already has (set by another stack, or by hand). Default false: the create refuses such a tag, naming the build it points to. Taken over, the tag is this resource's: it moves it, and deleting the resource removes it. Changes nothing remotely.
 	TakeOver *bool `pulumi:"takeOver"`
 	// The tag whose build `tag` points to (`v5`, given to a build by a Template's `tags`; `default` is the newest build). A change moves the tag in place: one tag call, no build.
 	Target string `pulumi:"target"`
-	// Alias of the template whose tag this is (e.g. a Template's `alias` output). A change replaces the tag.
+	// Alias of the template whose tag this is (e.g. a Template's `alias` output). A change replaces the tag. Cannot be a secret: it is part of the TemplateTag's ID, which Pulumi stores in plain text.
 	Template string `pulumi:"template"`
 }
 
 // The set of arguments for constructing a TemplateTag resource.
 type TemplateTagArgs struct {
-	// The tag this resource points (`prod`); sandboxes name it as `alias:prod`. Not `default`. A change replaces the tag (the old one is removed).
+	// The tag this resource points (`prod`); sandboxes name it as `alias:prod`. Not `default`. A change replaces the tag (the old one is removed). Cannot be a secret: it is part of the TemplateTag's ID, which Pulumi stores in plain text.
 	Tag pulumi.StringInput
 	// Take over a tag of this name the template already has (set by another stack, or by hand). Default false: the create refuses such a tag, naming the build it points to. Taken over, the tag is this resource's: it moves it, and deleting the resource removes it. Changes nothing remotely.
 	TakeOver pulumi.BoolPtrInput
 	// The tag whose build `tag` points to (`v5`, given to a build by a Template's `tags`; `default` is the newest build). A change moves the tag in place: one tag call, no build.
 	Target pulumi.StringInput
-	// Alias of the template whose tag this is (e.g. a Template's `alias` output). A change replaces the tag.
+	// Alias of the template whose tag this is (e.g. a Template's `alias` output). A change replaces the tag. Cannot be a secret: it is part of the TemplateTag's ID, which Pulumi stores in plain text.
 	Template pulumi.StringInput
 }
 
@@ -143,12 +143,12 @@ func (o TemplateTagOutput) ToTemplateTagOutputWithContext(ctx context.Context) T
 	return o
 }
 
-// The build the tag points to.
+// The build the tag points to. Secret when `target` is.
 func (o TemplateTagOutput) BuildID() pulumi.StringOutput {
 	return o.ApplyT(func(v *TemplateTag) pulumi.StringOutput { return v.BuildID }).(pulumi.StringOutput)
 }
 
-// The tag this resource points (`prod`); sandboxes name it as `alias:prod`. Not `default`. A change replaces the tag (the old one is removed).
+// The tag this resource points (`prod`); sandboxes name it as `alias:prod`. Not `default`. A change replaces the tag (the old one is removed). Cannot be a secret: it is part of the TemplateTag's ID, which Pulumi stores in plain text.
 func (o TemplateTagOutput) Tag() pulumi.StringOutput {
 	return o.ApplyT(func(v *TemplateTag) pulumi.StringOutput { return v.Tag }).(pulumi.StringOutput)
 }
@@ -163,7 +163,7 @@ func (o TemplateTagOutput) Target() pulumi.StringOutput {
 	return o.ApplyT(func(v *TemplateTag) pulumi.StringOutput { return v.Target }).(pulumi.StringOutput)
 }
 
-// Alias of the template whose tag this is (e.g. a Template's `alias` output). A change replaces the tag.
+// Alias of the template whose tag this is (e.g. a Template's `alias` output). A change replaces the tag. Cannot be a secret: it is part of the TemplateTag's ID, which Pulumi stores in plain text.
 func (o TemplateTagOutput) Template() pulumi.StringOutput {
 	return o.ApplyT(func(v *TemplateTag) pulumi.StringOutput { return v.Template }).(pulumi.StringOutput)
 }

@@ -17,9 +17,9 @@ type Volume struct {
 
 	// Seeds the volume with the files of a local directory or a Pulumi archive, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
 	Content ContentPtrOutput `pulumi:"content"`
-	// Seeded files that `pulumi refresh` found changed or removed on the volume since the provider wrote them. They are left as they are until the seed's own copy changes (then it is uploaded again) or is dropped (then it is deleted).
+	// Seeded files that `pulumi refresh` found changed or removed on the volume since the provider wrote them. They are left as they are until the seed's own copy changes (then it is uploaded again) or is dropped (then it is deleted). Secret when `content` is.
 	ContentDrift pulumi.StringMapOutput `pulumi:"contentDrift"`
-	// When the provider last wrote each seeded file, by volume path: the file's mtime as the volume reported it.
+	// When the provider last wrote each seeded file, by volume path: the file's mtime as the volume reported it. Secret when `content` is.
 	ContentWritten pulumi.StringMapOutput `pulumi:"contentWritten"`
 	// The volume's name.
 	Name pulumi.StringOutput `pulumi:"name"`
@@ -138,12 +138,12 @@ func (o VolumeOutput) Content() ContentPtrOutput {
 	return o.ApplyT(func(v *Volume) ContentPtrOutput { return v.Content }).(ContentPtrOutput)
 }
 
-// Seeded files that `pulumi refresh` found changed or removed on the volume since the provider wrote them. They are left as they are until the seed's own copy changes (then it is uploaded again) or is dropped (then it is deleted).
+// Seeded files that `pulumi refresh` found changed or removed on the volume since the provider wrote them. They are left as they are until the seed's own copy changes (then it is uploaded again) or is dropped (then it is deleted). Secret when `content` is.
 func (o VolumeOutput) ContentDrift() pulumi.StringMapOutput {
 	return o.ApplyT(func(v *Volume) pulumi.StringMapOutput { return v.ContentDrift }).(pulumi.StringMapOutput)
 }
 
-// When the provider last wrote each seeded file, by volume path: the file's mtime as the volume reported it.
+// When the provider last wrote each seeded file, by volume path: the file's mtime as the volume reported it. Secret when `content` is.
 func (o VolumeOutput) ContentWritten() pulumi.StringMapOutput {
 	return o.ApplyT(func(v *Volume) pulumi.StringMapOutput { return v.ContentWritten }).(pulumi.StringMapOutput)
 }

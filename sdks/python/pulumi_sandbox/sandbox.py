@@ -428,7 +428,7 @@ class Sandbox(pulumi.CustomResource):
     @pulumi.getter
     def alias(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Alias of the template it was created from.
+        Alias of the template it was created from. Secret when `templateID` is.
         """
         return pulumi.get(self, "alias")
 

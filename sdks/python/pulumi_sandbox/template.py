@@ -423,7 +423,7 @@ class Template(pulumi.CustomResource):
     @pulumi.getter
     def aliases(self) -> pulumi.Output[Sequence[_builtins.str]]:
         """
-        Aliases of the template.
+        Aliases of the template. Secret when `alias` is.
         """
         return pulumi.get(self, "aliases")
 
@@ -455,7 +455,7 @@ class Template(pulumi.CustomResource):
     @pulumi.getter(name="buildSteps")
     def build_steps(self) -> pulumi.Output[Optional[Sequence[_builtins.str]]]:
         """
-        What the Dockerfile builds, one line per step as the service gets it (`FROM`, then each step; a COPY step ends with the hash of its files), computed at preview. `pulumi preview --diff` shows a changed context file as a change of its COPY step here. Absent when the Dockerfile is not known at preview, or with buildSystem v1 where it does not convert.
+        What the Dockerfile builds, one line per step as the service gets it (`FROM`, then each step; a COPY step ends with the hash of its files), computed at preview. `pulumi preview --diff` shows a changed context file as a change of its COPY step here. Absent when the Dockerfile is not known at preview, or with buildSystem v1 where it does not convert. Secret when `dockerfile` or `context` is.
         """
         return pulumi.get(self, "build_steps")
 
@@ -535,7 +535,7 @@ class Template(pulumi.CustomResource):
     @pulumi.getter(name="lastBuildError")
     def last_build_error(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Why the latest build failed, with its last log lines; absent when it succeeded.
+        Why the latest build failed, with its last log lines; absent when it succeeded. Secret when `dockerfile`, `startCmd` or `readyCmd` is.
         """
         return pulumi.get(self, "last_build_error")
 
@@ -559,7 +559,7 @@ class Template(pulumi.CustomResource):
     @pulumi.getter
     def names(self) -> pulumi.Output[Sequence[_builtins.str]]:
         """
-        Names in `namespace/alias` form.
+        Names in `namespace/alias` form. Secret when `alias` is.
         """
         return pulumi.get(self, "names")
 

@@ -26,9 +26,9 @@ class TemplateTagArgs:
         """
         The set of arguments for constructing a TemplateTag resource.
 
-        :param pulumi.Input[_builtins.str] tag: The tag this resource points (`prod`); sandboxes name it as `alias:prod`. Not `default`. A change replaces the tag (the old one is removed).
+        :param pulumi.Input[_builtins.str] tag: The tag this resource points (`prod`); sandboxes name it as `alias:prod`. Not `default`. A change replaces the tag (the old one is removed). Cannot be a secret: it is part of the TemplateTag's ID, which Pulumi stores in plain text.
         :param pulumi.Input[_builtins.str] target: The tag whose build `tag` points to (`v5`, given to a build by a Template's `tags`; `default` is the newest build). A change moves the tag in place: one tag call, no build.
-        :param pulumi.Input[_builtins.str] template: Alias of the template whose tag this is (e.g. a Template's `alias` output). A change replaces the tag.
+        :param pulumi.Input[_builtins.str] template: Alias of the template whose tag this is (e.g. a Template's `alias` output). A change replaces the tag. Cannot be a secret: it is part of the TemplateTag's ID, which Pulumi stores in plain text.
         :param pulumi.Input[_builtins.bool] take_over: Take over a tag of this name the template already has (set by another stack, or by hand). Default false: the create refuses such a tag, naming the build it points to. Taken over, the tag is this resource's: it moves it, and deleting the resource removes it. Changes nothing remotely.
         """
         pulumi.set(__self__, "tag", tag)
@@ -41,7 +41,7 @@ class TemplateTagArgs:
     @pulumi.getter
     def tag(self) -> pulumi.Input[_builtins.str]:
         """
-        The tag this resource points (`prod`); sandboxes name it as `alias:prod`. Not `default`. A change replaces the tag (the old one is removed).
+        The tag this resource points (`prod`); sandboxes name it as `alias:prod`. Not `default`. A change replaces the tag (the old one is removed). Cannot be a secret: it is part of the TemplateTag's ID, which Pulumi stores in plain text.
         """
         return pulumi.get(self, "tag")
 
@@ -65,7 +65,7 @@ class TemplateTagArgs:
     @pulumi.getter
     def template(self) -> pulumi.Input[_builtins.str]:
         """
-        Alias of the template whose tag this is (e.g. a Template's `alias` output). A change replaces the tag.
+        Alias of the template whose tag this is (e.g. a Template's `alias` output). A change replaces the tag. Cannot be a secret: it is part of the TemplateTag's ID, which Pulumi stores in plain text.
         """
         return pulumi.get(self, "template")
 
@@ -102,10 +102,10 @@ class TemplateTag(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[_builtins.str] tag: The tag this resource points (`prod`); sandboxes name it as `alias:prod`. Not `default`. A change replaces the tag (the old one is removed).
+        :param pulumi.Input[_builtins.str] tag: The tag this resource points (`prod`); sandboxes name it as `alias:prod`. Not `default`. A change replaces the tag (the old one is removed). Cannot be a secret: it is part of the TemplateTag's ID, which Pulumi stores in plain text.
         :param pulumi.Input[_builtins.bool] take_over: Take over a tag of this name the template already has (set by another stack, or by hand). Default false: the create refuses such a tag, naming the build it points to. Taken over, the tag is this resource's: it moves it, and deleting the resource removes it. Changes nothing remotely.
         :param pulumi.Input[_builtins.str] target: The tag whose build `tag` points to (`v5`, given to a build by a Template's `tags`; `default` is the newest build). A change moves the tag in place: one tag call, no build.
-        :param pulumi.Input[_builtins.str] template: Alias of the template whose tag this is (e.g. a Template's `alias` output). A change replaces the tag.
+        :param pulumi.Input[_builtins.str] template: Alias of the template whose tag this is (e.g. a Template's `alias` output). A change replaces the tag. Cannot be a secret: it is part of the TemplateTag's ID, which Pulumi stores in plain text.
         """
         ...
     @overload
@@ -192,7 +192,7 @@ class TemplateTag(pulumi.CustomResource):
     @pulumi.getter(name="buildID")
     def build_id(self) -> pulumi.Output[_builtins.str]:
         """
-        The build the tag points to.
+        The build the tag points to. Secret when `target` is.
         """
         return pulumi.get(self, "build_id")
 
@@ -200,7 +200,7 @@ class TemplateTag(pulumi.CustomResource):
     @pulumi.getter
     def tag(self) -> pulumi.Output[_builtins.str]:
         """
-        The tag this resource points (`prod`); sandboxes name it as `alias:prod`. Not `default`. A change replaces the tag (the old one is removed).
+        The tag this resource points (`prod`); sandboxes name it as `alias:prod`. Not `default`. A change replaces the tag (the old one is removed). Cannot be a secret: it is part of the TemplateTag's ID, which Pulumi stores in plain text.
         """
         return pulumi.get(self, "tag")
 
@@ -224,7 +224,7 @@ class TemplateTag(pulumi.CustomResource):
     @pulumi.getter
     def template(self) -> pulumi.Output[_builtins.str]:
         """
-        Alias of the template whose tag this is (e.g. a Template's `alias` output). A change replaces the tag.
+        Alias of the template whose tag this is (e.g. a Template's `alias` output). A change replaces the tag. Cannot be a secret: it is part of the TemplateTag's ID, which Pulumi stores in plain text.
         """
         return pulumi.get(self, "template")
 

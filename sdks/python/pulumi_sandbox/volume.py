@@ -165,7 +165,7 @@ class Volume(pulumi.CustomResource):
     @pulumi.getter(name="contentDrift")
     def content_drift(self) -> pulumi.Output[Mapping[str, _builtins.str]]:
         """
-        Seeded files that `pulumi refresh` found changed or removed on the volume since the provider wrote them. They are left as they are until the seed's own copy changes (then it is uploaded again) or is dropped (then it is deleted).
+        Seeded files that `pulumi refresh` found changed or removed on the volume since the provider wrote them. They are left as they are until the seed's own copy changes (then it is uploaded again) or is dropped (then it is deleted). Secret when `content` is.
         """
         return pulumi.get(self, "content_drift")
 
@@ -173,7 +173,7 @@ class Volume(pulumi.CustomResource):
     @pulumi.getter(name="contentWritten")
     def content_written(self) -> pulumi.Output[Mapping[str, _builtins.str]]:
         """
-        When the provider last wrote each seeded file, by volume path: the file's mtime as the volume reported it.
+        When the provider last wrote each seeded file, by volume path: the file's mtime as the volume reported it. Secret when `content` is.
         """
         return pulumi.get(self, "content_written")
 
