@@ -5,18 +5,20 @@
  * answers); errors are envd's `{code, message}` JSON. Signed URLs are not supported: on a secured
  * sandbox these calls need the access token like every other call.
  */
-import { createReadStream, createWriteStream } from "node:fs";
-import { rm, stat } from "node:fs/promises";
+import { constants } from "node:fs";
+import { unlink } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
 import { Readable, Transform, type Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGunzip } from "node:zlib";
 import { ConnectError } from "@connectrpc/connect";
+import { openAt, statAt } from "../confined/ops";
+import type { Located } from "../confined/walk";
 import { sendError } from "./gate";
-import { followLinks } from "./links";
-import { giveTo, makeDirsAs } from "./ownership";
-import { assertWritable, hostPathOf, resolveSandboxPath } from "./paths";
+import { locateIn } from "./links";
+import { giveTo, makeDirAs } from "./ownership";
+import { resolveSandboxPath } from "./paths";
 import { homeOf, KNOWN_USERS, type RequestScope } from "./scope";
 
 /** An answer of the file API that is not a success. */
@@ -38,39 +40,48 @@ function withUser(scope: RequestScope, query: URLSearchParams): RequestScope {
   return { ...scope, user };
 }
 
-/** The request's path: as asked (for messages), with its links followed in the sandbox, on the host. */
-async function resolve(scope: RequestScope, requested: string): Promise<{ sandbox: string; real: string; host: string }> {
+/**
+ * Finds the request's path in the sandbox's tree, links followed there (./links.ts); close it
+ * after use. `makeParents`: missing dirs on the way are made, as the calling user's.
+ */
+async function find(scope: RequestScope, requested: string, makeParents = false): Promise<{ sandbox: string; at: Located }> {
+  let sandbox = requested;
   try {
-    const sandbox = resolveSandboxPath(requested, homeOf(scope));
-    const real = await followLinks(scope.runtime, sandbox, true);
-    return { sandbox, real, host: hostPathOf(scope.runtime, real) };
+    sandbox = resolveSandboxPath(requested, homeOf(scope));
+    const at = await locateIn(scope.runtime, sandbox, { followLast: true, ...(makeParents ? { makeParent: makeDirAs(scope) } : {}) });
+    return { sandbox, at };
   } catch (err) {
-    const reason = err instanceof ConnectError ? err.rawMessage : String(err);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") throw new FilesError(404, `path '${sandbox}' does not exist`);
+    if (code === "EROFS") throw new FilesError(400, `error opening file '${sandbox}': read-only file system`);
+    const reason = err instanceof ConnectError ? err.rawMessage : (code ?? String(err));
     throw new FilesError(400, `error expanding and resolving path '${requested}': ${reason}`);
   }
 }
 
-function isReadOnly(scope: RequestScope, sandboxPath: string): boolean {
-  try {
-    assertWritable(scope.runtime, sandboxPath);
-    return false;
-  } catch {
-    return true;
-  }
-}
-
 async function download(res: ServerResponse, scope: RequestScope, query: URLSearchParams): Promise<void> {
-  const at = await resolve(scope, query.get("path") ?? "");
-  const st = await stat(at.host).catch(() => undefined);
-  if (!st) throw new FilesError(404, `path '${at.sandbox}' does not exist`);
-  if (st.isDirectory()) throw new FilesError(400, `path '${at.sandbox}' is a directory`);
-  res.writeHead(200, {
-    "content-type": "application/octet-stream",
-    "content-length": st.size,
-    "content-disposition": `inline; filename="${path.basename(at.sandbox).replaceAll('"', "")}"`,
-    "last-modified": st.mtime.toUTCString(),
-  });
-  await pipeline(createReadStream(at.host), res);
+  const { sandbox, at } = await find(scope, query.get("path") ?? "");
+  try {
+    const st = await statAt(at, { followLast: true });
+    if (!st) throw new FilesError(404, `path '${sandbox}' does not exist`);
+    if (st.isDirectory()) throw new FilesError(400, `path '${sandbox}' is a directory`);
+    // O_NONBLOCK: a FIFO must not hang the request; only a regular file is sent.
+    const handle = await openAt(at, constants.O_RDONLY | constants.O_NONBLOCK);
+    const opened = await handle.stat().catch(() => undefined);
+    if (!opened?.isFile()) {
+      await handle.close();
+      throw new FilesError(400, `path '${sandbox}' is not a regular file`);
+    }
+    res.writeHead(200, {
+      "content-type": "application/octet-stream",
+      "content-length": opened.size,
+      "content-disposition": `inline; filename="${path.basename(sandbox).replaceAll('"', "")}"`,
+      "last-modified": opened.mtime.toUTCString(),
+    });
+    await pipeline(handle.createReadStream(), res);
+  } finally {
+    await at.close();
+  }
 }
 
 /** Passes bytes through until there are more than `max`; then fails the upload with 507. */
@@ -87,20 +98,28 @@ function capped(max: number, sandboxPath: string): Transform {
 
 /** Writes one upload to a sandbox path, creating parent directories; returns envd's entry. */
 async function store(scope: RequestScope, requested: string, body: Readable) {
-  const at = await resolve(scope, requested);
-  if (isReadOnly(scope, at.real)) throw new FilesError(400, `error opening file '${at.sandbox}': read-only file system`);
-  const existing = await stat(at.host).catch(() => undefined);
-  if (existing?.isDirectory()) throw new FilesError(400, `path '${at.sandbox}' is a directory`);
-  await makeDirsAs(scope, path.dirname(at.host));
+  const { sandbox, at } = await find(scope, requested, true);
   try {
-    await pipeline(body, capped(scope.limits.fileSizeBytes, at.sandbox), createWriteStream(at.host) as Writable);
-  } catch (err) {
-    // No half-written new file stays behind.
-    if (!existing) await rm(at.host, { force: true });
-    throw err;
+    if (at.readOnly) throw new FilesError(400, `error opening file '${sandbox}': read-only file system`);
+    const existing = await statAt(at, { followLast: true });
+    if (existing?.isDirectory()) throw new FilesError(400, `path '${sandbox}' is a directory`);
+    const handle = await openAt(at, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC, 0o644).catch((err: NodeJS.ErrnoException) => {
+      throw new FilesError(err.code === "ELOOP" ? 400 : 500, `error opening file '${sandbox}': ${err.code ?? err.message}`);
+    });
+    try {
+      if (!existing) await giveTo(scope, handle);
+      // The stream closes the handle when it ends or fails.
+      await pipeline(body, capped(scope.limits.fileSizeBytes, sandbox), handle.createWriteStream() as Writable);
+    } catch (err) {
+      await handle.close().catch(() => undefined);
+      // No half-written new file stays behind.
+      if (!existing) await unlink(at.dir.at(at.name)).catch(() => undefined);
+      throw err;
+    }
+  } finally {
+    await at.close();
   }
-  if (!existing) await giveTo(scope, at.host);
-  return { name: path.basename(at.sandbox), type: "file", path: at.sandbox };
+  return { name: path.basename(sandbox), type: "file", path: sandbox };
 }
 
 async function upload(req: IncomingMessage, scope: RequestScope, query: URLSearchParams) {

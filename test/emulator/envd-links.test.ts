@@ -1,0 +1,143 @@
+/**
+ * envd's file routes never reach the host through a link a sandbox made: in a sandbox (a VM on the
+ * service) a link is the sandbox's, its absolute target a path of the sandbox's own `/`. So a link
+ * to a host path, as the last segment or as a parent dir, names a path of the sandbox, and every
+ * route either finds nothing there or acts there, never on the host file or dir, whose mode, owner,
+ * content and listing stay as they were. Driven with E2B's official SDK on an isolated sandbox.
+ */
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { FileNotFoundError, FileType, Sandbox, type ConnectionOpts } from "e2b";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createEmulator, type Emulator } from "../../emulator";
+
+let emu: Emulator;
+let opts: ConnectionOpts;
+let sandbox: Sandbox;
+let rootDir = "";
+let hostDir = "";
+let hostFile = "";
+
+const hostState = () => {
+  const file = statSync(hostFile);
+  const dir = statSync(hostDir);
+  return { fileMode: file.mode, uid: file.uid, gid: file.gid, content: readFileSync(hostFile, "utf8"), dirMode: dir.mode, names: readdirSync(hostDir).sort() };
+};
+let before: ReturnType<typeof hostState>;
+/** A relative target that climbs far above the sandbox's root, then names `to`. */
+const climbing = (to: string) => `${"../".repeat(12)}${to.slice(1)}`;
+/** Where a sandbox path is in the sandbox's own root dir on the host. */
+const inSandbox = (p: string) => join(rootDir, p);
+
+beforeAll(async () => {
+  emu = await createEmulator();
+  if (emu.isolation.mode !== "namespaces") throw new Error(`expected namespaces on this machine, got: ${JSON.stringify(emu.isolation)}`);
+  opts = { apiKey: emu.apiKey, apiUrl: emu.apiUrl, sandboxUrl: emu.sandboxUrl };
+  sandbox = await Sandbox.create("base", { ...opts, timeoutMs: 120_000 });
+  rootDir = emu.state.sandboxes().find((s) => s.sandboxID === sandbox.sandboxId)!.rootDir;
+  hostDir = mkdtempSync(join(tmpdir(), "envd-links-host-"));
+  hostFile = join(hostDir, "secret");
+  writeFileSync(hostFile, "the host's\n");
+  chmodSync(hostFile, 0o600);
+  await sandbox.commands.run(
+    [`ln -s ${hostFile} abs-file`, `ln -s ${hostDir} abs-dir`, `ln -s ${climbing(hostFile)} rel-file`, `ln -s ${climbing(hostDir)} rel-dir`].join(" && "),
+    { cwd: "/home/user" },
+  );
+  before = hostState();
+});
+
+afterAll(async () => {
+  rmSync(hostDir, { recursive: true, force: true });
+  await sandbox?.kill().catch(() => undefined);
+  await emu?.close();
+});
+
+const toFile = ["/home/user/abs-file", "/home/user/rel-file", "/home/user/abs-dir/secret", "/home/user/rel-dir/secret"];
+const toDir = ["/home/user/abs-dir", "/home/user/rel-dir"];
+
+describe("reading through a link finds the sandbox's path, which is not there", () => {
+  it.each(toFile)("GET /files %s: not found", async (p) => {
+    await expect(sandbox.files.read(p)).rejects.toBeInstanceOf(FileNotFoundError);
+  });
+
+  it.each(toDir)("ListDir %s: not found; a listing above it shows the link, not the host dir's names", async (p) => {
+    await expect(sandbox.files.list(p)).rejects.toBeInstanceOf(FileNotFoundError);
+    const entries = await sandbox.files.list("/home/user", { depth: 3 });
+    expect(entries.map((e) => e.path)).not.toContain(`${p}/secret`);
+  });
+
+  it.each(["/home/user/abs-file", "/home/user/rel-file"])("Stat %s: a link to nothing in the sandbox (its own path as target, as envd says), nothing of the host's", async (p) => {
+    const info = await sandbox.files.getInfo(p);
+    expect(info).toMatchObject({ symlinkTarget: p, mode: 0 });
+    expect(info.size).not.toBe(before.content.length);
+  });
+
+  it.each(toDir)("WatchDir %s: not found", async (p) => {
+    await expect(sandbox.files.watchDir(p, () => undefined)).rejects.toBeInstanceOf(FileNotFoundError);
+  });
+
+  it.each(toDir)("a command's cwd %s does not exist", async (p) => {
+    await expect(sandbox.commands.run("pwd", { cwd: p })).rejects.toThrow(`cwd '${p}' does not exist`);
+  });
+});
+
+describe("writing through a link writes the sandbox's path, never the host's", () => {
+  it.each(toFile)("POST /files %s lands in the sandbox", async (p) => {
+    await sandbox.files.write(p, "pwned");
+    expect(readFileSync(inSandbox(`${hostFile}`), "utf8")).toBe("pwned");
+    expect(hostState()).toEqual(before);
+  });
+
+  it.each(toDir)("MakeDir %s/sub makes it in the sandbox", async (p) => {
+    await sandbox.files.makeDir(`${p}/sub`);
+    expect(statSync(inSandbox(`${hostDir}/sub`)).isDirectory()).toBe(true);
+    expect(hostState()).toEqual(before);
+  });
+
+  it.each(toDir)("Move into %s moves within the sandbox", async (p) => {
+    await sandbox.files.write("/home/user/mine.txt", "mine");
+    await sandbox.files.rename("/home/user/mine.txt", `${p}/mine.txt`);
+    expect(readFileSync(inSandbox(`${hostDir}/mine.txt`), "utf8")).toBe("mine");
+    expect(hostState()).toEqual(before);
+  });
+});
+
+describe("removing and moving the host's files through a link is not possible", () => {
+  it.each(["/home/user/abs-dir/secret", "/home/user/rel-dir/secret"])("Move %s away moves the sandbox's file (or finds none)", async (p) => {
+    rmSync(inSandbox(hostFile), { force: true });
+    await expect(sandbox.files.rename(p, "/home/user/stolen")).rejects.toBeInstanceOf(FileNotFoundError);
+    expect(hostState()).toEqual(before);
+  });
+
+  it.each([...toFile, ...toDir])("Remove %s removes the sandbox's path or the link itself", async (p) => {
+    await sandbox.files.remove(p);
+    expect(hostState()).toEqual(before);
+  });
+});
+
+describe("the API's own mkdir of a user's home", () => {
+  it("does not follow a /home the sandbox's root replaced with a link to the host", async () => {
+    const other = await Sandbox.create("base", { ...opts, timeoutMs: 60_000 });
+    try {
+      await other.commands.run(`rm -rf /home && ln -s ${hostDir} /home`, { user: "root" });
+      // Each command first makes sure the user's home exists; `user`'s is /home/user.
+      await other.commands.run("true", { user: "user" }).catch(() => undefined);
+      expect(existsSync(join(hostDir, "user"))).toBe(false);
+      expect(hostState()).toEqual(before);
+    } finally {
+      await other.kill();
+    }
+  });
+});
+
+describe("links inside the sandbox still work", () => {
+  it("reads, lists and writes through a link to the sandbox's own dir", async () => {
+    await sandbox.commands.run("mkdir -p /tmp/real && echo in > /tmp/real/f && ln -s /tmp/real /home/user/to-real");
+    expect(await sandbox.files.read("/home/user/to-real/f")).toBe("in\n");
+    expect((await sandbox.files.list("/home/user/to-real")).map((e) => e.name)).toEqual(["f"]);
+    await sandbox.files.write("/home/user/to-real/g", "g");
+    expect((await sandbox.commands.run("cat /tmp/real/g")).stdout).toBe("g");
+    expect(await sandbox.files.getInfo("/home/user/to-real")).toMatchObject({ type: FileType.DIR, symlinkTarget: "/tmp/real" });
+  });
+});
