@@ -1,15 +1,15 @@
 /**
  * envd's HTTP file transfer, `GET /files` (download) and `POST /files` (upload, multipart or raw
- * `application/octet-stream`, optionally gzip-encoded), which the official SDK's `files.read` and
- * `files.write` use. Paths follow the Connect services' rules (home-relative, sandbox paths in
- * answers); errors are envd's `{code, message}` JSON. Signed URLs are not supported: on a secured
- * sandbox these calls need the access token like every other call.
+ * `application/octet-stream`, optionally gzip-encoded, streamed to the files as it arrives), which
+ * the official SDK's `files.read` and `files.write` use. Paths follow the Connect services' rules
+ * (home-relative, sandbox paths in answers); errors are envd's `{code, message}` JSON. Signed URLs
+ * are not supported: on a secured sandbox these calls need the access token like every other call.
  */
 import { constants } from "node:fs";
 import { unlink } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
-import { Readable, Transform, type Writable } from "node:stream";
+import { pipeline as streamPipeline, type Readable, Transform, type Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGunzip } from "node:zlib";
 import { ConnectError } from "@connectrpc/connect";
@@ -17,6 +17,7 @@ import { openAt, statAt } from "../confined/ops";
 import type { Located } from "../confined/walk";
 import { sendError } from "./gate";
 import { locateIn } from "./links";
+import { boundaryOf, MultipartError, multipartParts } from "./multipart";
 import { giveTo, makeDirAs } from "./ownership";
 import { resolveSandboxPath } from "./paths";
 import { homeOf, KNOWN_USERS, type RequestScope } from "./scope";
@@ -122,30 +123,48 @@ async function store(scope: RequestScope, requested: string, body: Readable) {
   return { name: path.basename(sandbox), type: "file", path: sandbox };
 }
 
+/**
+ * The request's body, inflated when it is gzip-encoded, and then at most `max` bytes in all (the
+ * sandbox's file size limit): a few KiB of gzip can stand for gigabytes, which must stop at the
+ * limit rather than fill the disk (507, envd's answer for a full disk).
+ */
+function bodyOf(req: IncomingMessage, max: number): Readable {
+  if ((req.headers["content-encoding"] ?? "").toLowerCase() !== "gzip") return req;
+  let seen = 0;
+  const bound = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      seen += chunk.length;
+      if (seen > max) return done(new FilesError(507, `error decompressing request body: it inflates to more than the sandbox's file size limit (${max} bytes)`));
+      done(null, chunk);
+    },
+  });
+  // Errors reach whoever reads `bound`; this callback only keeps them from going unhandled.
+  return streamPipeline(req, createGunzip(), bound, () => undefined);
+}
+
 async function upload(req: IncomingMessage, scope: RequestScope, query: URLSearchParams) {
-  const type = (req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase();
-  const gzip = (req.headers["content-encoding"] ?? "").toLowerCase() === "gzip";
-  const raw: Readable = gzip ? req.pipe(createGunzip()) : req;
+  const contentType = String(req.headers["content-type"] ?? "");
+  const type = contentType.split(";")[0]?.trim().toLowerCase();
   if (type === "application/octet-stream") {
     const target = query.get("path");
     if (!target) throw new FilesError(400, "path query parameter is required for raw body upload");
-    return [await store(scope, target, raw)];
+    return [await store(scope, target, bodyOf(req, scope.limits.fileSizeBytes))];
   }
   if (!type?.startsWith("multipart/")) {
     throw new FilesError(400, `unsupported content type: ${type}, expected multipart/form-data or application/octet-stream`);
   }
-  // The platform's own multipart parser (fetch's Request.formData); uploads are held in memory.
-  const form = await new Request("http://envd/files", {
-    method: "POST",
-    headers: { "content-type": String(req.headers["content-type"]) },
-    body: Readable.toWeb(raw) as ReadableStream,
-    duplex: "half",
-  } as RequestInit).formData();
+  const boundary = boundaryOf(contentType);
+  if (!boundary) throw new FilesError(500, "error parsing multipart form: no multipart boundary param in Content-Type");
+  // Each part streams to its file as it arrives (./multipart.ts); plain fields are skipped.
   const entries = [];
-  for (const part of form.getAll("file")) {
-    if (typeof part === "string") continue;
-    const target = query.get("path") ?? part.name;
-    entries.push(await store(scope, target, Readable.fromWeb(part.stream() as never)));
+  try {
+    for await (const part of multipartParts(bodyOf(req, scope.limits.fileSizeBytes), boundary)) {
+      if (part.name !== "file" || part.filename === undefined) continue;
+      entries.push(await store(scope, query.get("path") ?? part.filename, part.body));
+    }
+  } catch (err) {
+    if (err instanceof MultipartError) throw new FilesError(500, `error reading form: ${err.message}`);
+    throw err;
   }
   return entries;
 }
@@ -162,6 +181,8 @@ export async function serveFiles(req: IncomingMessage, res: ServerResponse, scop
   } catch (err) {
     if (res.headersSent) return void res.destroy();
     if (err instanceof FilesError) return sendError(res, err.status, err.message);
+    // zlib's codes: a body that is not gzip after all.
+    if ((err as NodeJS.ErrnoException).code?.startsWith("Z_")) return sendError(res, 400, `error decompressing request body: ${(err as Error).message}`);
     sendError(res, 500, `error handling file request: ${(err as Error).message}`);
   }
 }

@@ -140,4 +140,13 @@ describe("links inside the sandbox still work", () => {
     expect((await sandbox.commands.run("cat /tmp/real/g")).stdout).toBe("g");
     expect(await sandbox.files.getInfo("/home/user/to-real")).toMatchObject({ type: FileType.DIR, symlinkTarget: "/tmp/real" });
   });
+
+  it("the SDK's uploads still land: several files in one multipart request, and a gzip-encoded one", async () => {
+    await sandbox.files.write([
+      { path: "/home/user/up/a.txt", data: "a" },
+      { path: "/home/user/up/b.txt", data: "bb" },
+    ]);
+    await sandbox.files.write("/home/user/up/zipped.txt", "zipped", { gzip: true });
+    expect((await sandbox.commands.run("cat /home/user/up/a.txt /home/user/up/b.txt /home/user/up/zipped.txt")).stdout).toBe("abbzipped");
+  });
 });
