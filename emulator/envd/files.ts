@@ -16,6 +16,7 @@ import { ConnectError } from "@connectrpc/connect";
 import { openAt, statAt } from "../confined/ops";
 import type { Located } from "../confined/walk";
 import { sendError } from "./gate";
+import { sandboxMayRead } from "./host-access";
 import { locateIn } from "./links";
 import { boundaryOf, MultipartError, multipartParts } from "./multipart";
 import { giveTo, makeDirAs } from "./ownership";
@@ -69,9 +70,10 @@ async function download(res: ServerResponse, scope: RequestScope, query: URLSear
     // O_NONBLOCK: a FIFO must not hang the request; only a regular file is sent.
     const handle = await openAt(at, constants.O_RDONLY | constants.O_NONBLOCK);
     const opened = await handle.stat().catch(() => undefined);
-    if (!opened?.isFile()) {
+    if (!opened?.isFile() || !sandboxMayRead(scope.runtime, opened)) {
       await handle.close();
-      throw new FilesError(400, `path '${sandbox}' is not a regular file`);
+      if (opened && !opened.isFile()) throw new FilesError(400, `path '${sandbox}' is not a regular file`);
+      throw new FilesError(500, `error opening file '${sandbox}': open ${sandbox}: permission denied`);
     }
     res.writeHead(200, {
       "content-type": "application/octet-stream",

@@ -5,7 +5,7 @@
  * route either finds nothing there or acts there, never on the host file or dir, whose mode, owner,
  * content and listing stay as they were. Driven with E2B's official SDK on an isolated sandbox.
  */
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FileNotFoundError, FileType, Sandbox, type ConnectionOpts } from "e2b";
@@ -148,5 +148,34 @@ describe("links inside the sandbox still work", () => {
     ]);
     await sandbox.files.write("/home/user/up/zipped.txt", "zipped", { gzip: true });
     expect((await sandbox.commands.run("cat /home/user/up/a.txt /home/user/up/b.txt /home/user/up/zipped.txt")).stdout).toBe("abbzipped");
+  });
+});
+
+describe("the host's own files, seen through the read-only system dirs", () => {
+  /** Files in a host system dir that this test owns: one only root may read, one anyone may. */
+  const probe = `/usr/local/share/envd-read-probe-${process.pid}`;
+  beforeAll(() => {
+    writeFileSync(`${probe}-private`, "root's only\n", { mode: 0o600 });
+    writeFileSync(`${probe}-public`, "anyone's\n", { mode: 0o644 });
+    mkdirSync(`${probe}-dir`, { mode: 0o700 });
+    writeFileSync(`${probe}-dir/inside`, "x");
+  });
+  afterAll(() => {
+    for (const p of [`${probe}-private`, `${probe}-public`, `${probe}-dir`]) rmSync(p, { recursive: true, force: true });
+  });
+
+  it("are read by the file API only as far as the sandbox's own users may: not /etc/shadow", async () => {
+    // The sandbox's root is an unprivileged id on the host: the host's files are "other" to it.
+    expect(await sandbox.commands.run(`cat ${probe}-private`, { user: "root" }).catch((e: { exitCode?: number }) => e.exitCode)).toBe(1);
+    await expect(sandbox.files.read(`${probe}-private`, { user: "root" })).rejects.toThrow("permission denied");
+    await expect(sandbox.files.read("/etc/shadow", { user: "root" })).rejects.toThrow("permission denied");
+    await expect(sandbox.files.list(`${probe}-dir`, { user: "root" })).rejects.toThrow("permission denied");
+    await expect(sandbox.files.watchDir(`${probe}-dir`, () => undefined)).rejects.toThrow("permission denied");
+    expect(await sandbox.files.read(`${probe}-public`)).toBe("anyone's\n");
+    // Listed from above, the dir is an entry; its contents stay the host's.
+    const listed = (await sandbox.files.list("/usr/local/share", { depth: 2 })).map((e) => e.path);
+    expect(listed).toContain(`${probe}-dir`);
+    expect(listed).not.toContain(`${probe}-dir/inside`);
+    expect(await sandbox.files.exists(`${probe}-private`)).toBe(true);
   });
 });

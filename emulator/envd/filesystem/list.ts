@@ -5,12 +5,14 @@
  * so the walk never leaves the sandbox's tree. Linked directories are not descended into; volume
  * mount points are, being directories in a real sandbox.
  */
+import { stat } from "node:fs/promises";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { FileType } from "../../../sdk/gen/filesystem/filesystem_pb";
 import type { Dir } from "../../confined/dir";
 import { namesAt, statAt } from "../../confined/ops";
 import type { Located } from "../../confined/walk";
 import type { SandboxRuntime } from "../../types";
+import { sandboxMayRead } from "../host-access";
 import { layoutOf, locateIn } from "../links";
 import { joinSandbox } from "../paths";
 import { entryInfo, type EntryAt, type EntryInit } from "./entry";
@@ -25,7 +27,7 @@ interface Level {
 /** Lists `top` (a directory level found by locateDirIn), reporting paths under `asked`. */
 export async function listEntries(runtime: SandboxRuntime, top: Located, asked: string, depth: number): Promise<EntryInit[]> {
   const out: EntryInit[] = [];
-  await walk(runtime, { asked, real: top.path, dirs: [...top.overlay] }, depth, out);
+  await walk(runtime, { asked, real: top.path, dirs: [...top.overlay] }, depth, out, true);
   return out;
 }
 
@@ -36,15 +38,17 @@ interface Child {
   close(): Promise<void>;
 }
 
-async function walk(runtime: SandboxRuntime, level: Level, depth: number, out: EntryInit[]): Promise<void> {
+async function walk(runtime: SandboxRuntime, level: Level, depth: number, out: EntryInit[], top = false): Promise<void> {
   const layout = layoutOf(runtime);
-  const names = (await namesAt({ dir: level.dirs[0]!, overlay: level.dirs })).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const dirs = await readable(runtime, level, top);
+  if (dirs.length === 0) return;
+  const names = (await namesAt({ dir: dirs[0]!, overlay: dirs })).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   for (const name of names) {
     const paths = { asked: joinSandbox(level.asked, name), real: joinSandbox(level.real, name) };
     // A mount point is found as the mounted dir itself; any other child in the first dir that has it.
     const child: Child | undefined = layout.mountAt?.(paths.real)
       ? await locateIn(runtime, paths.real).then((l) => ({ at: l, overlay: l.overlay, close: () => l.close() }))
-      : await firstHaving(level.dirs, name, layout.hostLinks === true);
+      : await firstHaving(dirs, name, layout.hostLinks === true);
     if (!child) continue; // gone since readdir, as envd skips it
     try {
       const entry = await entryInfo(runtime, child.at, paths.asked).catch((err: unknown) => {
@@ -54,16 +58,31 @@ async function walk(runtime: SandboxRuntime, level: Level, depth: number, out: E
       if (!entry) continue;
       out.push(entry);
       if (depth <= 1 || entry.type !== FileType.DIRECTORY || entry.symlinkTarget !== undefined) continue;
-      const dirs = child.overlay ?? (await subDirs(level.dirs.slice(level.dirs.indexOf(child.at.dir)), name));
+      const below = child.overlay ?? (await subDirs(dirs.slice(dirs.indexOf(child.at.dir)), name));
       try {
-        await walk(runtime, { ...paths, dirs: [...dirs] }, depth - 1, out);
+        await walk(runtime, { ...paths, dirs: [...below] }, depth - 1, out);
       } finally {
-        if (!child.overlay) for (const d of dirs) await d.close();
+        if (!child.overlay) for (const d of below) await d.close();
       }
     } finally {
       await child.close();
     }
   }
+}
+
+/**
+ * The dirs of a level the sandbox's root may list (../host-access.ts). The dir asked for must be
+ * one (else envd's error for a dir it cannot read); a host dir below it that is not is listed as
+ * an entry, without its contents.
+ */
+async function readable(runtime: SandboxRuntime, level: Level, top: boolean): Promise<Dir[]> {
+  const out: Dir[] = [];
+  for (const dir of level.dirs) {
+    const st = await stat(dir.self).catch(() => undefined);
+    if (st && sandboxMayRead(runtime, st)) out.push(dir);
+  }
+  if (out.length === 0 && top) throw new ConnectError(`error reading directory ${level.asked}: open ${level.asked}: permission denied`, Code.Internal);
+  return out;
 }
 
 /** The entry `name` in the first of `dirs` that has it. */

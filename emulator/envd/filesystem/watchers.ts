@@ -7,6 +7,7 @@
 import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
 import type { CreateWatcherRequest, WatchDirRequest } from "../../../sdk/gen/filesystem/filesystem_pb";
 import { statAt } from "../../confined/ops";
+import { sandboxMayRead } from "../host-access";
 import { locateDirIn, locateIn, using } from "../links";
 import { resolveSandboxPath } from "../paths";
 import { keepaliveMs } from "../process/stream";
@@ -27,6 +28,12 @@ async function targetOf(req: WatchDirRequest | CreateWatcherRequest, ctx: Handle
   if (isDir === undefined) throw notFound();
   if (!isDir) throw new ConnectError(`path ${sandbox} not a directory`, Code.InvalidArgument);
   const found = await locateDirIn(scope.runtime, sandbox).catch(() => Promise.reject(notFound()));
+  // A host dir the sandbox may not list may not be watched either (../host-access.ts).
+  const st = await statAt(found).catch(() => undefined);
+  if (!st || !sandboxMayRead(scope.runtime, st)) {
+    await found.close();
+    throw new ConnectError(`error adding path ${sandbox} to watcher: permission denied`, Code.Internal);
+  }
   return { runtime: scope.runtime, sandbox, found, recursive: req.recursive, includeEntry: req.includeEntry };
 }
 
