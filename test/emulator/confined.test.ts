@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { chmodAt, chownAt, openAt, removeAt, renameAt } from "../../emulator/confined/ops";
+import { removeTreeSync } from "../../emulator/confined/remove-tree";
 import { locate, locateDir, type Layout } from "../../emulator/confined/walk";
 
 let tree = "";
@@ -137,5 +138,21 @@ describe("acting on what was found, after its dir was swapped for a link to the 
     await at.close();
     expect(existsSync(join(tree, "d"))).toBe(false);
     hostUnchanged();
+  });
+});
+
+describe("removeTreeSync (a killed sandbox's root, a deleted volume)", () => {
+  it("removes the tree and the links in it, never what they point to; a root that is a link is unlinked", () => {
+    symlinkSync(host, join(tree, "d", "out"));
+    symlinkSync(join(host, "secret"), join(tree, "f-out"));
+    mkdirSync(join(tree, "d", "deep", "er"), { recursive: true });
+    const linkedRoot = `${tree}-as-link`;
+    symlinkSync(host, linkedRoot);
+    removeTreeSync(linkedRoot);
+    expect(existsSync(linkedRoot)).toBe(false);
+    removeTreeSync(tree);
+    expect(existsSync(tree)).toBe(false);
+    hostUnchanged();
+    removeTreeSync(tree); // gone already: nothing to do
   });
 });
