@@ -83,7 +83,12 @@ export async function removeAt(at: At): Promise<void> {
   });
   if (!st) return;
   if (!st.isDirectory()) return ignoreMissing(unlink(at.dir.at(at.name)));
-  const sub = await at.dir.sub(at.name);
+  const sub = await at.dir.sub(at.name).catch((err: NodeJS.ErrnoException) => {
+    // Swapped for a link or a file since the lstat: that is what is removed.
+    if (err.code === "ELOOP" || err.code === "ENOTDIR") return undefined;
+    throw err;
+  });
+  if (!sub) return ignoreMissing(unlink(at.dir.at(at.name)));
   try {
     for (const name of await readdir(sub.self)) await removeAt({ dir: sub, name, follow: false });
   } finally {

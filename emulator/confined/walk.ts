@@ -111,14 +111,14 @@ export async function locate(layout: Layout, path: string, options: LocateOption
         stack.push({ path: childPath, dirs, readOnly: mount.readOnly });
         continue;
       }
-      let found: { dir: Dir; link: boolean; isDir: boolean } | undefined;
+      let found: { dir: Dir; link: boolean } | undefined;
       for (const dir of top.dirs) {
         const st = await lstat(dir.at(name)).catch((err: NodeJS.ErrnoException) => {
           if (err.code === "ENOENT") return undefined;
           throw errnoError(err.code ?? "EIO", childPath);
         });
         if (st) {
-          found = { dir, link: st.isSymbolicLink(), isDir: st.isDirectory() };
+          found = { dir, link: st.isSymbolicLink() };
           break;
         }
       }
@@ -126,7 +126,7 @@ export async function locate(layout: Layout, path: string, options: LocateOption
       if (!found) {
         if (!options.makeParent || top.readOnly) throw errnoError(top.readOnly ? "EROFS" : "ENOENT", childPath);
         await options.makeParent(top.dirs[0]!, name, childPath);
-        found = { dir: top.dirs[0]!, link: false, isDir: true };
+        found = { dir: top.dirs[0]!, link: false };
       }
       if (found.link && (!last || options.followLast) && !layout.hostLinks) {
         if (++hops > MAX_LINKS) throw errnoError("ELOOP", childPath);
@@ -138,8 +138,9 @@ export async function locate(layout: Layout, path: string, options: LocateOption
       if (last) return await done(childPath, found.dir, name, top.readOnly);
       // A dir of an overlay: the same name in the dirs below the one that had it joins the level.
       const below = top.dirs.slice(top.dirs.indexOf(found.dir));
+      // A file there is ENOTDIR; so is a link swapped in since the lstat (O_NOFOLLOW with O_DIRECTORY).
       const first = await keep([found.dir.sub(name, layout.hostLinks)]).catch((err: NodeJS.ErrnoException) => {
-        throw errnoError(err.code === "ENOENT" ? "ENOENT" : found.link || err.code === "ELOOP" ? "ELOOP" : "ENOTDIR", childPath);
+        throw errnoError(err.code === "ENOENT" || err.code === "ELOOP" ? err.code : "ENOTDIR", childPath);
       });
       const others = await Promise.all(below.slice(1).map((d) => keep([d.sub(name, layout.hostLinks)]).catch(() => [])));
       stack.push({ path: childPath, dirs: [...first, ...others.flat()], readOnly: top.readOnly });
