@@ -5,28 +5,22 @@
  * route either finds nothing there or acts there, never on the host file or dir, whose mode, owner,
  * content and listing stay as they were. Driven with E2B's official SDK on an isolated sandbox.
  */
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { FileNotFoundError, FileType, Sandbox, type ConnectionOpts } from "e2b";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEmulator, type Emulator } from "../../emulator";
+import { climbing, hostBait, type HostBait } from "./host-bait";
 
 let emu: Emulator;
 let opts: ConnectionOpts;
 let sandbox: Sandbox;
 let rootDir = "";
+let bait: HostBait;
 let hostDir = "";
 let hostFile = "";
-
-const hostState = () => {
-  const file = statSync(hostFile);
-  const dir = statSync(hostDir);
-  return { fileMode: file.mode, uid: file.uid, gid: file.gid, content: readFileSync(hostFile, "utf8"), dirMode: dir.mode, names: readdirSync(hostDir).sort() };
-};
+const hostState = () => bait.state();
 let before: ReturnType<typeof hostState>;
-/** A relative target that climbs far above the sandbox's root, then names `to`. */
-const climbing = (to: string) => `${"../".repeat(12)}${to.slice(1)}`;
 /** Where a sandbox path is in the sandbox's own root dir on the host. */
 const inSandbox = (p: string) => join(rootDir, p);
 
@@ -36,10 +30,8 @@ beforeAll(async () => {
   opts = { apiKey: emu.apiKey, apiUrl: emu.apiUrl, sandboxUrl: emu.sandboxUrl };
   sandbox = await Sandbox.create("base", { ...opts, timeoutMs: 120_000 });
   rootDir = emu.state.sandboxes().find((s) => s.sandboxID === sandbox.sandboxId)!.rootDir;
-  hostDir = mkdtempSync(join(tmpdir(), "envd-links-host-"));
-  hostFile = join(hostDir, "secret");
-  writeFileSync(hostFile, "the host's\n");
-  chmodSync(hostFile, 0o600);
+  bait = hostBait("envd-links-host-");
+  ({ dir: hostDir, file: hostFile } = bait);
   await sandbox.commands.run(
     [`ln -s ${hostFile} abs-file`, `ln -s ${hostDir} abs-dir`, `ln -s ${climbing(hostFile)} rel-file`, `ln -s ${climbing(hostDir)} rel-dir`].join(" && "),
     { cwd: "/home/user" },
@@ -48,7 +40,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  rmSync(hostDir, { recursive: true, force: true });
+  bait?.remove();
   await sandbox?.kill().catch(() => undefined);
   await emu?.close();
 });

@@ -7,38 +7,28 @@
  * API as the SDKs drive it (v3 request, upload URL, v2 start), with archives made here.
  */
 import { createHash } from "node:crypto";
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_ARCHIVE_BYTES, readTar } from "../../emulator/store/tar-read";
 import { tarEntry } from "../../sdk/build/context-tar";
+import { climbing, hostBait, type HostBait } from "./host-bait";
 import { buildFinished, useEmulator } from "./platform-helpers";
 
 const env = useEmulator();
+let bait: HostBait;
 let hostDir = "";
 let hostFile = "";
-
-const hostState = () => ({
-  names: readdirSync(hostDir).sort(),
-  mode: statSync(hostFile).mode,
-  uid: statSync(hostFile).uid,
-  content: readFileSync(hostFile, "utf8"),
-  dirMode: statSync(hostDir).mode,
-});
+const hostState = () => bait.state();
 let before: ReturnType<typeof hostState>;
-/** A relative target that climbs far above any root, then names `to`. */
-const climbing = (to: string) => `${"../".repeat(12)}${to.slice(1)}`;
 
 beforeAll(() => {
-  hostDir = mkdtempSync(join(tmpdir(), "template-links-host-"));
-  hostFile = join(hostDir, "secret");
-  writeFileSync(hostFile, "the host's\n");
-  chmodSync(hostFile, 0o600);
+  bait = hostBait("template-links-host-");
+  ({ dir: hostDir, file: hostFile } = bait);
   before = hostState();
 });
-afterAll(() => rmSync(hostDir, { recursive: true, force: true }));
+afterAll(() => bait?.remove());
 
 type Entry = Parameters<typeof tarEntry>[0];
 const file = (path: string, data = "x", mode = 0o644): Entry => ({ path, type: "0", mode, mtime: 0, data: Buffer.from(data) });

@@ -6,10 +6,10 @@
  * dir it names keeps its mode, owner and content through every route. Links are made on the host
  * in the volume's directory, as a sandbox's `ln -s` leaves them.
  */
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { climbing, hostBait, type HostBait } from "./host-bait";
 import { useEmulator } from "./platform-helpers";
 
 const env = useEmulator();
@@ -17,30 +17,21 @@ let volumeID = "";
 let token = "";
 let volumeDir = "";
 /** A dir and a file of the host's, outside the volume. */
+let bait: HostBait;
 let hostDir = "";
 let hostFile = "";
-
-/** What must not change: the host file's mode, owner and content, and the host dir's listing and mode. */
-const hostState = () => {
-  const file = statSync(hostFile);
-  const dir = statSync(hostDir);
-  return { fileMode: file.mode, uid: file.uid, gid: file.gid, content: readFileSync(hostFile, "utf8"), dirMode: dir.mode, names: readdirSync(hostDir).sort() };
-};
+const hostState = () => bait.state();
 let before: ReturnType<typeof hostState>;
 
 const call = (method: string, kind: string, query: string, body?: string) =>
   fetch(`${env.emu.apiUrl}/volumecontent/${volumeID}/${kind}?${query}`, { method, headers: { authorization: `Bearer ${token}` }, ...(body === undefined ? {} : { body }) });
 const path = (p: string) => `path=${encodeURIComponent(p)}`;
-/** A relative target that climbs far above the volume, then names `to`. */
-const climbing = (to: string) => `${"../".repeat(12)}${to.slice(1)}`;
 
 beforeAll(async () => {
   ({ volumeID, token } = (await env.c.post("/volumes", { name: "links" })).body);
   volumeDir = env.emu.state.volumes().find((v) => v.volumeID === volumeID)!.hostDir;
-  hostDir = mkdtempSync(join(tmpdir(), "volume-links-host-"));
-  hostFile = join(hostDir, "secret");
-  writeFileSync(hostFile, "the host's\n");
-  chmodSync(hostFile, 0o600);
+  bait = hostBait("volume-links-host-");
+  ({ dir: hostDir, file: hostFile } = bait);
   symlinkSync(hostFile, join(volumeDir, "abs-file"));
   symlinkSync(hostDir, join(volumeDir, "abs-dir"));
   symlinkSync(climbing(hostFile), join(volumeDir, "rel-file"));
@@ -51,7 +42,7 @@ beforeAll(async () => {
   symlinkSync("/data", join(volumeDir, "abs-in"));
   before = hostState();
 });
-afterAll(() => rmSync(hostDir, { recursive: true, force: true }));
+afterAll(() => bait?.remove());
 
 describe("a link to the host, as the last segment or as a parent dir, reaches nothing outside", () => {
   const toFile = ["/abs-file", "/rel-file", "/abs-dir/secret", "/rel-dir/secret"];
