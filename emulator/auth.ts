@@ -22,8 +22,8 @@ export const INVALID_ACCESS_TOKEN = "Invalid Access token, try to login again by
 
 /** Throws a 401 unless the request carries a credential the mode accepts. */
 export function authenticate(mode: AuthMode, headers: IncomingHttpHeaders, creds: Credentials): void {
-  const keyOk = mode !== "accessToken" && same(header(headers, "x-api-key"), creds.apiKey);
-  const tokenOk = mode !== "apiKey" && same(bearer(headers), creds.accessToken);
+  const keyOk = mode !== "accessToken" && sameSecret(header(headers, "x-api-key"), creds.apiKey);
+  const tokenOk = mode !== "apiKey" && sameSecret(bearer(headers), creds.accessToken);
   if (keyOk || tokenOk) return;
   throw new ApiError(401, mode === "accessToken" ? INVALID_ACCESS_TOKEN : INVALID_API_KEY);
 }
@@ -39,8 +39,11 @@ function bearer(headers: IncomingHttpHeaders): string | undefined {
   return match?.[1];
 }
 
-/** Constant-time comparison, so the emulator does not teach a timing side channel by example. */
-function same(given: string | undefined, expected: string): boolean {
+/**
+ * Constant-time comparison of a credential, so the emulator does not teach a timing side channel
+ * by example (envd's own token check is constant-time too). Only a length difference shows.
+ */
+export function sameSecret(given: string | undefined, expected: string): boolean {
   if (given === undefined) return false;
   const a = Buffer.from(given);
   const b = Buffer.from(expected);

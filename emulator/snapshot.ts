@@ -10,6 +10,7 @@
  * had 50 minutes to live when the snapshot was taken has 50 minutes from the restore, whenever that is.
  */
 import { basename } from "node:path";
+import { isUUID } from "./ids";
 import type { Stores } from "./store";
 import type { MountRecord, SandboxRecord } from "./store/sandbox-records";
 import type { BuildRecord, TemplateRecord } from "./store/template-records";
@@ -78,6 +79,7 @@ export function restoreInto(stores: Stores, snapshot: EmulatorSnapshot, now = ne
   if (snapshot?.version !== SNAPSHOT_VERSION) {
     throw new Error(`restore: an emulator snapshot of version ${SNAPSHOT_VERSION} was expected, got version ${JSON.stringify(snapshot?.version)}`);
   }
+  checkPaths(snapshot);
   const shift = now.getTime() - Date.parse(snapshot.takenAt);
   if (!Number.isFinite(shift)) throw new Error(`restore: takenAt must be an ISO 8601 time, got ${JSON.stringify(snapshot.takenAt)}`);
   for (const v of snapshot.volumes) stores.volumes.restore(v.volumeID, v.name, new Date(v.createdAt));
@@ -87,6 +89,26 @@ export function restoreInto(stores: Stores, snapshot: EmulatorSnapshot, now = ne
     const later = (iso: string) => new Date(Date.parse(iso) + shift);
     stores.sandboxes.restore({ ...s, startedAt: later(s.startedAt), endAt: later(s.endAt), volumeMounts });
   }
+}
+
+/**
+ * The IDs and mount paths that name dirs under the data dir (`volumes/<volumeID>`,
+ * `sandboxes/<sandboxID>`, `<root><mount path>`), checked as the service checks them at create,
+ * so that no snapshot, however made, can name a dir outside the data dir.
+ */
+function checkPaths(snapshot: EmulatorSnapshot): void {
+  const fail = (where: string, rule: string, got: unknown) => {
+    throw new Error(`restore: ${where}: ${rule}, got ${JSON.stringify(got)}`);
+  };
+  snapshot.volumes.forEach((v, i) => isUUID(v.volumeID) || fail(`volumes[${i}].volumeID`, "must be a UUID", v.volumeID));
+  snapshot.sandboxes.forEach((s, i) => {
+    if (!/^[a-z0-9]+$/.test(s.sandboxID)) fail(`sandboxes[${i}].sandboxID`, "must be [a-z0-9]+", s.sandboxID);
+    s.volumeMounts.forEach((m, j) => {
+      if (!isUUID(m.volumeID)) fail(`sandboxes[${i}].volumeMounts[${j}].volumeID`, "must be a UUID", m.volumeID);
+      const clean = m.path.startsWith("/") && (m.path === "/" || m.path.slice(1).split("/").every((p) => p !== "" && p !== "." && p !== ".."));
+      if (!clean) fail(`sandboxes[${i}].volumeMounts[${j}].path`, "must be a clean absolute path", m.path);
+    });
+  });
 }
 
 function templateOf(t: TemplateSnapshot): TemplateRecord {

@@ -1,22 +1,26 @@
 /**
  * envd's HTTP file transfer, `GET /files` (download) and `POST /files` (upload, multipart or raw
- * `application/octet-stream`, optionally gzip-encoded), which the official SDK's `files.read` and
- * `files.write` use. Paths follow the Connect services' rules (home-relative, sandbox paths in
- * answers); errors are envd's `{code, message}` JSON. Signed URLs are not supported: on a secured
- * sandbox these calls need the access token like every other call.
+ * `application/octet-stream`, optionally gzip-encoded, streamed to the files as it arrives), which
+ * the official SDK's `files.read` and `files.write` use. Paths follow the Connect services' rules
+ * (home-relative, sandbox paths in answers); errors are envd's `{code, message}` JSON. Signed URLs
+ * are not supported: on a secured sandbox these calls need the access token like every other call.
  */
-import { createReadStream, createWriteStream } from "node:fs";
-import { rm, stat } from "node:fs/promises";
+import { constants } from "node:fs";
+import { unlink } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
-import { Readable, Transform, type Writable } from "node:stream";
+import { pipeline as streamPipeline, type Readable, Transform, type Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGunzip } from "node:zlib";
 import { ConnectError } from "@connectrpc/connect";
+import { openAt, statAt } from "../confined/ops";
+import type { Located } from "../confined/walk";
 import { sendError } from "./gate";
-import { followLinks } from "./links";
-import { giveTo, makeDirsAs } from "./ownership";
-import { assertWritable, hostPathOf, resolveSandboxPath } from "./paths";
+import { sandboxMayRead } from "./host-access";
+import { locateIn } from "./links";
+import { boundaryOf, MultipartError, multipartParts } from "./multipart";
+import { giveTo, makeDirAs } from "./ownership";
+import { resolveSandboxPath } from "./paths";
 import { homeOf, KNOWN_USERS, type RequestScope } from "./scope";
 
 /** An answer of the file API that is not a success. */
@@ -38,39 +42,49 @@ function withUser(scope: RequestScope, query: URLSearchParams): RequestScope {
   return { ...scope, user };
 }
 
-/** The request's path: as asked (for messages), with its links followed in the sandbox, on the host. */
-async function resolve(scope: RequestScope, requested: string): Promise<{ sandbox: string; real: string; host: string }> {
+/**
+ * Finds the request's path in the sandbox's tree, links followed there (./links.ts); close it
+ * after use. `makeParents`: missing dirs on the way are made, as the calling user's.
+ */
+async function find(scope: RequestScope, requested: string, makeParents = false): Promise<{ sandbox: string; at: Located }> {
+  let sandbox = requested;
   try {
-    const sandbox = resolveSandboxPath(requested, homeOf(scope));
-    const real = await followLinks(scope.runtime, sandbox, true);
-    return { sandbox, real, host: hostPathOf(scope.runtime, real) };
+    sandbox = resolveSandboxPath(requested, homeOf(scope));
+    const at = await locateIn(scope.runtime, sandbox, { followLast: true, ...(makeParents ? { makeParent: makeDirAs(scope) } : {}) });
+    return { sandbox, at };
   } catch (err) {
-    const reason = err instanceof ConnectError ? err.rawMessage : String(err);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") throw new FilesError(404, `path '${sandbox}' does not exist`);
+    if (code === "EROFS") throw new FilesError(400, `error opening file '${sandbox}': read-only file system`);
+    const reason = err instanceof ConnectError ? err.rawMessage : (code ?? String(err));
     throw new FilesError(400, `error expanding and resolving path '${requested}': ${reason}`);
   }
 }
 
-function isReadOnly(scope: RequestScope, sandboxPath: string): boolean {
-  try {
-    assertWritable(scope.runtime, sandboxPath);
-    return false;
-  } catch {
-    return true;
-  }
-}
-
 async function download(res: ServerResponse, scope: RequestScope, query: URLSearchParams): Promise<void> {
-  const at = await resolve(scope, query.get("path") ?? "");
-  const st = await stat(at.host).catch(() => undefined);
-  if (!st) throw new FilesError(404, `path '${at.sandbox}' does not exist`);
-  if (st.isDirectory()) throw new FilesError(400, `path '${at.sandbox}' is a directory`);
-  res.writeHead(200, {
-    "content-type": "application/octet-stream",
-    "content-length": st.size,
-    "content-disposition": `inline; filename="${path.basename(at.sandbox).replaceAll('"', "")}"`,
-    "last-modified": st.mtime.toUTCString(),
-  });
-  await pipeline(createReadStream(at.host), res);
+  const { sandbox, at } = await find(scope, query.get("path") ?? "");
+  try {
+    const st = await statAt(at, { followLast: true });
+    if (!st) throw new FilesError(404, `path '${sandbox}' does not exist`);
+    if (st.isDirectory()) throw new FilesError(400, `path '${sandbox}' is a directory`);
+    // O_NONBLOCK: a FIFO must not hang the request; only a regular file is sent.
+    const handle = await openAt(at, constants.O_RDONLY | constants.O_NONBLOCK);
+    const opened = await handle.stat().catch(() => undefined);
+    if (!opened?.isFile() || !sandboxMayRead(scope.runtime, opened)) {
+      await handle.close();
+      if (opened && !opened.isFile()) throw new FilesError(400, `path '${sandbox}' is not a regular file`);
+      throw new FilesError(500, `error opening file '${sandbox}': open ${sandbox}: permission denied`);
+    }
+    res.writeHead(200, {
+      "content-type": "application/octet-stream",
+      "content-length": opened.size,
+      "content-disposition": `inline; filename="${path.basename(sandbox).replaceAll('"', "")}"`,
+      "last-modified": opened.mtime.toUTCString(),
+    });
+    await pipeline(handle.createReadStream(), res);
+  } finally {
+    await at.close();
+  }
 }
 
 /** Passes bytes through until there are more than `max`; then fails the upload with 507. */
@@ -87,46 +101,72 @@ function capped(max: number, sandboxPath: string): Transform {
 
 /** Writes one upload to a sandbox path, creating parent directories; returns envd's entry. */
 async function store(scope: RequestScope, requested: string, body: Readable) {
-  const at = await resolve(scope, requested);
-  if (isReadOnly(scope, at.real)) throw new FilesError(400, `error opening file '${at.sandbox}': read-only file system`);
-  const existing = await stat(at.host).catch(() => undefined);
-  if (existing?.isDirectory()) throw new FilesError(400, `path '${at.sandbox}' is a directory`);
-  await makeDirsAs(scope, path.dirname(at.host));
+  const { sandbox, at } = await find(scope, requested, true);
   try {
-    await pipeline(body, capped(scope.limits.fileSizeBytes, at.sandbox), createWriteStream(at.host) as Writable);
-  } catch (err) {
-    // No half-written new file stays behind.
-    if (!existing) await rm(at.host, { force: true });
-    throw err;
+    if (at.readOnly) throw new FilesError(400, `error opening file '${sandbox}': read-only file system`);
+    const existing = await statAt(at, { followLast: true });
+    if (existing?.isDirectory()) throw new FilesError(400, `path '${sandbox}' is a directory`);
+    const handle = await openAt(at, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC, 0o644).catch((err: NodeJS.ErrnoException) => {
+      throw new FilesError(err.code === "ELOOP" ? 400 : 500, `error opening file '${sandbox}': ${err.code ?? err.message}`);
+    });
+    try {
+      if (!existing) await giveTo(scope, handle);
+      // The stream closes the handle when it ends or fails.
+      await pipeline(body, capped(scope.limits.fileSizeBytes, sandbox), handle.createWriteStream() as Writable);
+    } catch (err) {
+      await handle.close().catch(() => undefined);
+      // No half-written new file stays behind.
+      if (!existing) await unlink(at.dir.at(at.name)).catch(() => undefined);
+      throw err;
+    }
+  } finally {
+    await at.close();
   }
-  if (!existing) await giveTo(scope, at.host);
-  return { name: path.basename(at.sandbox), type: "file", path: at.sandbox };
+  return { name: path.basename(sandbox), type: "file", path: sandbox };
+}
+
+/**
+ * The request's body, inflated when it is gzip-encoded, and then at most `max` bytes in all (the
+ * sandbox's file size limit): a few KiB of gzip can stand for gigabytes, which must stop at the
+ * limit rather than fill the disk (507, envd's answer for a full disk).
+ */
+function bodyOf(req: IncomingMessage, max: number): Readable {
+  if ((req.headers["content-encoding"] ?? "").toLowerCase() !== "gzip") return req;
+  let seen = 0;
+  const bound = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      seen += chunk.length;
+      if (seen > max) return done(new FilesError(507, `error decompressing request body: it inflates to more than the sandbox's file size limit (${max} bytes)`));
+      done(null, chunk);
+    },
+  });
+  // Errors reach whoever reads `bound`; this callback only keeps them from going unhandled.
+  return streamPipeline(req, createGunzip(), bound, () => undefined);
 }
 
 async function upload(req: IncomingMessage, scope: RequestScope, query: URLSearchParams) {
-  const type = (req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase();
-  const gzip = (req.headers["content-encoding"] ?? "").toLowerCase() === "gzip";
-  const raw: Readable = gzip ? req.pipe(createGunzip()) : req;
+  const contentType = String(req.headers["content-type"] ?? "");
+  const type = contentType.split(";")[0]?.trim().toLowerCase();
   if (type === "application/octet-stream") {
     const target = query.get("path");
     if (!target) throw new FilesError(400, "path query parameter is required for raw body upload");
-    return [await store(scope, target, raw)];
+    return [await store(scope, target, bodyOf(req, scope.limits.fileSizeBytes))];
   }
   if (!type?.startsWith("multipart/")) {
     throw new FilesError(400, `unsupported content type: ${type}, expected multipart/form-data or application/octet-stream`);
   }
-  // The platform's own multipart parser (fetch's Request.formData); uploads are held in memory.
-  const form = await new Request("http://envd/files", {
-    method: "POST",
-    headers: { "content-type": String(req.headers["content-type"]) },
-    body: Readable.toWeb(raw) as ReadableStream,
-    duplex: "half",
-  } as RequestInit).formData();
+  const boundary = boundaryOf(contentType);
+  if (!boundary) throw new FilesError(500, "error parsing multipart form: no multipart boundary param in Content-Type");
+  // Each part streams to its file as it arrives (./multipart.ts); plain fields are skipped.
   const entries = [];
-  for (const part of form.getAll("file")) {
-    if (typeof part === "string") continue;
-    const target = query.get("path") ?? part.name;
-    entries.push(await store(scope, target, Readable.fromWeb(part.stream() as never)));
+  try {
+    for await (const part of multipartParts(bodyOf(req, scope.limits.fileSizeBytes), boundary)) {
+      if (part.name !== "file" || part.filename === undefined) continue;
+      entries.push(await store(scope, query.get("path") ?? part.filename, part.body));
+    }
+  } catch (err) {
+    if (err instanceof MultipartError) throw new FilesError(500, `error reading form: ${err.message}`);
+    throw err;
   }
   return entries;
 }
@@ -143,6 +183,8 @@ export async function serveFiles(req: IncomingMessage, res: ServerResponse, scop
   } catch (err) {
     if (res.headersSent) return void res.destroy();
     if (err instanceof FilesError) return sendError(res, err.status, err.message);
+    // zlib's codes: a body that is not gzip after all.
+    if ((err as NodeJS.ErrnoException).code?.startsWith("Z_")) return sendError(res, 400, `error decompressing request body: ${(err as Error).message}`);
     sendError(res, 500, `error handling file request: ${(err as Error).message}`);
   }
 }

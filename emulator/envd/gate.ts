@@ -6,6 +6,7 @@
  * than envd's, 401 plain JSON (not a Connect error) for a missing or wrong access token.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { sameSecret } from "../auth";
 import type { SandboxRuntime } from "../types";
 
 /** envd's port inside every sandbox. */
@@ -70,7 +71,8 @@ export function refuseAtEnvd(req: IncomingMessage, res: ServerResponse, runtime:
     res.writeHead(204).end();
     return true;
   }
-  if (runtime.secure && header(req, "x-access-token") !== runtime.envdAccessToken) {
+  const token = runtime.envdAccessToken;
+  if (runtime.secure && (token === null || !sameSecret(header(req, "x-access-token"), token))) {
     sendError(res, 401, "unauthorized access, please provide a valid access token or method signing if supported");
     return true;
   }

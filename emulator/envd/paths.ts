@@ -4,10 +4,11 @@
  * to the user's home, as envd accepts. A `..` that would climb above `/` is refused rather than
  * clamped, so no request path can name a host directory outside `rootDir` by itself. Volume mount
  * points and (with namespaces) the read-only system dirs map to their own host dirs, so the file
- * API sees what the sandbox's commands see.
+ * API sees what the sandbox's commands see. The file API finds paths with links.ts, which walks
+ * these mounts; a host path as a string is only handed to the OS where it may follow links.
  */
 import { lstatSync } from "node:fs";
-import { readdir, realpath } from "node:fs/promises";
+import { realpath } from "node:fs/promises";
 import path from "node:path";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { SandboxRuntime } from "../types";
@@ -43,6 +44,8 @@ export interface PathMount {
   readOnly: boolean;
   /** Template files shown over `hostPath` (isolation/layout.ts): a path found here is this one. */
   layer?: string;
+  /** A host file bound at `sandboxPath` (the account files), not a dir. */
+  file?: true;
 }
 
 /**
@@ -68,7 +71,7 @@ function computeMounts(runtime: SandboxRuntime): PathMount[] {
     for (const b of systemBindsOf(runtime.rootDir)) {
       mounts.push({ sandboxPath: b.sandboxPath, hostPath: b.hostPath, readOnly: true, ...(b.layered ? { layer: path.join(runtime.rootDir, b.sandboxPath) } : {}) });
     }
-    mounts.push(...accountBinds(systemDirOf(runtime.rootDir)).map((b) => ({ ...b, readOnly: true })));
+    mounts.push(...accountBinds(systemDirOf(runtime.rootDir)).map((b) => ({ ...b, readOnly: true, file: true as const })));
   }
   return mounts.sort((a, b) => b.sandboxPath.length - a.sandboxPath.length);
 }
@@ -77,7 +80,10 @@ function mountHolding(runtime: SandboxRuntime, sandboxPath: string): PathMount |
   return mountsOf(runtime).find((m) => sandboxPath === m.sandboxPath || sandboxPath.startsWith(`${m.sandboxPath}/`));
 }
 
-/** Host path that stands for a normalized sandbox path. */
+/**
+ * Host path that stands for a normalized sandbox path, for the OS to follow: only where links are
+ * the host's anyway (an unisolated sandbox's cwd and HOME). Never for the file API (links.ts).
+ */
 export function hostPathOf(runtime: SandboxRuntime, sandboxPath: string): string {
   const mount = mountHolding(runtime, sandboxPath);
   if (!mount) return path.join(runtime.rootDir, sandboxPath);
@@ -86,37 +92,9 @@ export function hostPathOf(runtime: SandboxRuntime, sandboxPath: string): string
   return mount.hostPath + rest;
 }
 
-/**
- * The names in the sandbox dir `sandboxDir`, whose host path is `hostDir`: under a layered system
- * dir, the template's and the host's together, as the sandbox's overlay shows them.
- */
-export async function namesIn(runtime: SandboxRuntime, sandboxDir: string, hostDir: string): Promise<string[]> {
-  const names = await readdir(hostDir);
-  const mount = mountHolding(runtime, sandboxDir);
-  if (mount?.layer === undefined) return names;
-  const rest = sandboxDir.slice(mount.sandboxPath.length);
-  const other = hostDir === mount.layer + rest ? mount.hostPath + rest : mount.layer + rest;
-  return [...new Set([...names, ...(await readdir(other).catch(() => []))])];
-}
-
-/**
- * Refuses a change under a read-only system dir, as the sandbox's own file system would (EROFS):
- * the file API runs as the host's root and must not write the host's files for a sandbox.
- */
-export function assertWritable(runtime: SandboxRuntime, sandboxPath: string): void {
-  if (mountHolding(runtime, sandboxPath)?.readOnly) {
-    throw new ConnectError(`cannot change '${sandboxPath}': read-only file system`, Code.PermissionDenied);
-  }
-}
-
 /** Joins a child name onto a sandbox directory path. */
 export function joinSandbox(dir: string, name: string): string {
   return dir === "/" ? `/${name}` : `${dir}/${name}`;
-}
-
-/** The volume mounted exactly at this sandbox path, if any. */
-export function mountAt(runtime: SandboxRuntime, sandboxPath: string): SandboxRuntime["volumeMounts"][number] | undefined {
-  return runtime.volumeMounts.find((m) => resolveSandboxPath(m.path, "/") === sandboxPath);
 }
 
 /**

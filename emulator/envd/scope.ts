@@ -2,11 +2,9 @@
  * What every in-sandbox call knows about where it runs: the sandbox (from the routing gate), its
  * process registry and the selected user. Handed to the Connect handlers as a context value.
  */
-import { mkdir } from "node:fs/promises";
 import { Code, ConnectError, createContextKey, type HandlerContext } from "@connectrpc/connect";
 import type { SandboxRuntime } from "../types";
 import { hostId, idsOf } from "./isolation/layout";
-import { hostPathOf } from "./paths";
 import type { WatcherRegistry } from "./filesystem/watcher-registry";
 import type { SandboxLimits } from "./limits";
 import type { SandboxNamespace } from "./isolation/namespace";
@@ -61,14 +59,4 @@ export function hostOwnerOf(scope: RequestScope): number | undefined {
 /** Sandbox path of a user's home: the sandbox's home for `user`, `/root` for root. */
 export function homeOf(scope: RequestScope): string {
   return scope.user === "root" ? "/root" : scope.runtime.homePath;
-}
-
-/**
- * Makes sure the user's home exists on the host. The platform creates `home/user`; `/root` is made
- * on first use so root's default cwd works.
- */
-export async function ensureHome(scope: RequestScope): Promise<string> {
-  const home = homeOf(scope);
-  await mkdir(hostPathOf(scope.runtime, home), { recursive: true });
-  return home;
 }

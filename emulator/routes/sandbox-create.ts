@@ -9,7 +9,8 @@ import { hostId, idsOf } from "../envd/isolation/layout";
 import { ApiError, json, type Reply, type RequestContext } from "../http";
 import type { Stores } from "../store";
 import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, type MountRecord } from "../store/sandbox-records";
-import { fillSandboxRoot, type TemplateResult } from "../store/template-tree";
+import { fillSandboxRoot } from "../store/template-fill";
+import type { TemplateResult } from "../store/template-tree";
 import type { SandboxDefaults } from "../types";
 import { parseBody } from "../validate";
 import { sandboxView } from "./sandbox-views";
@@ -79,7 +80,7 @@ export async function createSandbox(stores: Stores, ctx: RequestContext, version
     const isolation = stores.sandboxes.running(record.sandboxID)?.isolation;
     // An isolated sandbox has two accounts: its root, and `user` for every other name.
     const hostOwner = (owner: string) => (isolation ? hostId(isolation, idsOf(owner === "root" ? "root" : "user")) : undefined);
-    fillSandboxRoot(record.rootDir, result, volumeMounts.map((m) => m.path), hostOwner);
+    await fillSandboxRoot(record.rootDir, result, volumeMounts.map((m) => m.path), hostOwner);
   }
   return json(201, sandboxView(record));
 }

@@ -6,6 +6,7 @@
  */
 import { mkdirSync, rmSync, symlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { removeTreeSync } from "../confined/remove-tree";
 import { prepareRoot } from "../envd/isolation/layout";
 import type { Isolation } from "../envd/isolation/mode";
 
@@ -46,7 +47,10 @@ export function createSandboxRoot(
 
 const depth = (path: string) => (path === "/" ? 0 : path.split("/").length);
 
-/** Removes a sandbox's root. Links are removed, never followed, so volume content stays. */
+/**
+ * Removes a sandbox's root. Links are removed, never followed, so volume content stays, and so a
+ * sandbox still running cannot point the removal at the host's files (../confined/remove-tree.ts).
+ */
 export function removeSandboxRoot(rootDir: string): void {
-  rmSync(rootDir, { recursive: true, force: true });
+  removeTreeSync(rootDir);
 }

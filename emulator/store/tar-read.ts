@@ -1,9 +1,17 @@
 /**
  * Reads the archives clients upload for COPY steps: gzipped or plain tar, ustar with PAX (`x`) and
  * GNU long-name (`L`, `K`) headers, as the service's SDK (node-tar) and ours (sdk/build) write them.
- * Regular files, directories and symlinks are kept; other entry types are skipped.
+ * Regular files, directories and symlinks are kept; other entry types are skipped. An entry whose
+ * path climbs out with `..` is refused, as Docker's extraction refuses a breakout.
  */
 import { gunzipSync } from "node:zlib";
+import { MAX_UPLOAD_BYTES } from "./build-files";
+
+/**
+ * Most bytes a gzipped archive may inflate to: what a plain one may be uploaded as. Members are
+ * held in memory, so a small archive of zeros must not inflate without end.
+ */
+export const MAX_ARCHIVE_BYTES = MAX_UPLOAD_BYTES;
 
 /** One archive member. `path` has no leading `./` and no trailing `/`. */
 export interface TarMember {
@@ -15,9 +23,9 @@ export interface TarMember {
   linkname: string;
 }
 
-/** @throws Error with a message naming what is wrong, for an archive that is not a tar. */
-export function readTar(archive: Buffer): TarMember[] {
-  const tar = archive[0] === 0x1f && archive[1] === 0x8b ? gunzipSync(archive) : archive;
+/** @throws Error with a message naming what is wrong: not a tar, larger than `maxBytes` inflated, an entry climbing out. */
+export function readTar(archive: Buffer, maxBytes = MAX_ARCHIVE_BYTES): TarMember[] {
+  const tar = archive[0] === 0x1f && archive[1] === 0x8b ? inflate(archive, maxBytes) : archive;
   const out: TarMember[] = [];
   let long: { path?: string; linkname?: string } = {};
   for (let at = 0; at + 512 <= tar.length; ) {
@@ -36,6 +44,7 @@ export function readTar(archive: Buffer): TarMember[] {
       const name = long.path ?? (prefix ? `${prefix}/${cstr(h.subarray(0, 100))}` : cstr(h.subarray(0, 100)));
       const kind = type === "5" ? "dir" : type === "2" ? "symlink" : type === "0" || type === "7" ? "file" : undefined;
       const path = name.replace(/^(\.\/)+/, "").replace(/\/+$/, "");
+      if (path.split("/").includes("..")) throw new Error(`archive entry '${name}' is outside the copied files`);
       if (kind && path !== "" && path !== ".") {
         out.push({ path, type: kind, mode: readOctal(h, 100, 8) & 0o7777, data: Buffer.from(data), linkname: long.linkname ?? cstr(h.subarray(157, 257)) });
       }
@@ -43,6 +52,17 @@ export function readTar(archive: Buffer): TarMember[] {
     }
   }
   return out;
+}
+
+function inflate(archive: Buffer, maxBytes: number): Buffer {
+  try {
+    return gunzipSync(archive, { maxOutputLength: maxBytes });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE") {
+      throw new Error(`the archive inflates to more than ${maxBytes} bytes, the emulator's bound`);
+    }
+    throw err;
+  }
 }
 
 function checksumOk(h: Buffer): boolean {

@@ -1,11 +1,10 @@
 /**
  * What a v2 template build produces: a file tree (the files its COPY/ADD steps placed, with their
  * modes and owners) and the sandbox defaults its ENV, WORKDIR and USER steps set. Every sandbox
- * started from the build gets the tree written into its root (fillSandboxRoot) and the env as its
+ * started from the build gets the tree written into its root (template-fill.ts) and the env as its
  * environment. The base image's own files are not emulated: a tree holds only what the steps added.
  */
-import { chmodSync, lchownSync, lstatSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
-import { dirname, join, posix } from "node:path";
+import { posix } from "node:path";
 import type { TarMember } from "./tar-read";
 
 /** One path of a template's tree. */
@@ -108,66 +107,4 @@ export function applyCopy(tree: Map<string, TreeNode>, members: readonly TarMemb
 function globRegExp(glob: string): RegExp {
   const body = glob.replace(/[.+^${}()|\\]/g, "\\$&").replace(/\*\*/g, "\u0000").replace(/\*/g, "[^/]*").replace(/\?/g, "[^/]").replace(/\u0000/g, ".*");
   return new RegExp(`^${body}$`);
-}
-
-/**
- * Writes a template's tree into a new sandbox's root (`rootDir` stands for `/`). Paths at or under
- * `skip` (volume mount points) are left alone, and nothing is written through a symlink, so a
- * template can never reach outside the sandbox's root or into a volume. `hostOwner` maps a node's
- * owner to the host id that stands for it (isolated sandboxes); without it, files are the emulator's.
- */
-export function fillSandboxRoot(
-  rootDir: string,
-  result: TemplateResult,
-  skip: readonly string[] = [],
-  hostOwner: (owner: string) => number | undefined = () => undefined,
-): void {
-  const paths = [...result.tree.keys()].sort();
-  for (const path of paths) {
-    if (skip.some((s) => s === "/" || path === s || path.startsWith(`${s}/`))) continue;
-    const node = result.tree.get(path)!;
-    const host = join(rootDir, path);
-    if (!safeParents(rootDir, path)) continue;
-    if (node.type === "dir") {
-      mkdirSync(host, { recursive: true });
-      chmodSync(host, node.mode | 0o700);
-    } else if (node.type === "file") {
-      mkdirSync(dirname(host), { recursive: true });
-      if (isSymlink(host)) continue;
-      writeFileSync(host, node.data ?? Buffer.alloc(0), { mode: node.mode });
-      chmodSync(host, node.mode);
-    } else if (!exists(host)) {
-      mkdirSync(dirname(host), { recursive: true });
-      symlinkSync(node.linkname ?? "", host);
-    }
-    const id = hostOwner(node.owner);
-    if (id !== undefined && (node.type === "symlink" || !isSymlink(host))) lchownSync(host, id, id);
-  }
-}
-
-/** Whether every existing ancestor of `path` under `rootDir` is a real directory, not a link. */
-function safeParents(rootDir: string, path: string): boolean {
-  let at = rootDir;
-  for (const part of posix.dirname(path).split("/").filter(Boolean)) {
-    at = join(at, part);
-    if (isSymlink(at)) return false;
-  }
-  return true;
-}
-
-function isSymlink(path: string): boolean {
-  try {
-    return lstatSync(path).isSymbolicLink();
-  } catch {
-    return false;
-  }
-}
-
-function exists(path: string): boolean {
-  try {
-    lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -4,8 +4,9 @@
  * JWT shaped like the real one (HS256 with a per-start secret), which the content API verifies.
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { chownSync, mkdirSync, rmSync } from "node:fs";
+import { chownSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { removeTreeSync } from "../confined/remove-tree";
 import { hostId, idsOf } from "../envd/isolation/layout";
 import type { Isolation } from "../envd/isolation/mode";
 import { ApiError } from "../http";
@@ -81,11 +82,14 @@ export class VolumeStore {
     return volume;
   }
 
-  /** Deletes the record and its content. Sandboxes that mount it keep a dangling link, as no check exists. */
+  /**
+   * Deletes the record and its content. Sandboxes that mount it keep a dangling link, as no check
+   * exists; one still running cannot point the removal at the host's files (../confined/remove-tree.ts).
+   */
   delete(volumeID: string): void {
     const volume = this.get(volumeID);
     this.volumes.delete(volume.volumeID);
-    rmSync(volume.hostDir, { recursive: true, force: true });
+    removeTreeSync(volume.hostDir);
   }
 
   /** A new token for the volume (every GET mints one). */

@@ -58,8 +58,9 @@ describe("routing and the proxy's answers", () => {
 describe("secured sandboxes", () => {
   const unauthorized = { code: 401, message: "unauthorized access, please provide a valid access token or method signing if supported" };
 
-  it("answers 401 plain JSON without the token or with a wrong one", async () => {
-    const attempts: Record<string, string>[] = [{}, { "x-access-token": "wrong" }];
+  it("answers 401 plain JSON without the token or with a wrong one (shorter, longer, or one character off)", async () => {
+    const wrong = ["wrong", "", "tok-isecure-secre", "tok-isecure-secret2", "tok-isecure-secreT"];
+    const attempts: Record<string, string>[] = [{}, ...wrong.map((t) => ({ "x-access-token": t }))];
     for (const headers of attempts) {
       const res = await call("/process.Process/List", { "e2b-sandbox-id": "isecure", ...headers });
       expect(res.status).toBe(401);

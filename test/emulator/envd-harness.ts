@@ -11,6 +11,7 @@ import path from "node:path";
 import { ConnectError, createClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { createEnvdHandler, type EnvdHandler } from "../../emulator/envd";
+import type { SandboxLimits } from "../../emulator/envd/limits";
 import { exchangeObserver } from "../../emulator/exchanges";
 import type { SandboxDirectory, SandboxRuntime } from "../../emulator/types";
 import { Filesystem } from "../../sdk/gen/filesystem/filesystem_pb";
@@ -55,7 +56,7 @@ function headersFor(sandboxID: string, opts: ClientOptions): Interceptor {
 }
 
 /** Starts a bench; call `close()` in afterAll. */
-export async function startBench(options: { exitRetentionMs?: number } = {}): Promise<Bench> {
+export async function startBench(options: { exitRetentionMs?: number; limits?: Partial<SandboxLimits> } = {}): Promise<Bench> {
   const dataDir = await mkdtemp(path.join(tmpdir(), "envd-test-"));
   const running = new Map<string, SandboxRuntime>();
   const listeners: ((id: string) => void)[] = [];

@@ -129,7 +129,8 @@ describe("the file API", () => {
     const mounting = await Sandbox.create("base", { ...opts, volumeMounts: { "/mnt/v": vol } });
     try {
       await mounting.commands.run("ln -s /etc /mnt/v/etc && mkdir /mnt/v/real && ln -s real /mnt/v/rel");
-      await expect(vol.writeFile("/etc/pwned", "x", opts)).rejects.toThrow("is outside the volume");
+      // In the volume, `/etc` names the link itself (the service serves a volume as a chroot): a loop.
+      await expect(vol.writeFile("/etc/pwned", "x", opts)).rejects.toThrow("too many levels of symbolic links");
       expect(existsSync("/etc/pwned")).toBe(false);
       await vol.writeFile("/rel/through.txt", "through a relative link", opts);
       expect((await mounting.commands.run("cat /mnt/v/real/through.txt")).stdout).toBe("through a relative link");

@@ -113,6 +113,19 @@ describe("restore", () => {
     expect(second.snapshot()).toMatchObject({ teamID: snapshot.teamID, userID: snapshot.userID });
   });
 
+  test("a snapshot naming a dir outside the data dir is refused, naming the field", async () => {
+    const sandbox = snapshot.sandboxes[0]!;
+    const bad: [EmulatorSnapshot, string][] = [
+      [{ ...snapshot, volumes: [{ ...snapshot.volumes[0]!, volumeID: "../../../etc" }] }, 'restore: volumes[0].volumeID: must be a UUID, got "../../../etc"'],
+      [{ ...snapshot, sandboxes: [{ ...sandbox, sandboxID: "../escape" }] }, 'restore: sandboxes[0].sandboxID: must be [a-z0-9]+, got "../escape"'],
+      [
+        { ...snapshot, sandboxes: [{ ...sandbox, volumeMounts: [{ name: "n", path: "/mnt/../../../tmp", volumeID: snapshot.volumes[0]!.volumeID }] }] },
+        'restore: sandboxes[0].volumeMounts[0].path: must be a clean absolute path, got "/mnt/../../../tmp"',
+      ],
+    ];
+    for (const [restore, message] of bad) await expect(startEmulator({ restore })).rejects.toThrow(message);
+  });
+
   test("a snapshot of another format is refused, naming the version", async () => {
     await expect(startEmulator({ restore: { ...snapshot, version: 2 } as unknown as EmulatorSnapshot })).rejects.toThrow(
       "restore: an emulator snapshot of version 1 was expected, got version 2",

@@ -8,15 +8,18 @@
  * Owner and group: named as the sandbox sees them (isolation/layout.ts `ownerName`): `user`,
  * `root`, or the number, as envd does when a name is unknown.
  */
-import { lstat, realpath, stat } from "node:fs/promises";
 import type { BigIntStats } from "node:fs";
+import { realpath, stat } from "node:fs/promises";
+import path from "node:path";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { FileType, type EntryInfoSchema } from "../../../sdk/gen/filesystem/filesystem_pb";
 import type { SandboxRuntime } from "../../types";
+import { statAt } from "../../confined/ops";
+import type { Located } from "../../confined/walk";
 import { ownerName } from "../isolation/layout";
-import { followLinks } from "../links";
-import { hostPathOf, mountAt, sandboxPathOfHost } from "../paths";
+import { locateIn } from "../links";
+import { sandboxPathOfHost } from "../paths";
 
 export type EntryInit = MessageInitShape<typeof EntryInfoSchema>;
 
@@ -62,21 +65,22 @@ function fromStats(runtime: SandboxRuntime, name: string, sandboxPath: string, s
   };
 }
 
+/** An entry found in the sandbox's tree (../links.ts): its open dir and its name there. */
+export type EntryAt = Pick<Located, "dir" | "name" | "follow">;
+
 /**
- * The entry at a host path, reported under `sandboxPath`. not_found when nothing is there, worded
- * as envd words it (`file not found: lstat …`) but naming the sandbox path, not the host's.
+ * The entry found at `at`, reported under `sandboxPath`. not_found when nothing is there, worded
+ * as envd words it (`file not found: lstat …`) but naming the sandbox path, not the host's. A
+ * volume mount point is found as the volume's dir itself, so it reports as the directory it is.
  */
-export async function entryInfo(runtime: SandboxRuntime, hostPath: string, sandboxPath: string): Promise<EntryInit> {
+export async function entryInfo(runtime: SandboxRuntime, at: EntryAt, sandboxPath: string): Promise<EntryInit> {
   const name = sandboxPath === "/" ? "/" : sandboxPath.slice(sandboxPath.lastIndexOf("/") + 1);
-  const link = await lstat(hostPath, { bigint: true }).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === "ENOENT" || err.code === "ENOTDIR") {
-      throw new ConnectError(`file not found: lstat ${sandboxPath}: no such file or directory`, Code.NotFound);
-    }
+  const link = await statAt({ ...at, follow: false }, { bigint: true }).catch((err: NodeJS.ErrnoException) => {
     throw new ConnectError(`error getting file info: ${err.code ?? err.message}`, Code.Internal);
   });
+  if (!link) throw new ConnectError(`file not found: lstat ${sandboxPath}: no such file or directory`, Code.NotFound);
   if (!link.isSymbolicLink()) return fromStats(runtime, name, sandboxPath, link);
-  const { target, targetPath } = await linkTarget(runtime, hostPath, sandboxPath);
-  if (target && mountAt(runtime, sandboxPath)) return fromStats(runtime, name, sandboxPath, target);
+  const { target, targetPath } = await linkTarget(runtime, at, sandboxPath);
   return {
     ...fromStats(runtime, name, sandboxPath, link),
     type: target ? typeOf(target) : FileType.UNSPECIFIED,
@@ -88,12 +92,20 @@ export async function entryInfo(runtime: SandboxRuntime, hostPath: string, sandb
 /**
  * What a link points to. With namespaces the link is followed in the sandbox (../links.ts), never
  * on the host, where an absolute target would name the host's file; otherwise the OS follows it.
+ * A link to nothing reports its own path, as envd's EvalSymlinks fallback does.
  */
-async function linkTarget(runtime: SandboxRuntime, hostPath: string, sandboxPath: string): Promise<{ target: BigIntStats | undefined; targetPath: string }> {
-  if (runtime.isolation.mode === "namespaces") {
-    const targetPath = await followLinks(runtime, sandboxPath, true);
-    return { target: await stat(hostPathOf(runtime, targetPath), { bigint: true }).catch(() => undefined), targetPath };
+async function linkTarget(runtime: SandboxRuntime, at: EntryAt, sandboxPath: string): Promise<{ target: BigIntStats | undefined; targetPath: string }> {
+  if (!at.follow) {
+    const found = await locateIn(runtime, sandboxPath, { followLast: true }).catch(() => undefined);
+    if (!found) return { target: undefined, targetPath: sandboxPath };
+    try {
+      const target = await statAt(found, { bigint: true }).catch(() => undefined);
+      return { target, targetPath: target ? found.path : sandboxPath };
+    } finally {
+      await found.close();
+    }
   }
+  const hostPath = path.join(at.dir.hostPath, at.name);
   const target = await stat(hostPath, { bigint: true }).catch(() => undefined);
   const resolved = await realpath(hostPath).catch(() => undefined);
   const targetPath = resolved === undefined ? sandboxPath : ((await sandboxPathOfHost(runtime, resolved)) ?? resolved);

@@ -10,11 +10,12 @@
  * of the new); a `change` that moved the mtime is a WRITE, one that did not is a CHMOD (ATTRIB).
  */
 import { readdirSync, watch, type FSWatcher } from "node:fs";
-import { stat } from "node:fs/promises";
+import { lstat } from "node:fs/promises";
 import path from "node:path";
-import { Code, ConnectError } from "@connectrpc/connect";
 import { EventType } from "../../../sdk/gen/filesystem/filesystem_pb";
+import type { Located } from "../../confined/walk";
 import type { SandboxRuntime } from "../../types";
+import { locateIn, using } from "../links";
 import { joinSandbox } from "../paths";
 import { entryInfo, type EntryInit } from "./entry";
 
@@ -25,20 +26,13 @@ export interface WatchEvent {
   entry?: EntryInit;
 }
 
-/** Where and how to watch; `host` must be an existing directory. */
+/** Where and how to watch: the sandbox path asked for, and the dir found there, held open while the watch runs. */
 export interface WatchTarget {
   runtime: SandboxRuntime;
   sandbox: string;
-  host: string;
+  found: Located;
   recursive: boolean;
   includeEntry: boolean;
-}
-
-/** Fails as envd does when the path is missing or not a directory. */
-export async function checkWatchable(target: WatchTarget): Promise<void> {
-  const st = await stat(target.host).catch(() => undefined);
-  if (!st) throw new ConnectError(`path ${target.sandbox} not found`, Code.NotFound);
-  if (!st.isDirectory()) throw new ConnectError(`path ${target.sandbox} not a directory`, Code.InvalidArgument);
 }
 
 /** The names under `dir` (relative; all levels when recursive) at the start of a watch. */
@@ -66,10 +60,18 @@ export class DirWatch {
     private readonly target: WatchTarget,
     private readonly emit: (event: WatchEvent) => void,
   ) {
-    this.present = namesUnder(target.host, target.recursive);
-    this.watcher = watch(target.host, { recursive: target.recursive }, (kind, filename) => {
-      if (filename !== null && !this.closed) this.classify(kind, filename.toString());
-    });
+    // The dir is named through its open fd (../../confined/dir.ts), so the watch is on the dir that
+    // was found, whatever its path leads to by now.
+    const host = target.found.dir.self;
+    this.present = namesUnder(host, target.recursive);
+    try {
+      this.watcher = watch(host, { recursive: target.recursive }, (kind, filename) => {
+        if (filename !== null && !this.closed) this.classify(kind, filename.toString());
+      });
+    } catch (err) {
+      void target.found.close();
+      throw err;
+    }
     this.watcher.on("error", () => this.close());
   }
 
@@ -77,6 +79,7 @@ export class DirWatch {
     if (this.closed) return;
     this.closed = true;
     this.watcher.close();
+    void this.target.found.close();
   }
 
   /** Runs synchronously per event, in the kernel's order: the flip model needs no stat. */
@@ -109,18 +112,21 @@ export class DirWatch {
   }
 
   private async send(name: string, kind: EventType | "change"): Promise<void> {
+    // Once closed, the watched dir's fd is too (and its number may be another file's).
+    if (this.closed) return;
     let type = kind;
-    const host = path.join(this.target.host, name);
+    const sandboxPath = joinSandbox(this.target.sandbox, name);
     if (type === "change") {
       // A change that did not move the mtime changed the attributes only (inotify's ATTRIB).
-      const st = await stat(host).catch(() => undefined);
+      const st = await lstat(path.join(this.target.found.dir.self, name)).catch(() => undefined);
       const before = this.mtimes.get(name);
       if (st) this.mtimes.set(name, st.mtimeMs);
       type = st && before === st.mtimeMs ? EventType.CHMOD : EventType.WRITE;
     }
     const event: WatchEvent = { name, type };
     if (this.target.includeEntry && type !== EventType.REMOVE && type !== EventType.RENAME) {
-      const entry = await entryInfo(this.target.runtime, host, joinSandbox(this.target.sandbox, name)).catch(() => undefined);
+      // Found again in the sandbox's tree: a name the event reports may be a link by now.
+      const entry = await using(locateIn(this.target.runtime, sandboxPath), (at) => entryInfo(this.target.runtime, at, sandboxPath)).catch(() => undefined);
       if (entry) event.entry = entry;
     }
     if (!this.closed) this.emit(event);

@@ -6,20 +6,35 @@
  */
 import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
 import type { CreateWatcherRequest, WatchDirRequest } from "../../../sdk/gen/filesystem/filesystem_pb";
-import { followLinks } from "../links";
-import { hostPathOf, resolveSandboxPath } from "../paths";
+import { statAt } from "../../confined/ops";
+import { sandboxMayRead } from "../host-access";
+import { locateDirIn, locateIn, using } from "../links";
+import { resolveSandboxPath } from "../paths";
 import { keepaliveMs } from "../process/stream";
 import { homeOf, scopeOf } from "../scope";
-import { checkWatchable, DirWatch, type WatchEvent, type WatchTarget } from "./watch";
+import { DirWatch, type WatchEvent, type WatchTarget } from "./watch";
 
-/** The directory a watch request names, for the calling user, checked as envd checks it. */
+/** The directory a watch request names, for the calling user, checked as envd checks it; close its `found` when done. */
 async function targetOf(req: WatchDirRequest | CreateWatcherRequest, ctx: HandlerContext): Promise<WatchTarget> {
   const scope = scopeOf(ctx);
   const sandbox = resolveSandboxPath(req.path, homeOf(scope));
-  const host = hostPathOf(scope.runtime, await followLinks(scope.runtime, sandbox, true));
-  const target = { runtime: scope.runtime, sandbox, host, recursive: req.recursive, includeEntry: req.includeEntry };
-  await checkWatchable(target);
-  return target;
+  const notFound = () => new ConnectError(`path ${sandbox} not found`, Code.NotFound);
+  const isDir = await using(locateIn(scope.runtime, sandbox, { followLast: true }), async (at) => (await statAt(at, { followLast: true }))?.isDirectory()).catch(
+    (err: unknown) => {
+      if (err instanceof ConnectError) throw err;
+      return undefined;
+    },
+  );
+  if (isDir === undefined) throw notFound();
+  if (!isDir) throw new ConnectError(`path ${sandbox} not a directory`, Code.InvalidArgument);
+  const found = await locateDirIn(scope.runtime, sandbox).catch(() => Promise.reject(notFound()));
+  // A host dir the sandbox may not list may not be watched either (../host-access.ts).
+  const st = await statAt(found).catch(() => undefined);
+  if (!st || !sandboxMayRead(scope.runtime, st)) {
+    await found.close();
+    throw new ConnectError(`error adding path ${sandbox} to watcher: permission denied`, Code.Internal);
+  }
+  return { runtime: scope.runtime, sandbox, found, recursive: req.recursive, includeEntry: req.includeEntry };
 }
 
 type Wake = { kind: "event" } | { kind: "keepalive" } | { kind: "aborted" };

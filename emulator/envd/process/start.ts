@@ -7,14 +7,14 @@
  * `Connect-Timeout-Ms` bounds the process's life: when it passes the process is killed and the
  * stream ends with deadline_exceeded. A client that disconnects leaves the process running.
  */
-import { stat } from "node:fs/promises";
 import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
 import type { ProcessConfig, StartRequest } from "../../../sdk/gen/process/process_pb";
-import { followLinks } from "../links";
+import { locateDirIn, using } from "../links";
 import { hostPathOf, resolveSandboxPath } from "../paths";
 import { idsOf } from "../isolation/layout";
 import { limitArgv, orphanGuardArgv } from "../limits";
-import { ensureHome, scopeOf, type RequestScope } from "../scope";
+import { makeDirAs } from "../ownership";
+import { homeOf, scopeOf, type RequestScope } from "../scope";
 import type { SpawnSpec } from "./child";
 import { ManagedProcess } from "./managed";
 import { startEvent, streamUpdates } from "./stream";
@@ -56,9 +56,10 @@ async function spawnSpec(req: StartRequest, config: ProcessConfig, scope: Reques
   // No cwd: the template's WORKDIR when it set one, else the user's home.
   const cwd = resolveSandboxPath(config.cwd || (scope.runtime.defaults?.workdir ?? ""), home);
   // Links a command made are followed inside the sandbox (../links.ts), as its shell's `cd` will.
-  const hostCwd = hostPathOf(scope.runtime, await followLinks(scope.runtime, cwd, true));
-  const isDir = await stat(hostCwd).then((s) => s.isDirectory(), () => false);
+  const isDir = await using(locateDirIn(scope.runtime, cwd), async () => true).catch(() => false);
   if (!isDir) throw new ConnectError(`cwd '${cwd}' does not exist`, Code.InvalidArgument);
+  // Used only without namespaces, where the OS follows links for the command anyway.
+  const hostCwd = hostPathOf(scope.runtime, cwd);
   const ns = await scope.namespace()?.catch((err: unknown) => {
     throw new ConnectError((err as Error).message, Code.Unavailable);
   });
@@ -83,6 +84,18 @@ async function spawnSpec(req: StartRequest, config: ProcessConfig, scope: Reques
     stdin: req.stdin ?? true,
     ...(req.pty ? { pty: { cols: req.pty.size?.cols ?? 0, rows: req.pty.size?.rows ?? 0 } } : {}),
   };
+}
+
+/**
+ * Makes sure the user's home exists, as the user's (the platform creates `home/user`; `/root` is
+ * made on first use so root's default cwd works). Made in the sandbox's tree, so a home the sandbox
+ * replaced with a link is made where the link leads in the sandbox, never on the host; when it
+ * cannot be made, the cwd check that follows says so.
+ */
+async function ensureHome(scope: RequestScope): Promise<string> {
+  const home = homeOf(scope);
+  await using(locateDirIn(scope.runtime, home, { makeParent: makeDirAs(scope) }), async () => undefined).catch(() => undefined);
+  return home;
 }
 
 /** Kills the process when the call's deadline passes (the stream itself ends on the same signal). */
