@@ -32,11 +32,6 @@ export type SandboxArgs = ArgsOf<"Sandbox">;
 export type TemplateTagArgs = ArgsOf<"TemplateTag">;
 
 /**
- * Outputs that are the resource's ID. The class takes them from `id`, which a preview knows for an
- * update; as ordinary outputs they would be unknown then, and everything using them would preview as
- * replaced (a Sandbox on a Template that only changes `public`).
- */
-/**
  * The type token `pulumi.dynamic.Resource` gives a resource (module "sandbox"): the engine sends these to
  * the Node.js dynamic-provider host, which runs the provider text in `__provider`. The classes register
  * as plain custom resources with that token, so URNs and state are those of a dynamic resource, and the
@@ -44,6 +39,11 @@ export type TemplateTagArgs = ArgsOf<"TemplateTag">;
  */
 const typeOf = (kind: ResourceKind) => `pulumi-nodejs:dynamic/sandbox:${kind}`;
 
+/**
+ * Outputs that are the resource's ID. The class takes them from `id`, which a preview knows for an
+ * update; as ordinary outputs they would be unknown then, and everything using them would preview as
+ * replaced (a Sandbox on a Template that only changes `public`).
+ */
 function setIdOutputs(resource: pulumi.CustomResource, kind: ResourceKind): void {
   for (const key of ID_OUTPUTS[kind]) (resource as unknown as Record<string, unknown>)[key] = resource.id;
 }
