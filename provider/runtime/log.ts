@@ -4,13 +4,13 @@
  * is redacted of the values given, so no secret reaches the log.
  */
 import { redact } from "../../sdk/errors";
-import { resourceNameOf } from "../specs/naming";
+import { resourceNameOf } from "../resource-key";
 
 export interface Logger {
   (line: string): void;
 }
 
-/** Where finished lines go, with the key of their resource (its URN since 0.2). */
+/** Where finished lines go, with the key of their resource (../resource-key.ts). */
 export type LogSink = (line: string, resourceKey: string) => void;
 
 /**
