@@ -11,10 +11,12 @@ import type { z } from "zod";
 import { CLASS_SHAPES } from "./class-shapes";
 import { ID_OUTPUTS } from "./id-outputs";
 import { providerText } from "./handle";
+import { resourceKeyOf } from "./resource-key";
 import { secretValuesOf } from "./secret-values";
 import { shallowStacks } from "./shallow-stacks";
 import type { ResourceKind } from "./spec";
 import type { SPECS } from "./specs";
+import { stackInstance } from "./stack-instance";
 
 /** Inputs of a resource: each value (and each nested value) may be a Pulumi Input. */
 type DeepInput<T> = pulumi.Input<
@@ -49,13 +51,17 @@ function setIdOutputs(resource: pulumi.CustomResource, kind: ResourceKind): void
 }
 
 /**
- * The key auto-names and markers derive from: the URN this resource will have, so it is unique in the
- * stack (two components may each have a child named "data"). Built from the parent's URN only as a
- * value: depending on the parent would make a component's child depend on its own component.
+ * The key auto-names and markers derive from (./resource-key.ts): the stack instance, so it is unique
+ * among stacks of the same name (./stack-instance.ts), and the URN this resource will have, so it is
+ * unique in the stack (two components may each have a child named "data"). Built from the parent's URN
+ * only as a value: depending on the parent would make a component's child depend on its own component.
+ * `check` uses it only for a resource that state does not hold yet.
  */
 function resourceKey(kind: ResourceKind, name: string, opts: pulumi.CustomResourceOptions | undefined): pulumi.Output<string> {
   const urn = pulumi.createUrn(name, typeOf(kind), opts?.parent);
-  return pulumi.output(new Promise<string>((resolve) => urn.apply((u) => resolve(u))));
+  const key = Promise.all([stackInstance(), new Promise<string>((resolve) => urn.apply(resolve))]).then(([instance, u]) =>
+    pulumi.isUnknown(instance) ? pulumi.unknown : resourceKeyOf(instance as string | undefined, u));
+  return pulumi.output(key) as pulumi.Output<string>;
 }
 
 /**
