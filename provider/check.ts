@@ -10,7 +10,7 @@
  * `envVars`, or anything a user wrapped in pulumi.secret) which would then reach the log in plaintext.
  */
 import type { z } from "zod";
-import { containsUnknown, getPath, INTERNAL_INPUTS, sameValue, underCurrentNames, type ResourceSpec } from "./spec";
+import { containsUnknown, getPath, INTERNAL_INPUTS, sameValue, underCurrentNames, UNKNOWN, type ResourceSpec } from "./spec";
 
 export interface CheckFailure {
   /** Always "": see the header. */
@@ -113,7 +113,9 @@ function withInternals(spec: ResourceSpec, olds: Obj, news: Obj, out: Obj): Obj 
   const generation = oldGen === undefined ? 0 : replaced ? oldGen + 1 : oldGen;
   const auto = spec.autoName?.(resourceKey, generation) ?? {};
   const filled = Object.keys(auto).filter((k) => out[k] === undefined);
-  for (const k of filled) out[k] = !replaced && oldAuto.has(k) && olds[k] !== undefined ? olds[k] : auto[k];
+  // A new resource's key is unknown at the preview of its stack's first `up` (./resource-key.ts), and so is every name from it.
+  const minted = (k: string) => (resourceKey === UNKNOWN ? UNKNOWN : auto[k]);
+  for (const k of filled) out[k] = !replaced && oldAuto.has(k) && olds[k] !== undefined ? olds[k] : minted(k);
   const secrets = Array.isArray(news.__secrets) ? { __secrets: news.__secrets } : {};
   return { ...out, __resource: resourceKey, __generation: generation, ...(filled.length ? { __auto: filled } : {}), ...secrets };
 }

@@ -11,10 +11,12 @@ import type { z } from "zod";
 import { CLASS_SHAPES } from "./class-shapes";
 import { ID_OUTPUTS } from "./id-outputs";
 import { providerText } from "./handle";
+import { resourceKeyOf } from "./resource-key";
 import { secretValuesOf } from "./secret-values";
 import { shallowStacks } from "./shallow-stacks";
 import type { ResourceKind } from "./spec";
 import type { SPECS } from "./specs";
+import { stackInstance } from "./stack-instance";
 
 /** Inputs of a resource: each value (and each nested value) may be a Pulumi Input. */
 type DeepInput<T> = pulumi.Input<
@@ -32,11 +34,6 @@ export type SandboxArgs = ArgsOf<"Sandbox">;
 export type TemplateTagArgs = ArgsOf<"TemplateTag">;
 
 /**
- * Outputs that are the resource's ID. The class takes them from `id`, which a preview knows for an
- * update; as ordinary outputs they would be unknown then, and everything using them would preview as
- * replaced (a Sandbox on a Template that only changes `public`).
- */
-/**
  * The type token `pulumi.dynamic.Resource` gives a resource (module "sandbox"): the engine sends these to
  * the Node.js dynamic-provider host, which runs the provider text in `__provider`. The classes register
  * as plain custom resources with that token, so URNs and state are those of a dynamic resource, and the
@@ -44,18 +41,27 @@ export type TemplateTagArgs = ArgsOf<"TemplateTag">;
  */
 const typeOf = (kind: ResourceKind) => `pulumi-nodejs:dynamic/sandbox:${kind}`;
 
+/**
+ * Outputs that are the resource's ID. The class takes them from `id`, which a preview knows for an
+ * update; as ordinary outputs they would be unknown then, and everything using them would preview as
+ * replaced (a Sandbox on a Template that only changes `public`).
+ */
 function setIdOutputs(resource: pulumi.CustomResource, kind: ResourceKind): void {
   for (const key of ID_OUTPUTS[kind]) (resource as unknown as Record<string, unknown>)[key] = resource.id;
 }
 
 /**
- * The key auto-names and markers derive from: the URN this resource will have, so it is unique in the
- * stack (two components may each have a child named "data"). Built from the parent's URN only as a
- * value: depending on the parent would make a component's child depend on its own component.
+ * The key auto-names and markers derive from (./resource-key.ts): the stack instance, so it is unique
+ * among stacks of the same name (./stack-instance.ts), and the URN this resource will have, so it is
+ * unique in the stack (two components may each have a child named "data"). Built from the parent's URN
+ * only as a value: depending on the parent would make a component's child depend on its own component.
+ * `check` uses it only for a resource that state does not hold yet.
  */
 function resourceKey(kind: ResourceKind, name: string, opts: pulumi.CustomResourceOptions | undefined): pulumi.Output<string> {
   const urn = pulumi.createUrn(name, typeOf(kind), opts?.parent);
-  return pulumi.output(new Promise<string>((resolve) => urn.apply((u) => resolve(u))));
+  const key = Promise.all([stackInstance(), new Promise<string>((resolve) => urn.apply(resolve))]).then(([instance, u]) =>
+    pulumi.isUnknown(instance) ? pulumi.unknown : resourceKeyOf(instance as string | undefined, u));
+  return pulumi.output(key) as pulumi.Output<string>;
 }
 
 /**

@@ -13,7 +13,7 @@ export type ResourceKind = "Template" | "Volume" | "Sandbox" | "TemplateTag";
 
 /**
  * Inputs the provider adds for itself; never user-facing, never diffed, never in the schema.
- * `__resource`: the key auto-names and markers derive from (the URN at the first create, kept after);
+ * `__resource`: the key auto-names and markers derive from (./resource-key.ts: minted at the first create, kept after);
  * `__generation`: counts replacements; `__auto`: the inputs `check` filled with an auto-name;
  * `__secrets`: the plaintext of every value the program marked secret, so logs can hide exactly those.
  */

@@ -2,9 +2,10 @@
  * The one place the engine's view of a resource meets the runtime's. The runtime was written for the
  * dynamic provider, whose class hands it two inputs of its own: `__resource` (the key auto-names and
  * markers derive from) and `__secrets` (the plaintext of the values the program marked secret, so logs
- * can hide them). A native plugin gets both from the request instead: the key is the URN the engine
- * sends, and the secrets are the values that arrive wrapped as secrets (./wire-values.ts). `__secrets`
- * is never stored by the plugin: every request carries its wrapped secrets again.
+ * can hide them). A native plugin gets both from the engine instead: the key is built from the URN of
+ * the request and the provider's ID (./stack-instance.ts), and the secrets are the values that arrive
+ * wrapped as secrets (./wire-values.ts). `__secrets` is never stored by the plugin: every request
+ * carries its wrapped secrets again.
  */
 import { secretKeys, wrapSecrets } from "../runtime/secrets";
 import type { ResourceKind } from "../spec";

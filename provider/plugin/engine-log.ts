@@ -6,6 +6,7 @@
 import type * as grpc from "@grpc/grpc-js";
 import { EngineClient } from "@pulumi/pulumi/proto/engine_grpc_pb";
 import { LogRequest, LogSeverity } from "@pulumi/pulumi/proto/engine_pb";
+import { urnOf } from "../resource-key";
 import type { LogSink } from "../runtime/log";
 import { isStatusLine } from "../runtime/operation";
 
@@ -23,15 +24,16 @@ export function engineAddress(args: string[]): string | undefined {
 }
 
 /**
- * A sink that logs each line as info against the resource key when it is a URN (every key the
- * plugin mints is), ephemeral when it is status (../runtime/operation.ts); a line the engine refuses goes to
+ * A sink that logs each line as info against the URN in the resource key (every key the plugin mints
+ * holds one), ephemeral when it is status (../runtime/operation.ts); a line the engine refuses goes to
  * stderr, so it is never lost outright.
  */
 export function engineLogSink(address: string, credentials: grpc.ChannelCredentials): LogSink {
   const engine = new EngineClient(address, credentials);
   return (line, resourceKey) => {
     const request = new LogRequest().setSeverity(LogSeverity.INFO).setMessage(line).setEphemeral(isStatusLine());
-    if (resourceKey.startsWith("urn:pulumi:")) request.setUrn(resourceKey);
+    const urn = urnOf(resourceKey);
+    if (urn) request.setUrn(urn);
     engine.log(request, (err) => {
       if (err) process.stderr.write(`${line}\n`);
     });

@@ -12,6 +12,7 @@ import { fromRuntime, importedInputs, importedState, kindOf, toRuntime, withKnow
 import { invoke } from "./invoke";
 import { oldInputs } from "./old-inputs";
 import { cancelAll } from "./operation";
+import { keyFor } from "./stack-instance";
 
 type Obj = Record<string, unknown>;
 
@@ -27,8 +28,8 @@ export const plugin: Provider = {
   async check(urn, olds, news) {
     const kind = kindOf(urn);
     const given = toRuntime(news);
-    // The URN is the resource key: the runtime keeps the stored one after the first create.
-    const outcome = await runtime.check(kind, toRuntime(olds).values, { ...given.values, __resource: urn });
+    // The key of a new resource (../resource-key.ts): the runtime keeps the stored one after the first create.
+    const outcome = await runtime.check(kind, toRuntime(olds).values, { ...given.values, __resource: keyFor(urn) });
     return outcome.inputs ? { inputs: fromRuntime(kind, outcome.inputs, given) } : { failures: outcome.failures ?? [] };
   },
 

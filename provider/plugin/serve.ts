@@ -2,9 +2,10 @@
  * Starts the plugin: `@pulumi/pulumi/provider`'s gRPC server around ./provider.ts.
  *
  * That server answers Configure itself and drops the request: a Provider has no configure method
- * (@pulumi/pulumi 3.259, provider/server.js). The provider's config (`sandbox:apiKey`, ...) arrives only
- * there, so its Configure is wrapped once, at the one place the server is assembled (`addService`),
- * to hand the request's variables to the runtime's `configure` first; the answer stays the server's.
+ * (@pulumi/pulumi 3.259, provider/server.js). The provider's config (`sandbox:apiKey`, ...) and its ID
+ * (the stack instance of resource keys, ./stack-instance.ts) arrive only there, so its Configure is
+ * wrapped once, at the one place the server is assembled (`addService`), to hand the request's
+ * variables to the runtime's `configure` and its ID to the keys first; the answer stays the server's.
  *
  * The server also reads every request's property structs without asking whether they were sent, and
  * the engine's import sends a Read with none (the resource has no state yet): the call then fails with
@@ -25,9 +26,10 @@ import { withOldInputs } from "./old-inputs";
 import { asOperation } from "./operation";
 import { previewAnswer, type PreviewRequest } from "./preview";
 import { plugin } from "./provider";
+import { setStackInstance } from "./stack-instance";
 
 interface ConfigureCall {
-  request: { getVariablesMap(): { forEach(fn: (value: string, key: string) => void): void } };
+  request: { getVariablesMap(): { forEach(fn: (value: string, key: string) => void): void }; getId?(): string };
 }
 type Method = (call: { request: Record<string, unknown> }, callback: unknown) => void;
 type Callback = (err: unknown, resp?: unknown) => void;
@@ -96,6 +98,7 @@ export async function serve(args: string[]): Promise<void> {
     const wrapped = Object.create(implementation) as Implementation;
     wrapped.configure = (call, callback) => {
       runtime.configure({ config: configSource(call) });
+      setStackInstance(call.request.getId?.());
       // Previews of Create and Update come to the plugin (./preview.ts), so a plan can know IDs.
       implementation.configure(call, (err, resp) => {
         (resp as { setSupportspreview?(v: boolean): void } | undefined)?.setSupportspreview?.(true);

@@ -3,14 +3,16 @@
  * state does not record, and the next run must take that sandbox over instead of making a second one.
  *
  * Every sandbox carries two metadata entries: its marker, `<resource key>#<generation>`, the same on a
- * re-run and new for a replacement; and its stack, the key's stack part. The engine cannot say whether
- * a create is a re-run (after `refresh --clear-pending-creates` nothing in the state says so), so every
- * create looks; but one list of the stack's sandboxes answers the creates of a whole `up`: the host
- * takes it at the first create of a stack and lets it answer the creates of the next SNAPSHOT_MS, and
- * only a create it does not find in it makes a request (the POST). What a run killed before this one
- * made is in the list; the window it leaves is a sandbox made for the same resource by another process
- * after the list was taken (a host of the killed run still finishing its POST), the same race a lookup
- * per create had between its lookup and its POST, widened from one request to at most SNAPSHOT_MS.
+ * re-run and new for a replacement; and its stack, the key's stack part (../resource-key.ts), which
+ * holds the stack instance, so the lists of two same-named stacks on two backends never mix. The engine
+ * cannot say whether a create is a re-run (after `refresh --clear-pending-creates` nothing in the state
+ * says so), so every create looks; but one list of the stack's sandboxes answers the creates of a
+ * whole `up`: the host takes it at the first create of a stack and lets it answer the creates of the
+ * next SNAPSHOT_MS, and only a create it does not find in it makes a request (the POST). What a run
+ * killed before this one made is in the list; the window it leaves is a sandbox made for the same
+ * resource by another process after the list was taken (a host of the killed run still finishing its
+ * POST), the same race a lookup per create had between its lookup and its POST, widened from one
+ * request to at most SNAPSHOT_MS.
  *
  * A third entry says what the sandbox was made from (INPUTS_KEY: ../runtime/made-from.ts). The marker
  * is the same whatever the inputs, and a program edited between a killed run and the next must not
@@ -20,12 +22,13 @@
  */
 import type { Sandbox } from "../../sdk/schemas/sandboxes";
 import type { PlatformClient } from "../../sdk/client";
+import { stackOf } from "../resource-key";
 import { MARKER_KEY } from "../specs/sandbox";
 import { platform } from "../runtime/context";
 import { isNotFound } from "../runtime/handlers";
 import { differingFields } from "../runtime/made-from";
 
-/** Metadata key holding the stack a sandbox was made for (see {@link stackOf}). */
+/** Metadata key holding the stack a sandbox was made for (`stackOf` in ../resource-key.ts). */
 export const STACK_KEY = "pulumi-sandbox.stack";
 
 /** Metadata key holding the digests of the inputs a sandbox was made from (see sandbox.ts madeFrom). */
@@ -37,15 +40,6 @@ export const SNAPSHOT_MS = 10_000;
 /** The marker of a resource: its key and replacement generation. */
 export function markerOf(inputs: { __resource?: string | undefined; __generation?: number | undefined }): string {
   return `${inputs.__resource ?? ""}#${inputs.__generation ?? 0}`;
-}
-
-/**
- * The stack part of a resource key: `urn:pulumi:<stack>::<project>` of a URN key, `<project>/<stack>`
- * of a key written before 0.2 (`<project>/<stack>/<name>`).
- */
-export function stackOf(resourceKey: string): string {
-  if (resourceKey.startsWith("urn:pulumi:")) return resourceKey.split("::").slice(0, 2).join("::");
-  return resourceKey.includes("/") ? resourceKey.slice(0, resourceKey.lastIndexOf("/")) : resourceKey;
 }
 
 /** The metadata that marks a sandbox made for `inputs`. */

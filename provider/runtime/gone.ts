@@ -9,7 +9,7 @@
  * is gone, and the service's own error otherwise.
  */
 import type { ResourceKind } from "../spec";
-import { resourceNameOf } from "../specs/naming";
+import { resourceNameOf } from "../resource-key";
 import { isNotFound } from "./handlers";
 
 /** How each kind comes to be gone without Pulumi; a kind not listed was deleted by another client. */

@@ -6,14 +6,14 @@
  */
 import { redact } from "../../sdk/errors";
 import type { ResourceKind } from "../spec";
-import { resourceNameOf } from "../specs/naming";
+import { resourceNameOf } from "../resource-key";
 import { hiddenValues } from "./secrets";
 
 export interface Logger {
   (line: string): void;
 }
 
-/** Where finished lines go, with the key of their resource (its URN since 0.2). */
+/** Where finished lines go, with the key of their resource (../resource-key.ts). */
 export type LogSink = (line: string, resourceKey: string) => void;
 
 /**

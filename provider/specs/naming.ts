@@ -1,16 +1,11 @@
 /**
- * Auto-names. Derived from the resource's key (its URN at the first create: stack, project, parent
- * types, type and name, so unique in the stack) and its replacement generation, never random: a re-run
- * of an interrupted `pulumi up` computes the same name, finds what the killed run made, and adopts it
- * instead of making a second one. Keys written by versions before 0.2 are `project/stack/name`.
+ * Auto-names. Derived from the resource's key (../resource-key.ts: its stack instance and its URN at the
+ * first create, so unique among stacks and within its stack) and its replacement generation, never
+ * random: a re-run of an interrupted `pulumi up` computes the same name, finds what the killed run made,
+ * and adopts it instead of making a second one.
  */
 import { createHash } from "node:crypto";
-
-/** The resource's own name in its key: after the URN's last `::`, or the last `/` of an old key. */
-export function resourceNameOf(resourceKey: string): string {
-  const urnName = resourceKey.lastIndexOf("::");
-  return urnName >= 0 ? resourceKey.slice(urnName + 2) : (resourceKey.split("/").pop() ?? "");
-}
+import { resourceNameOf } from "../resource-key";
 
 export function autoName(resourceKey: string, generation: number, maxBase = 40): string {
   const name = resourceNameOf(resourceKey) || "resource";

@@ -72,11 +72,13 @@ export interface E2eStack {
 /**
  * `project`: an example's name (a folder of examples/) or an absolute path to a Pulumi project (test
  * fixtures). The project must resolve `pulumi-sandbox` and `@pulumi/pulumi` from the repository's
- * node_modules, so fixtures live inside the repository.
+ * node_modules, so fixtures live inside the repository. Each stack has a backend of its own; it has an
+ * emulator of its own too, unless `shared` gives one (several stacks of one team, one service), which
+ * `close()` then leaves running for its owner to close.
  */
-export async function startStack(project: string, stack: string, emulatorOptions: EmulatorOptions = {}): Promise<E2eStack> {
+export async function startStack(project: string, stack: string, emulatorOptions: EmulatorOptions = {}, shared?: { emulator: Emulator }): Promise<E2eStack> {
   const binDir: string = await ensurePulumi();
-  const emulator = await createEmulator({ buildDelayMs: 300, ...emulatorOptions });
+  const emulator = shared?.emulator ?? (await createEmulator({ buildDelayMs: 300, ...emulatorOptions }));
   const stateDir = mkdtempSync(join(tmpdir(), "pulumi-sandbox-e2e-"));
   let cwd = isAbsolute(project) ? project : join(ROOT, "examples", project);
   const env = pulumiEnv({ binDir, stateDir, extra: { PULUMI_CONFIG_PASSPHRASE: "e2e-passphrase" } });
@@ -153,7 +155,7 @@ export async function startStack(project: string, stack: string, emulatorOptions
         if (found.length > 0) leaks = `stack ${current}: ${describeLeaks(found)}`;
       } finally {
         await run(["stack", "rm", "--yes", "--force"]);
-        await emulator.close();
+        if (!shared) await emulator.close();
         rmSync(stateDir, { recursive: true, force: true });
       }
       if (leaks) throw new Error(leaks);

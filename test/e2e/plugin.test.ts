@@ -39,7 +39,7 @@ async function withEventLog(...args: string[]): Promise<{ output: string; events
   }
 }
 
-type StateResource = { type: string; urn: string; inputs?: Record<string, unknown>; outputs?: Record<string, unknown> };
+type StateResource = { type: string; urn: string; id?: string; inputs?: Record<string, unknown>; outputs?: Record<string, unknown> };
 async function resources(): Promise<StateResource[]> {
   return (JSON.parse(await s.exported()) as { deployment: { resources: StateResource[] } }).deployment.resources;
 }
@@ -63,7 +63,10 @@ describe("the native plugin on the real engine", () => {
     const inv = inventoryOfStack(s.emulator);
     expect(inv.volumes.map((v) => [v.volumeID, v.name])).toEqual([[out.volumeID, "plugin-data"]]);
     expect(inv.sandboxes.map((x) => x.sandboxID)).toEqual([out.sandboxID]);
-    expect(inv.sandboxes[0]?.metadata).toMatchObject({ team: "plugin", "pulumi-sandbox.resource": "urn:pulumi:e2e-plugin::plugin::sandbox:index:Sandbox::box#0" });
+    // The marker holds the resource key: the ID of the stack's provider (the engine sends it with Configure), then the URN.
+    const provider = (await resources()).find((r) => r.type === "pulumi:providers:sandbox");
+    expect(provider?.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(inv.sandboxes[0]?.metadata).toMatchObject({ team: "plugin", "pulumi-sandbox.resource": `${provider?.id}/${urn}#0` });
     expect(out.envdVersion).toEqual(expect.any(String));
   });
 

@@ -32,7 +32,12 @@ describe("quickstart on the real engine", () => {
     expect(inv.templates.map((t) => t.templateID)).toEqual([out.templateID]);
     expect(inv.volumes.map((v) => v.name)).toEqual([out.volumeName]);
     expect(inv.sandboxes.map((x) => x.sandboxID)).toEqual([out.sandboxID]);
-    expect(inv.sandboxes[0]?.metadata).toMatchObject({ purpose: "quickstart", "pulumi-sandbox.resource": "urn:pulumi:e2e-quickstart::sandbox-quickstart::pulumi-nodejs:dynamic/sandbox:Sandbox::quickstart#0" });
+    // The marker holds the resource key: the ID of the stack's dynamic provider, then the URN (provider/resource-key.ts).
+    const state = JSON.parse(await s.exported()) as { deployment: { resources: { type: string; id?: string }[] } };
+    const provider = state.deployment.resources.find((r) => r.type === "pulumi:providers:pulumi-nodejs");
+    expect(provider?.id).toMatch(/^[0-9a-f-]{36}$/);
+    const urn = "urn:pulumi:e2e-quickstart::sandbox-quickstart::pulumi-nodejs:dynamic/sandbox:Sandbox::quickstart";
+    expect(inv.sandboxes[0]?.metadata).toMatchObject({ purpose: "quickstart", "pulumi-sandbox.resource": `${provider?.id}/${urn}#0` });
     expect(out.provisioned).toBe(true);
     expect(out.provisionResults).toMatchObject([{ exitCode: 0, stdoutTail: "provisioned by pulumi\n" }, { exitCode: 0, stdoutTail: "last-provisioned\n" }]);
     // The steps wrote /home/user/... inside the sandbox: its own home and the mounted volume.

@@ -28,7 +28,8 @@ export interface HostError extends Error {
 }
 
 export interface ProviderHost {
-  configure(config: Record<string, string>): Promise<{ acceptSecrets: boolean }>;
+  /** `providerID`: the provider's ID, which the engine sends with Configure (a native plugin keys new resources with it). */
+  configure(config: Record<string, string>, providerID?: string): Promise<{ acceptSecrets: boolean }>;
   check(urn: string, olds: Obj, news: Obj): Promise<{ inputs: Obj; failures: { property: string; reason: string }[] }>;
   diff(id: string, urn: string, olds: Obj, news: Obj): Promise<{ changes: "some" | "none" | "unknown"; replaces: string[]; deleteBeforeReplace: boolean }>;
   create(urn: string, properties: Obj): Promise<{ id: string; properties: Obj }>;
@@ -71,8 +72,9 @@ export async function startHost(opts: { cwd: string; project: string; env?: Reco
   const struct = (obj: Obj) => Struct.fromJavaScript((acceptSecrets ? obj : withoutSecretMarks(obj)) as Record<string, never>);
 
   return {
-    async configure(config) {
+    async configure(config, providerID) {
       const req = new proto.ConfigureRequest().setArgs(struct(config));
+      if (providerID !== undefined) req.setId(providerID);
       const res = await call<proto.ConfigureRequest, proto.ConfigureResponse>(client.configure, req);
       acceptSecrets = res.getAcceptsecrets();
       return { acceptSecrets };
