@@ -1,6 +1,6 @@
 /**
  * The service's answers that callers act on, told apart by status and message, once, here. The
- * message texts are the service's own (shared/spec/service-facts.md); a caller branches on the
+ * message texts are the service's own (docs/service.md#messages-the-code-acts-on); a caller branches on the
  * `reason` of the SandboxError, never on its text.
  */
 import type { ErrorReason } from "./errors";

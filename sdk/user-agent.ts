@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
-/** `pulumi-sandbox/<version>`: our own product token (never the e2b SDK's, see service-facts §1.1). */
+/** `pulumi-sandbox/<version>`: our own product token (never the e2b SDK's, see docs/service.md#user-agent). */
 export const USER_AGENT = `pulumi-sandbox/${packageVersion()}`;
 
 /** The version in this package's package.json, found from the source tree or from dist/. */

@@ -1,5 +1,5 @@
 /**
- * The volume content API (E2B spec/openapi-volumecontent.yml; service-facts §5): files inside one
+ * The volume content API (E2B spec/openapi-volumecontent.yml; docs/service.md#volume-content-api): files inside one
  * volume, without a sandbox. Served at `https://api.{domain}` (the volume's own `domain` on custom
  * clusters, else the client's API URL), authenticated with the volume's token as
  * `Authorization: Bearer <token>` (GET /volumes/{id} mints a fresh one). Errors carry a string `code`.

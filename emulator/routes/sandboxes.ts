@@ -1,6 +1,6 @@
 /**
  * Sandbox routes other than the lists: create (v1 and the official SDK's v2), get, kill, timeout,
- * pause, connect (v1 and v2), metrics, logs (v1 and v2). Status codes from service-facts §2.1 and §4: kill/timeout/pause 204, connect 200 when it
+ * pause, connect (v1 and v2), metrics, logs (v1 and v2). Status codes from docs/service.md#sandboxes and docs/service.md#sandbox-lifecycle: kill/timeout/pause 204, connect 200 when it
  * was running and 201 when it resumed, pause of a paused sandbox 409.
  */
 import { z } from "zod";

@@ -1,5 +1,5 @@
 /**
- * The service's current build system (service-facts §3): POST /v3/templates registers a waiting
+ * The service's current build system (docs/service.md#builds): POST /v3/templates registers a waiting
  * build (an upsert by name), GET /templates/{id}/files/{hash} hands out upload URLs of the
  * emulator's own (PUT /_uploads/<token>, standing for the object store), POST /v2/…/builds/{buildID}
  * starts the build with its steps, and the tag calls point names at builds. API key throughout.

@@ -1,7 +1,7 @@
 /**
  * Template routes. The v1 builds (POST /templates, POST /templates/{id}) take only a Bearer access
  * token and answer 202; GET /templates/{id} looks up IDs only; PATCH /v2, DELETE and the alias
- * lookup accept an ID or an alias. An unknown build is a 400, not a 404 (service-facts §9.3).
+ * lookup accept an ID or an alias. An unknown build is a 400, not a 404 (docs/service.md#build-status).
  */
 import { z } from "zod";
 import { ApiError, json, noContent, type RequestContext } from "../http";

@@ -1,5 +1,5 @@
 /**
- * The steps of a v2 build, walked one by one (service-facts §3.2): COPY/ADD place the uploaded
+ * The steps of a v2 build, walked one by one (docs/service.md#build-steps): COPY/ADD place the uploaded
  * files in the template's tree, ENV/ARG, WORKDIR and USER set the sandbox defaults, RUN is logged
  * and not executed (this host is not the service's builder), except that a command standing for a
  * failure (`exit N`, `false`: see ../dockerfile.ts) fails the build at that step. Any other type

@@ -1,5 +1,5 @@
 /**
- * Tags of a template (service-facts §2.2, §3.5): each names one build; `default` is what a bare
+ * Tags of a template (docs/service.md#template-tags): each names one build; `default` is what a bare
  * name means. Templates built only through v1 have no tags: their `default` is the last ready build.
  */
 import type { BuildRecord, TemplateRecord } from "./template-records";

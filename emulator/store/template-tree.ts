@@ -26,7 +26,7 @@ export interface TemplateResult {
   user: string;
 }
 
-/** The service's defaults before any step: user `user` in `/home/user` (service-facts §3.2). */
+/** The service's defaults before any step: user `user` in `/home/user` (docs/service.md#build-steps). */
 export function emptyResult(): TemplateResult {
   return { tree: new Map(), env: {}, workdir: "/home/user", user: "user" };
 }

@@ -1,5 +1,5 @@
 /**
- * The volume content API (E2B spec/openapi-volumecontent.yml; service-facts §5) on the platform's
+ * The volume content API (E2B spec/openapi-volumecontent.yml; docs/service.md#volume-content-api) on the platform's
  * origin: stat, chmod/chown and delete a path, list and make directories, download and upload files,
  * all inside the volume's host directory, which sandboxes mount. Auth is `Authorization: Bearer
  * <volume token>` as GET /volumes/{id} mints it; the token must be for the volume in the path.

@@ -1,5 +1,5 @@
 /**
- * A Template's builds through the service's current build system (service-facts §3.1), API key
+ * A Template's builds through the service's current build system (docs/service.md#build-sequence), API key
  * only: request a build by name (POST /v3/templates: the template that has the name gets a new
  * build, keeping its ID), upload the COPY archives the service lacks, start the build with its steps.
  * Waiting for it is the same as for v1 builds (./template.ts).

@@ -1,7 +1,7 @@
 /**
  * One build through the current build system, end to end: request it, hash each COPY step's files,
  * upload only the archives the service lacks, start it with its steps, wait for it. This is the
- * sequence of service-facts §3.1, in the order the service's SDK runs it.
+ * sequence of docs/service.md#build-sequence, in the order the service's SDK runs it.
  */
 import { SandboxError } from "../errors";
 import type { CallOptions } from "../http";

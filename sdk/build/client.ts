@@ -1,5 +1,5 @@
 /**
- * The service's current build system (service-facts §3), API key only.
+ * The service's current build system (docs/service.md#builds), API key only.
  *
  * | method         | verb and path                                   | success | repeated after a drop |
  * |----------------|-------------------------------------------------|---------|-----------------------|

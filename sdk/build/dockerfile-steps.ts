@@ -1,5 +1,5 @@
 /**
- * Dockerfile → the service's build steps, as the service's SDK converts one (service-facts §3.3), so
+ * Dockerfile → the service's build steps, as the service's SDK converts one (docs/service.md#dockerfile-conversion), so
  * a Dockerfile builds through the current build system with nothing but an API key:
  * - FROM is the base image (one stage only); RUN, COPY/ADD, ENV/ARG, WORKDIR and USER become steps;
  *   CMD/ENTRYPOINT become the start command, with a 20 s wait as the ready command;

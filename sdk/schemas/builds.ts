@@ -1,5 +1,5 @@
 /**
- * Wire schemas of the service's current build system (service-facts §3): POST /v3/templates, the
+ * Wire schemas of the service's current build system (docs/service.md#builds): POST /v3/templates, the
  * file-upload link, POST /v2/templates/{id}/builds/{buildID} and the tag calls, in the API's casing.
  * Unknown extra fields are accepted and dropped.
  */
@@ -39,7 +39,7 @@ export const TemplateBuildFileUpload = z.object({
 export type TemplateBuildFileUpload = z.infer<typeof TemplateBuildFileUpload>;
 
 /**
- * One build step (§3.2). `args` by type: RUN `[command, user?]`; COPY `[src, dest, user|"", mode|""]`
+ * One build step (docs/service.md#build-steps). `args` by type: RUN `[command, user?]`; COPY `[src, dest, user|"", mode|""]`
  * with `filesHash`; ENV/ARG `[k1, v1, k2, v2, …]`; WORKDIR `[path]`; USER `[user]`.
  */
 export const TemplateStep = z.object({

@@ -24,7 +24,7 @@ interface Outcome {
   code: string;
 }
 
-// The Connect protocol's code → HTTP status table (connectrpc.com/docs/protocol, service-facts.md §6.3).
+// The Connect protocol's code → HTTP status table (connectrpc.com/docs/protocol, docs/service.md#connect-wire-rules).
 const HTTP_STATUS: Record<string, number> = {
   canceled: 499, unknown: 500, invalid_argument: 400, deadline_exceeded: 504, not_found: 404, already_exists: 409,
   permission_denied: 403, resource_exhausted: 429, failed_precondition: 400, aborted: 409, out_of_range: 400,

@@ -1,6 +1,6 @@
 /**
  * Where the real service answers outside its own published spec, and the emulator follows the
- * service, not the spec. Each row cites shared/spec/service-facts.md (which cites the service's
+ * service, not the spec. Each row cites a section of docs/service.md (which cites the service's
  * handlers). Everything not listed here is held to the spec exactly; a status listed here must
  * still carry the spec's Error body. Keep it short: a row is a claim about the real service.
  */
@@ -13,55 +13,55 @@ export interface Deviation {
   /** JSON paths, in the answer of `bodyStatus`, whose values the service sends outside the schema. */
   paths?: string[];
   bodyStatus?: number;
-  /** Where service-facts.md says so. */
+  /** Where docs/service.md says so (a section anchor). */
   why: string;
 }
 
 export const DEVIATIONS: Deviation[] = [
-  { operation: /\{sandboxID\}/, status: 400, why: "§1.4: an invalid sandbox ID gives 400 \"Invalid sandbox ID\" on every sandbox route" },
-  { operation: "POST /sandboxes", status: 403, why: "§2.1: 403 when egressProxy is not enabled" },
-  { operation: "POST /sandboxes", status: 404, why: "§2.1 and §3.5: 404 when the template or its tag is not found" },
-  { operation: "POST /sandboxes", status: 429, why: "§2.1: 429 at the concurrency limit" },
-  { operation: "PUT /sandboxes/{sandboxID}/network", status: 403, why: "§2.5: network.egressProxy may be feature-gated to 403" },
-  { operation: "POST /sandboxes/{sandboxID}/timeout", status: 409, why: "§2.1: 409 while the sandbox is being paused or killed" },
-  { operation: "POST /v3/templates", status: 403, why: "§2.2: 403 on an alias clash" },
-  { operation: "POST /v3/templates", status: 409, why: "§2.2: 409 on an alias clash" },
-  { operation: "POST /v3/templates", status: 429, why: "§2.2: 429 at the build concurrency limit" },
-  { operation: "POST /v2/templates/{templateID}/builds/{buildID}", status: 400, why: "§2.2: bad UUID, or the build is not waiting" },
-  { operation: "POST /v2/templates/{templateID}/builds/{buildID}", status: 403, why: "§2.2" },
-  { operation: "POST /v2/templates/{templateID}/builds/{buildID}", status: 404, why: "§2.2" },
-  { operation: "POST /v2/templates/{templateID}/builds/{buildID}", status: 503, why: "§2.2: no builder" },
-  { operation: "GET /templates/{templateID}/files/{hash}", status: 503, why: "§2.2" },
-  { operation: "GET /templates/{templateID}/builds/{buildID}/status", status: 400, why: "§2.2 and §9: an unknown build gives 400, not 404" },
-  { operation: "GET /templates/{templateID}/builds/{buildID}/status", status: 403, why: "§2.2" },
-  { operation: "GET /templates", status: 400, why: "§2.2: a teamID that does not match the key" },
-  { operation: "GET /templates/{templateID}", status: 403, why: "§2.2" },
-  { operation: "GET /templates/{templateID}", status: 404, why: "§2.2: 404 \"Template X not found\"" },
-  { operation: "PATCH /v2/templates/{templateID}", status: 403, why: "§2.2" },
-  { operation: "PATCH /v2/templates/{templateID}", status: 404, why: "§2.2" },
-  { operation: "DELETE /templates/{templateID}", status: 400, why: "§2.2: running or paused sandboxes use it" },
-  { operation: "DELETE /templates/{templateID}", status: 403, why: "§2.2" },
-  { operation: "DELETE /templates/{templateID}", status: 404, why: "§2.2" },
-  { operation: /^POST \/templates(\/\{templateID\})?$/, status: 400, why: "§2.2: v1 create/rebuild validate their body" },
+  { operation: /\{sandboxID\}/, status: 400, why: "docs/service.md#ids-and-names: an invalid sandbox ID gives 400 \"Invalid sandbox ID\" on every sandbox route" },
+  { operation: "POST /sandboxes", status: 403, why: "docs/service.md#sandboxes: 403 when egressProxy is not enabled" },
+  { operation: "POST /sandboxes", status: 404, why: "docs/service.md#sandboxes and docs/service.md#template-names: 404 when the template or its tag is not found" },
+  { operation: "POST /sandboxes", status: 429, why: "docs/service.md#sandboxes: 429 at the concurrency limit" },
+  { operation: "PUT /sandboxes/{sandboxID}/network", status: 403, why: "docs/service.md#sandboxes: network.egressProxy may be feature-gated to 403" },
+  { operation: "POST /sandboxes/{sandboxID}/timeout", status: 409, why: "docs/service.md#sandboxes: 409 while the sandbox is being paused or killed" },
+  { operation: "POST /v3/templates", status: 403, why: "docs/service.md#templates: 403 on an alias clash" },
+  { operation: "POST /v3/templates", status: 409, why: "docs/service.md#templates: 409 on an alias clash" },
+  { operation: "POST /v3/templates", status: 429, why: "docs/service.md#templates: 429 at the build concurrency limit" },
+  { operation: "POST /v2/templates/{templateID}/builds/{buildID}", status: 400, why: "docs/service.md#templates: bad UUID, or the build is not waiting" },
+  { operation: "POST /v2/templates/{templateID}/builds/{buildID}", status: 403, why: "docs/service.md#templates" },
+  { operation: "POST /v2/templates/{templateID}/builds/{buildID}", status: 404, why: "docs/service.md#templates" },
+  { operation: "POST /v2/templates/{templateID}/builds/{buildID}", status: 503, why: "docs/service.md#templates: no builder" },
+  { operation: "GET /templates/{templateID}/files/{hash}", status: 503, why: "docs/service.md#templates" },
+  { operation: "GET /templates/{templateID}/builds/{buildID}/status", status: 400, why: "docs/service.md#templates and docs/service.md#build-status: an unknown build gives 400, not 404" },
+  { operation: "GET /templates/{templateID}/builds/{buildID}/status", status: 403, why: "docs/service.md#templates" },
+  { operation: "GET /templates", status: 400, why: "docs/service.md#templates: a teamID that does not match the key" },
+  { operation: "GET /templates/{templateID}", status: 403, why: "docs/service.md#templates" },
+  { operation: "GET /templates/{templateID}", status: 404, why: "docs/service.md#templates: 404 \"Template X not found\"" },
+  { operation: "PATCH /v2/templates/{templateID}", status: 403, why: "docs/service.md#templates" },
+  { operation: "PATCH /v2/templates/{templateID}", status: 404, why: "docs/service.md#templates" },
+  { operation: "DELETE /templates/{templateID}", status: 400, why: "docs/service.md#templates: running or paused sandboxes use it" },
+  { operation: "DELETE /templates/{templateID}", status: 403, why: "docs/service.md#templates" },
+  { operation: "DELETE /templates/{templateID}", status: 404, why: "docs/service.md#templates" },
+  { operation: /^POST \/templates(\/\{templateID\})?$/, status: 400, why: "docs/service.md#templates: v1 create/rebuild validate their body" },
   {
     operation: "POST /templates", status: 409,
-    why: "§2.2 (POST /v3/templates): 409 on an alias clash; inferred for v1 create, which takes the same alias check",
+    why: "docs/service.md#templates (POST /v3/templates): 409 on an alias clash; inferred for v1 create, which takes the same alias check",
   },
-  { operation: /^POST \/templates(\/\{templateID\})?$/, status: 403, why: "§2.2: another team's template" },
-  { operation: /^POST \/templates(\/\{templateID\})?$/, status: 404, why: "§2.2: 404 \"Template 'X' not found\"" },
+  { operation: /^POST \/templates(\/\{templateID\})?$/, status: 403, why: "docs/service.md#templates: another team's template" },
+  { operation: /^POST \/templates(\/\{templateID\})?$/, status: 404, why: "docs/service.md#templates: 404 \"Template 'X' not found\"" },
   {
     operation: /^POST \/templates(\/\{templateID\})?$/, bodyStatus: 202, paths: ["/cpuCount", "/memoryMB"],
-    why: "§2.2: the v1 build's 202 fills only IDs, names and public; cpuCount and memoryMB come back 0",
+    why: "docs/service.md#templates: the v1 build's 202 fills only IDs, names and public; cpuCount and memoryMB come back 0",
   },
-  { operation: /\/volumecontent\//, status: 401, why: "§5 Content API: auth is a Bearer volume token (the spec's VolumeJWT security); without a valid one, 401" },
-  { operation: /\/volumecontent\//, status: 400, why: "§1.3: requests are checked against the schema first; a missing `path` (required, minLength 1) is a 400" },
+  { operation: /\/volumecontent\//, status: 401, why: "docs/service.md#volume-content-api: auth is a Bearer volume token (the spec's VolumeJWT security); without a valid one, 401" },
+  { operation: /\/volumecontent\//, status: 400, why: "docs/service.md#platform-error-body: requests are checked against the schema first; a missing `path` (required, minLength 1) is a 400" },
   {
     operation: "PUT /volumecontent/{volumeID}/file", status: 409,
     why: "inferred from the spec's own `force` (\"Force overwrite of an existing file\"): without it an existing file is a conflict",
   },
-  { operation: "POST /volumes", status: 403, why: "§2.3: \"use of volumes is not enabled\"" },
-  { operation: "POST /volumes", status: 503, why: "§2.3" },
-  { operation: /^(GET|DELETE) \/volumes\/\{volumeID\}$/, status: 400, why: "§2.3: 400 \"Invalid volume ID\" (not a UUID)" },
+  { operation: "POST /volumes", status: 403, why: "docs/service.md#volumes: \"use of volumes is not enabled\"" },
+  { operation: "POST /volumes", status: 503, why: "docs/service.md#volumes" },
+  { operation: /^(GET|DELETE) \/volumes\/\{volumeID\}$/, status: 400, why: "docs/service.md#volumes: 400 \"Invalid volume ID\" (not a UUID)" },
 ];
 
 function applies(d: Deviation, operation: string): boolean {

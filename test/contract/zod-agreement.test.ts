@@ -17,12 +17,12 @@ const contract = loadContract();
 
 /**
  * Schemas that read part of a body on purpose, and the disagreements that follow from it. Each is a
- * claim about the real service (shared/spec/service-facts.md), not a convenience.
+ * claim about the real service (docs/service.md), not a convenience.
  */
 const PARTIAL: Record<string, { why: string; allow: (problem: string, path: string) => boolean }> = {
   TemplateBuildAccepted: {
     why:
-      "§2.2: the v1 build's 202 is declared TemplateLegacy but the handler fills only the IDs, aliases, names " +
+      "docs/service.md#templates: the v1 build's 202 is declared TemplateLegacy but the handler fills only the IDs, aliases, names " +
       "(not in the spec) and public; the rest arrives zero-valued and is not read. A Go nil slice is sent as " +
       "null, so aliases and names are read leniently.",
     allow: (problem, path) =>

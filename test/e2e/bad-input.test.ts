@@ -1,6 +1,6 @@
 /**
  * Bad input fails at `pulumi preview`, before any call to the service: the real CLI runs the
- * any-resource fixture (one Template, Volume or Sandbox with the args of stack config `args`), and for
+ * any-resource fixture (one Template, Volume, Sandbox or TemplateTag with the args of stack config `args`), and for
  * each invalid input the preview must exit non-zero, print the exact rule of provider/specs naming the
  * field path, report no other failure, and leave the emulator with zero calls.
  *

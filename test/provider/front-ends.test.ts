@@ -1,6 +1,6 @@
 /**
- * The two front ends of the one runtime, driven with the same inputs and compared (architecture.md
- * §7): the dynamic provider in @pulumi/pulumi's dynamic-provider host, and the native plugin
+ * The two front ends of the one runtime (provider/plugin/README.md), driven with the same inputs and
+ * compared: the dynamic provider in @pulumi/pulumi's dynamic-provider host, and the native plugin
  * (bin/pulumi-resource-sandbox), each over gRPC as the engine drives it, each against its own
  * emulator so the same names can be used. Each gets its inputs as the engine sends them: the dynamic
  * one with `__provider` and the class's `__secrets`, the plugin with secrets wrapped (it accepts them).

@@ -1,6 +1,7 @@
 /**
  * Drives the real dynamic-provider host of @pulumi/pulumi over gRPC, the way the engine does
- * (pulumi-engine.md §3.2, §4.1): start `cmd/dynamic-provider` with the project dir as cwd, read its
+ * (pulumi/pulumi sdk/nodejs/cmd/dynamic-provider and the engine's plugin launch in
+ * sdk/go/common/resource/plugin/plugin.go): start `cmd/dynamic-provider` with the project dir as cwd, read its
  * port from the first stdout line, Configure it with the stack config, then call the resource methods
  * with `__provider` (the serialized provider) in every property bag.
  */

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { reasonFor } from "../../sdk/error-reasons";
 
-// The service's own texts (shared/spec/service-facts.md) and the emulator's, by status.
+// The service's own texts (docs/service.md#messages-the-code-acts-on) and the emulator's, by status.
 const TABLE: [status: number, message: string, reason: ReturnType<typeof reasonFor>][] = [
   [400, "cannot delete template 'tpl-1' because there are running sandboxes using it", "template_in_use"],
   [400, "cannot delete template 'tpl-1' because there are paused sandboxes using it", "template_in_use"],
