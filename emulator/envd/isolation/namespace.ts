@@ -18,6 +18,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { realpathSync, writeFileSync } from "node:fs";
+import { access } from "node:fs/promises";
 import { ID_COUNT, type Isolation } from "./mode";
 import { setupScript, type SetupPlan } from "./setup-script";
 
@@ -113,6 +114,14 @@ export class SandboxNamespace {
       ],
       ...(opts.reportPid ? { reportsPid: true as const } : {}),
     };
+  }
+
+  /**
+   * Whether the sandbox's own process list still has `pid` (a zombie included, as `kill -0` sees
+   * it), read from the host through the init's root, whose `/proc` is the sandbox's.
+   */
+  hasPid(pid: number): Promise<boolean> {
+    return access(`/proc/${this.initPid}/root/proc/${pid}/stat`).then(() => true, () => false);
   }
 
   /** Kills the init, which ends every process of the sandbox; resolves once it is gone. */
