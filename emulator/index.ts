@@ -27,6 +27,7 @@ import { createRouter } from "./router";
 import { adminRoutes } from "./routes/admin";
 import { sandboxListRoutes } from "./routes/sandbox-list";
 import { sandboxRoutes } from "./routes/sandboxes";
+import { sandboxResumeRoutes } from "./routes/sandbox-resume";
 import { sandboxUpdateRoutes } from "./routes/sandbox-updates";
 import { templateBuildRoutes } from "./routes/template-builds";
 import { templateRoutes } from "./routes/templates";
@@ -159,6 +160,7 @@ function allRoutes(stores: Stores, faults: Faults, calls: CallLog) {
     ...sandboxListRoutes(stores),
     ...sandboxRoutes(stores),
     ...sandboxUpdateRoutes(stores),
+    ...sandboxResumeRoutes(stores),
     ...templateRoutes(stores),
     ...templateBuildRoutes(stores),
     ...volumeRoutes(stores),

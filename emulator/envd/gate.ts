@@ -7,7 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { sameSecret } from "../auth";
-import type { SandboxRuntime } from "../types";
+import type { ResumeRequest, SandboxRuntime } from "../types";
 
 /** envd's port inside every sandbox. */
 export const ENVD_PORT = 49983;
@@ -62,6 +62,20 @@ export function refuseAtProxy(res: ServerResponse, target: SandboxTarget, runtim
     return true;
   }
   return false;
+}
+
+/** The credentials a request shows, for the auto-resume of a paused sandbox (types.ts). */
+export function resumeRequestOf(req: IncomingMessage, target: SandboxTarget): ResumeRequest {
+  return { port: target.port, envdAccessToken: header(req, "x-access-token"), trafficAccessToken: header(req, "e2b-traffic-access-token") };
+}
+
+/**
+ * The proxy's answer when a paused sandbox may not be resumed with the request's credentials
+ * (e2b-dev/infra: packages/shared/pkg/proxy/template/sandbox_resume_permission_denied.go).
+ */
+export function refuseResume(res: ServerResponse, target: SandboxTarget): void {
+  const message = "This sandbox can't be resumed with the credentials provided. Check your access token and try again.";
+  sendJson(res, 403, { sandboxId: target.sandboxID, message, code: 403 });
 }
 
 /** Answers the request if envd's middleware would (health, token check); returns true when it did. */

@@ -21,7 +21,7 @@ import { observeResponse, type ExchangeObserver } from "../exchanges";
 import type { SandboxDirectory } from "../types";
 import { serveFiles } from "./files";
 import { filesystemService } from "./filesystem/service";
-import { notFound, refuseAtEnvd, refuseAtProxy, targetOf } from "./gate";
+import { notFound, refuseAtEnvd, refuseAtProxy, refuseResume, resumeRequestOf, targetOf, type SandboxTarget } from "./gate";
 import { isConnectPath, serveEnvdHttp } from "./http-api";
 import { resolveLimits, type SandboxLimits } from "./limits";
 import { binaryProcessStreams } from "./process/binary-stream";
@@ -60,6 +60,8 @@ export function createEnvdHandler(options: EnvdOptions): EnvdHandler {
   const limits = resolveLimits(options.limits);
   const scopes = new WeakMap<IncomingMessage, RequestScope>();
   options.directory.onStopped((sandboxID) => void sandboxes.stop(sandboxID));
+  options.directory.onFrozen?.((sandboxID) => sandboxes.freeze(sandboxID));
+  options.directory.onThawed?.((sandboxID) => sandboxes.thaw(sandboxID));
   const process = processService();
   const contextOf = (req: IncomingMessage) => createContextValues().set(scopeKey, scopes.get(req));
   const adapter = connectNodeAdapter({
@@ -77,18 +79,26 @@ export function createEnvdHandler(options: EnvdOptions): EnvdHandler {
     handle(req, res) {
       const target = targetOf(req);
       if (!target) return notFound(req, res);
-      const runtime = options.directory.running(target.sandboxID);
-      if (refuseAtProxy(res, target, runtime) || !runtime) return;
-      const http = !isConnectPath((req.url ?? "/").split("?")[0] ?? "/");
-      if (http && options.onExchange) observeResponse(req, res, "envd", options.onExchange);
-      if (refuseAtEnvd(req, res, runtime) || (http && serveEnvdHttp(req, res, runtime))) return;
-      const state = sandboxes.of(target.sandboxID);
-      state.track(res);
-      const scope = { runtime, registry: state.registry, watchers: state.watchers, limits, namespace: () => state.namespace(runtime), ...userFromAuthorization(req.headers.authorization, runtime.defaults?.user) };
-      if ((req.url ?? "").split("?")[0] === "/files") return void serveFiles(req, res, scope);
-      scopes.set(req, scope);
-      if (!binaryStreams(req, res)) adapter(req, res);
+      const { directory } = options;
+      // A paused sandbox with auto-resume comes back for this request, or refuses it (store/auto-resume.ts).
+      const resume = directory.running(target.sandboxID) ? undefined : directory.resumeOnRequest?.(target.sandboxID, resumeRequestOf(req, target));
+      if (!resume) return serve(req, res, target);
+      void resume.then((outcome) => (outcome === "denied" ? refuseResume(res, target) : serve(req, res, target)), () => serve(req, res, target));
     },
     close: () => sandboxes.stopAll(),
   };
+
+  function serve(req: IncomingMessage, res: ServerResponse, target: SandboxTarget): void {
+    const runtime = options.directory.running(target.sandboxID);
+    if (refuseAtProxy(res, target, runtime) || !runtime) return;
+    const http = !isConnectPath((req.url ?? "/").split("?")[0] ?? "/");
+    if (http && options.onExchange) observeResponse(req, res, "envd", options.onExchange);
+    if (refuseAtEnvd(req, res, runtime) || (http && serveEnvdHttp(req, res, runtime))) return;
+    const state = sandboxes.of(target.sandboxID);
+    state.track(res);
+    const scope = { runtime, registry: state.registry, watchers: state.watchers, limits, namespace: () => state.namespace(runtime), ...userFromAuthorization(req.headers.authorization, runtime.defaults?.user) };
+    if ((req.url ?? "").split("?")[0] === "/files") return void serveFiles(req, res, scope);
+    scopes.set(req, scope);
+    if (!binaryStreams(req, res)) adapter(req, res);
+  }
 }

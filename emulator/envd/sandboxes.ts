@@ -44,11 +44,39 @@ export class SandboxState {
     return this.ns;
   }
 
+  /**
+   * A pause that keeps the memory: the open connections are cut (the service's proxy drops them
+   * when the sandbox stops) and every process is stopped where it is; thaw continues them. The
+   * registry, its pids and the namespaces stay, so after the resume List and Connect find them.
+   */
+  async freeze(): Promise<void> {
+    this.cutConnections();
+    await this.signalAll("SIGSTOP");
+  }
+
+  async thaw(): Promise<void> {
+    await this.signalAll("SIGCONT");
+  }
+
+  /**
+   * With namespaces, every process of the sandbox; without, each command's process group (what a
+   * command moved out of its group with `setsid` is not reached: see the README's emulator section).
+   */
+  private async signalAll(signal: "SIGSTOP" | "SIGCONT"): Promise<void> {
+    const ns = await this.ns?.catch(() => undefined);
+    if (ns) return ns.signalAll(signal === "SIGSTOP" ? "STOP" : "CONT");
+    for (const proc of this.registry.list()) proc.suspend(signal === "SIGSTOP");
+  }
+
+  private cutConnections(): void {
+    for (const res of this.open) res.destroy();
+    this.open.clear();
+  }
+
   /** Cuts the open connections, kills the processes and ends the namespaces; waits for all. */
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const res of this.open) res.destroy();
-    this.open.clear();
+    this.cutConnections();
     this.watchers.closeAll();
     await this.registry.killAll();
     const ns = await this.ns?.catch(() => undefined);
@@ -85,6 +113,16 @@ export class SandboxStates {
     const state = this.states.get(sandboxID);
     this.states.delete(sandboxID);
     return state ? state.stop() : Promise.resolve();
+  }
+
+  /** Freezes a sandbox paused with its memory (SandboxState.freeze). */
+  freeze(sandboxID: string): Promise<void> {
+    return this.states.get(sandboxID)?.freeze() ?? Promise.resolve();
+  }
+
+  /** Continues a frozen sandbox's processes at its resume. */
+  thaw(sandboxID: string): Promise<void> {
+    return this.states.get(sandboxID)?.thaw() ?? Promise.resolve();
   }
 
   /** Stops every sandbox's calls and processes. */

@@ -45,8 +45,8 @@ export function sandboxRoutes(stores: Stores): Route[] {
       method: "POST", pattern: "/sandboxes/:id/pause", auth: "apiKey",
       handler: async (ctx) => {
         const body = await ctx.json();
-        if (body !== undefined) parseBody(PauseSchema, body);
-        sandboxes.pause(find(ctx).sandboxID);
+        const { memory } = body === undefined ? {} : parseBody(PauseSchema, body);
+        await sandboxes.pause(find(ctx).sandboxID, memory !== false);
         return noContent();
       },
     },
@@ -54,7 +54,7 @@ export function sandboxRoutes(stores: Stores): Route[] {
       method: "POST", pattern: "/sandboxes/:id/connect", auth: "apiKey",
       handler: async (ctx) => {
         const { timeout } = parseBody(ConnectSchema, await ctx.json());
-        const { record, resumed } = sandboxes.connect(find(ctx).sandboxID, checkMax(timeout) * 1000);
+        const { record, resumed } = await sandboxes.connect(find(ctx).sandboxID, checkMax(timeout) * 1000);
         return json(resumed ? 201 : 200, sandboxView(record));
       },
     },
@@ -62,8 +62,8 @@ export function sandboxRoutes(stores: Stores): Route[] {
       method: "POST", pattern: "/v2/sandboxes/:id/connect", auth: "apiKey",
       handler: async (ctx) => {
         const body = await ctx.json();
-        const { timeout } = body === undefined ? { timeout: V2_CONNECT_TIMEOUT_S } : parseBody(ConnectV2Schema, body);
-        const { record, resumed } = sandboxes.connect(find(ctx).sandboxID, checkMax(timeout) * 1000);
+        const { timeout, memory } = body === undefined ? { timeout: V2_CONNECT_TIMEOUT_S, memory: undefined } : parseBody(ConnectV2Schema, body);
+        const { record, resumed } = await sandboxes.connect(find(ctx).sandboxID, checkMax(timeout) * 1000, { keepMemory: memory });
         return json(resumed ? 201 : 200, sandboxView(record));
       },
     },

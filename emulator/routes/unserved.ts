@@ -14,7 +14,6 @@ export const UNSERVED_OPERATIONS: readonly string[] = [
   "GET /teams",
   "GET /teams/{teamID}/metrics",
   "GET /teams/{teamID}/metrics/max",
-  "POST /sandboxes/{sandboxID}/resume",
   "POST /sandboxes/{sandboxID}/fork",
   "POST /sandboxes/{sandboxID}/snapshots",
   "GET /snapshots",

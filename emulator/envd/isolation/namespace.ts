@@ -124,6 +124,20 @@ export class SandboxNamespace {
     return access(`/proc/${this.initPid}/root/proc/${pid}/stat`).then(() => true, () => false);
   }
 
+  /**
+   * Sends `signal` to every process of the sandbox but its init, from inside as its root
+   * (`kill -1`: the kernel walks the namespace's processes at once, so none forked meanwhile is
+   * missed). SIGSTOP freezes the sandbox for a pause that keeps its memory; SIGCONT resumes it.
+   */
+  signalAll(signal: "STOP" | "CONT"): Promise<void> {
+    const launch = this.launch(0, "/", ["/bin/sh", "-c", `kill -${signal} -1`]);
+    return new Promise((resolve) => {
+      const child = spawn(launch.file, launch.args, { stdio: "ignore", env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" } });
+      child.once("error", () => resolve());
+      child.once("exit", () => resolve());
+    });
+  }
+
   /** Kills the init, which ends every process of the sandbox; resolves once it is gone. */
   stop(): Promise<void> {
     const init = this.init;

@@ -55,6 +55,12 @@ export function setupScript(plan: SetupPlan, tools: Pick<Tools, "setpriv" | "bas
     `mount -t devpts -o newinstance,ptmxmode=0666,mode=620 devpts ${at("/dev/pts")}`,
     `ln -s pts/ptmx ${at("/dev/ptmx")}`,
     `mount -t tmpfs -o nosuid,nodev,mode=1777 shm ${at("/dev/shm")}`,
+    // Each boot of a sandbox has its own boot_id, as each boot of the service's VM has: a resume
+    // from memory keeps these namespaces (and the id), a cold boot makes new ones. Read from the
+    // host's /proc, still mounted here, and bound read-only over the sandbox's.
+    `cat /proc/sys/kernel/random/uuid > ${at("/dev/.boot_id")}`,
+    `mount --bind -o ro ${at("/dev/.boot_id")} ${at("/proc/sys/kernel/random/boot_id")}`,
+    `rm ${at("/dev/.boot_id")}`,
     `mkdir -p ${at("/.old-root")}`,
     `cd ${R}`,
     "pivot_root . .old-root",
