@@ -5,10 +5,12 @@
  * stream, not a made-up end event), its processes are killed and its namespaces ended.
  */
 import type { ServerResponse } from "node:http";
+import { join } from "node:path";
 import type { SandboxRuntime } from "../types";
 import { WatcherRegistry } from "./filesystem/watcher-registry";
 import { accountBinds, systemBindsOf, systemDirOf, writeAccountFiles } from "./isolation/layout";
 import { SandboxNamespace } from "./isolation/namespace";
+import { toolsLayerOf } from "./isolation/tools-layer";
 import { mountsOf } from "./paths";
 import { ProcessRegistry } from "./process/registry";
 
@@ -88,9 +90,12 @@ function startNamespace(runtime: SandboxRuntime, isolation: SandboxRuntime["isol
   const systemDir = systemDirOf(runtime.rootDir);
   writeAccountFiles(systemDir);
   const volumes = mountsOf(runtime).filter((m) => !m.readOnly).reverse();
+  // The base image's sudo and python, over the host's /usr (isolation/tools-layer.ts).
+  const tools = join(toolsLayerOf(systemDir, isolation), "usr");
+  const system = systemBindsOf(runtime.rootDir).map((b) => (b.sandboxPath === "/usr" ? { ...b, lowers: [tools] } : b));
   return SandboxNamespace.start(isolation, {
     rootDir: runtime.rootDir,
-    readOnly: [...systemBindsOf(runtime.rootDir), ...accountBinds(systemDir)],
+    readOnly: [...system, ...accountBinds(systemDir)],
     volumes,
   });
 }

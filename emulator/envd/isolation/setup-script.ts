@@ -26,15 +26,17 @@ function q(s: string): string {
 }
 
 /**
- * A read-only overlay at `layer` (a dir of the sandbox's root dir) of its own files over the host dir:
- * the upper of two lower dirs wins, so a template's file replaces the host's of the same path. The
- * mount options separate dirs with `:` and options with `,`: a path holding either is refused.
+ * A read-only overlay at `at` (a dir of the sandbox's root dir) over the host dir: its lower dirs are,
+ * from the top, the template's files there (`layered`), the extra `lowers`, then the host dir, so
+ * an upper file replaces a lower one of the same path. The mount options separate dirs with `:`
+ * and options with `,`: a path holding either is refused.
  */
-function overlay(layer: string, hostDir: string): string {
-  for (const dir of [layer, hostDir]) {
-    if (/[,:\\]/.test(dir)) throw new Error(`cannot layer template files over ${hostDir}: the path ${dir} holds a ',', ':' or '\\'`);
+function overlay(at: string, bind: SystemBind): string {
+  const dirs = [...(bind.layered ? [at] : []), ...(bind.lowers ?? []), bind.hostPath];
+  for (const dir of dirs) {
+    if (/[,:\\]/.test(dir)) throw new Error(`cannot layer files over ${bind.hostPath}: the path ${dir} holds a ',', ':' or '\\'`);
   }
-  return `mount -t overlay overlay -o ${q(`ro,lowerdir=${layer}:${hostDir}`)} ${q(layer)}`;
+  return `mount -t overlay overlay -o ${q(`ro,lowerdir=${dirs.join(":")}`)} ${q(at)}`;
 }
 
 /** The script; it ends by printing `ready <host pid>` and becoming the namespace's reaping init. */
@@ -44,7 +46,7 @@ export function setupScript(plan: SetupPlan, tools: Pick<Tools, "setpriv" | "bas
   const lines = [
     "set -eu",
     `mount --bind ${R} ${R}`,
-    ...plan.readOnly.map((b) => (b.layered ? overlay(plan.rootDir + b.sandboxPath, b.hostPath) : `mount --bind -o ro ${q(b.hostPath)} ${at(b.sandboxPath)}`)),
+    ...plan.readOnly.map((b) => (b.layered || b.lowers ? overlay(plan.rootDir + b.sandboxPath, b) : `mount --bind -o ro ${q(b.hostPath)} ${at(b.sandboxPath)}`)),
     ...plan.volumes.map((b) => `mount --bind ${q(b.hostPath)} ${at(b.sandboxPath)}`),
     // Read while /proc is still the host's: the init's pid as the host (and nsenter) sees it.
     "read -r hostpid _ < /proc/self/stat",
