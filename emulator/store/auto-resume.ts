@@ -10,7 +10,13 @@
  */
 import { sameSecret } from "../auth";
 import type { ResumeOutcome, ResumeRequest } from "../types";
-import type { SandboxStore } from "./sandboxes";
+import type { SandboxRecord } from "./sandbox-records";
+
+/** What auto-resume needs of the store (sandboxes.ts, which calls this). */
+interface Resumable {
+  all(): SandboxRecord[];
+  connect(sandboxID: string, timeoutMs: number): Promise<unknown>;
+}
 
 /** How long an auto-resumed sandbox runs, in ms. */
 export const AUTO_RESUME_TIMEOUT_MS = 5 * 60_000;
@@ -18,7 +24,7 @@ export const AUTO_RESUME_TIMEOUT_MS = 5 * 60_000;
 /** envd's port in every sandbox (as envd/gate.ts; repeated so the store does not import the in-sandbox side). */
 const ENVD_PORT = 49983;
 
-export async function resumeOnRequest(store: SandboxStore, sandboxID: string, request: ResumeRequest): Promise<ResumeOutcome> {
+export async function resumeOnRequest(store: Resumable, sandboxID: string, request: ResumeRequest): Promise<ResumeOutcome> {
   const record = store.all().find((s) => s.sandboxID === sandboxID);
   if (!record || record.state !== "paused" || !record.autoResume || !record.memoryKept) return "not-resumed";
   const allowed =
