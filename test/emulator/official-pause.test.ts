@@ -6,6 +6,7 @@
  * sandbox with auto-resume comes back on an in-sandbox call, and a secure one called without its
  * token answers 403 and stays paused (docs/service.md#pause-and-resume).
  */
+import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { Sandbox } from "e2b";
@@ -71,6 +72,17 @@ describe("a pause that keeps the memory", () => {
   });
 });
 
+describe("a paused sandbox killed", () => {
+  it("ends its frozen processes on the host too", async () => {
+    const s = await sandbox();
+    await s.commands.run("sleep 4242", { background: true });
+    await s.pause();
+    expect(hostPids("sleep 4242")).not.toEqual([]);
+    await s.kill();
+    await expect.poll(() => hostPids("sleep 4242"), { timeout: 5_000 }).toEqual([]);
+  });
+});
+
 describe("a files-only pause (keepMemory: false)", () => {
   it("boots cold: the processes are gone, files stay, and the boot_id is new", async () => {
     const s = await sandbox();
@@ -123,6 +135,12 @@ describe("auto-resume", () => {
     expect((await Sandbox.getInfo(s.sandboxId, opts)).state).toBe("running");
   });
 });
+
+/** Host pids of the processes whose command line is exactly `cmdline`. */
+function hostPids(cmdline: string): string[] {
+  const found = spawnSync("pgrep", ["-x", "-f", cmdline], { encoding: "utf8" });
+  return found.stdout.split("\n").filter(Boolean);
+}
 
 /** A Connect call to envd's List, addressed by routing header, with the given extra headers. */
 function envdCall(sandboxID: string, headers: Record<string, string>): Promise<Response> {
