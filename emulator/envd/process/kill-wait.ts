@@ -4,9 +4,9 @@
  * commands/kill.test.ts, pty/kill.test.ts; docs/service.md#running-a-command).
  *
  * Without namespaces the emulator reaps the command itself, so its end is enough. With them the
- * host kills `nsenter` and its child (the command, in the sandbox's PID namespace) at once: the
- * child then lies as a zombie until the namespace's init reaps it, and `kill -0` still finds it.
- * So the wait also watches the sandbox's own process list until the pid is gone.
+ * kill takes the command before nsenter so that nsenter reaps it (./launched-kill.ts); what the
+ * emulator sees end is nsenter, so the wait also watches the sandbox's own process list until the
+ * pid is gone, in case the command was reaped elsewhere (a zombie still answers `kill -0`).
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { SandboxNamespace } from "../isolation/namespace";
