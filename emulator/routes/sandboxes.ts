@@ -1,6 +1,6 @@
 /**
  * Sandbox routes other than the lists: create (v1 and the official SDK's v2), get, kill, timeout,
- * pause, connect (v1 and v2), fork, metrics, logs (v1 and v2). Status codes from docs/service.md#sandboxes and docs/service.md#sandbox-lifecycle: kill/timeout/pause 204, connect 200 when it
+ * pause, connect (v1 and v2), metrics, logs (v1 and v2). Status codes from docs/service.md#sandboxes and docs/service.md#sandbox-lifecycle: kill/timeout/pause 204, connect 200 when it
  * was running and 201 when it resumed, pause of a paused sandbox 409.
  */
 import { z } from "zod";
@@ -11,7 +11,6 @@ import { MAX_TIMEOUT_MS, type SandboxRecord } from "../store/sandbox-records";
 import { parseBody, queryRequired } from "../validate";
 import { logsV1, logsV2 } from "./sandbox-logs";
 import { createSandbox } from "./sandbox-create";
-import { forkSandbox } from "./sandbox-fork";
 import { detailView, sandboxView } from "./sandbox-views";
 
 const TimeoutSchema = z.object({ timeout: z.int32() });
@@ -69,7 +68,6 @@ export function sandboxRoutes(stores: Stores): Route[] {
       },
     },
     { method: "POST", pattern: "/v2/sandboxes", auth: "apiKey", handler: (ctx) => createSandbox(stores, ctx, "v2") },
-    { method: "POST", pattern: "/sandboxes/:id/fork", auth: "apiKey", handler: (ctx) => forkSandbox(stores, ctx) },
     {
       method: "GET", pattern: "/sandboxes/:id/metrics", auth: "apiKey",
       handler: (ctx) => {

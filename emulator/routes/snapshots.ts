@@ -14,15 +14,17 @@ import { sandboxNotFound } from "../store/sandbox-records";
 import { newestOf, snapshotIDOf, snapshotNames, type SandboxSnapshotRecord, type SnapshotBuild } from "../store/sandbox-snapshots";
 import { TEAM_SLUG } from "../store/templates";
 import { parseBody, queryInt } from "../validate";
+import { forkSandbox } from "./sandbox-fork";
 import { sandboxID } from "./sandboxes";
 
 const SnapshotRequestSchema = z.object({ name: z.string().optional() });
 const IDENTIFIER_RE = /^[a-z0-9-_]+$/;
 const TAG_RE = /^[a-z0-9-_.]+$/;
 
-/** POST /sandboxes/{id}/snapshots and GET /snapshots. */
+/** POST /sandboxes/{id}/snapshots, GET /snapshots, and fork (a snapshot that is started at once). */
 export function snapshotRoutes(stores: Stores): Route[] {
   return [
+    { method: "POST", pattern: "/sandboxes/:id/fork", auth: "apiKey", handler: (ctx) => forkSandbox(stores, ctx) },
     { method: "POST", pattern: "/sandboxes/:id/snapshots", auth: "apiKey", handler: (ctx) => takeSnapshot(stores, ctx) },
     { method: "GET", pattern: "/snapshots", auth: "apiKey", handler: (ctx) => listSnapshots(stores, ctx.query) },
   ];
