@@ -35,7 +35,8 @@ describe("a snapshot of a sandbox", () => {
   it("holds the files written before it, and not those written after", async () => {
     await bench.sandbox.files.makeDir("/home/user/app");
     await bench.sandbox.files.write("/home/user/app/config.json", '{"env": "test"}');
-    await bench.sandbox.commands.run("mkdir -p /opt/tool && echo built > /opt/tool/out && ln -s /opt/tool/out /home/user/link", { user: "root" });
+    // Links are copied as links: one to `/` must not make the snapshot copy the whole tree again (or the host's).
+    await bench.sandbox.commands.run("mkdir -p /opt/tool && echo built > /opt/tool/out && ln -s /opt/tool/out /home/user/link && ln -s / /home/user/everything", { user: "root" });
     const snapshot = await bench.sandbox.createSnapshot();
     await bench.sandbox.files.write("/home/user/app/later.txt", "after the snapshot");
     try {
@@ -43,8 +44,8 @@ describe("a snapshot of a sandbox", () => {
         expect(await copy.files.exists("/home/user/app")).toBe(true);
         expect(await copy.files.read("/home/user/app/config.json")).toBe('{"env": "test"}');
         expect(await copy.files.exists("/home/user/app/later.txt")).toBe(false);
-        const seen = await copy.commands.run("cat /opt/tool/out; readlink /home/user/link; stat -c %U /home/user/app/config.json /opt/tool/out");
-        expect(seen.stdout).toBe("built\n/opt/tool/out\nuser\nroot\n");
+        const seen = await copy.commands.run("cat /opt/tool/out; readlink /home/user/link /home/user/everything; stat -c %U /home/user/app/config.json /opt/tool/out");
+        expect(seen.stdout).toBe("built\n/opt/tool/out\n/\nuser\nroot\n");
       });
     } finally {
       await Sandbox.deleteSnapshot(snapshot.snapshotId, bench.opts);
