@@ -6,10 +6,10 @@
  * infra: handlers/sandbox_fork.go (its timeout rules: timeout_helper.go).
  */
 import { z } from "zod";
+import { copyTree } from "../confined/copy-tree";
 import { ApiError, json, type Reply, type RequestContext } from "../http";
 import type { Stores } from "../store";
 import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, sandboxNotFound, type SandboxRecord } from "../store/sandbox-records";
-import { copyTree } from "../confined/copy-tree";
 import { parseBody } from "../validate";
 import { sandboxID } from "./sandboxes";
 import { sandboxView } from "./sandbox-views";
