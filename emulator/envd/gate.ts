@@ -71,6 +71,8 @@ export function refuseAtEnvd(req: IncomingMessage, res: ServerResponse, runtime:
     res.writeHead(204).end();
     return true;
   }
+  // /files checks its own signed URLs or token (./signing.ts), as envd's authExcludedPaths say.
+  if ((req.method === "GET" || req.method === "POST") && path === "/files") return false;
   const token = runtime.envdAccessToken;
   if (runtime.secure && (token === null || !sameSecret(header(req, "x-access-token"), token))) {
     sendError(res, 401, "unauthorized access, please provide a valid access token or method signing if supported");
