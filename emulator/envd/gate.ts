@@ -17,7 +17,8 @@ export interface SandboxTarget {
   port: number;
 }
 
-function header(req: IncomingMessage, name: string): string | undefined {
+/** A request header's (first) value. */
+export function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value[0] : value;
 }

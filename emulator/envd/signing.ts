@@ -12,6 +12,7 @@ import { createHash } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { sameSecret } from "../auth";
 import type { SandboxRuntime } from "../types";
+import { header } from "./gate";
 
 export type SignedOperation = "read" | "write";
 
@@ -25,11 +26,6 @@ export function fileSignature(path: string, operation: SignedOperation, username
 export interface SigningRefusal {
   status: number;
   message: string;
-}
-
-function header(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value[0] : value;
 }
 
 /** The query's `signature_expiration` as envd's int parameter; a refusal when it is not one. */
