@@ -191,12 +191,15 @@ async function upload(req: IncomingMessage, scope: RequestScope, query: URLSearc
   }
   const boundary = boundaryOf(contentType);
   if (!boundary) throw new FilesError(500, "error parsing multipart form: no multipart boundary param in Content-Type");
-  // Each part streams to its file as it arrives (./multipart.ts); plain fields are skipped.
+  // Each part streams to its file as it arrives (./multipart.ts); parts not named "file" are skipped.
   const entries = [];
   try {
     for await (const part of multipartParts(bodyOf(req, scope.limits.fileSizeBytes), boundary)) {
-      if (part.name !== "file" || part.filename === undefined) continue;
-      entries.push(await store(scope, query.get("path") ?? part.filename, part.body, metadata));
+      // envd reads every part named "file"; the path query, when given, wins over its filename.
+      if (part.name !== "file") continue;
+      const target = query.get("path") ?? part.filename;
+      if (target === undefined) throw new FilesError(400, "error getting multipart custom part file name: filename not found in Content-Disposition header");
+      entries.push(await store(scope, target, part.body, metadata));
     }
   } catch (err) {
     if (err instanceof MultipartError) throw new FilesError(500, `error reading form: ${err.message}`);

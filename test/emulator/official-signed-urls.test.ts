@@ -10,9 +10,10 @@ import { useOfficialSandbox } from "./official-helpers";
 
 const bench = useOfficialSandbox();
 
+/** Posts a form whose `file` field is plain text (no file name), as the vendor's tests do. */
 async function upload(url: string, content: string): Promise<Response> {
   const form = new FormData();
-  form.append("file", new Blob([content]), "ignored-name");
+  form.append("file", content);
   return fetch(url, { method: "POST", body: form });
 }
 
@@ -35,6 +36,15 @@ describe("signed file URLs", () => {
     expect(await bench.sandbox.files.read("signed-up.txt")).toBe("file content");
     const asRoot = await upload(await bench.sandbox.uploadUrl("r.txt", { user: "root" }), "r");
     expect(await asRoot.json()).toEqual([{ name: "r.txt", path: "/root/r.txt", type: "file" }]);
+  });
+
+  it("upload without a path: the form's file name says where, and a field without one is a 400", async () => {
+    const url = await bench.sandbox.uploadUrl();
+    const named = new FormData();
+    named.append("file", new Blob(["n"]), "named.txt");
+    expect(await (await fetch(url, { method: "POST", body: named })).json()).toEqual([{ name: "named.txt", path: "/home/user/named.txt", type: "file" }]);
+    const res = await upload(url, "nameless");
+    expect([res.status, await res.json()]).toEqual([400, { code: 400, message: "error getting multipart custom part file name: filename not found in Content-Disposition header" }]);
   });
 
   it("an expired signature is a 401 with envd's message, for reads and writes", async () => {
