@@ -21,13 +21,14 @@ import { observeResponse, type ExchangeObserver } from "../exchanges";
 import type { SandboxDirectory } from "../types";
 import { serveFiles } from "./files";
 import { filesystemService } from "./filesystem/service";
-import { notFound, refuseAtEnvd, refuseAtProxy, targetOf } from "./gate";
+import { ENVD_PORT, notFound, refuseAtEnvd, refuseAtProxy, sendError, targetOf } from "./gate";
 import { isConnectPath, serveEnvdHttp } from "./http-api";
 import { resolveLimits, type SandboxLimits } from "./limits";
 import { binaryProcessStreams } from "./process/binary-stream";
 import { processService } from "./process/service";
 import { SandboxStates } from "./sandboxes";
 import { scopeKey, userFromAuthorization, type RequestScope } from "./scope";
+import { isSignedFiles, signedTarget } from "./signing";
 
 export interface EnvdOptions {
   directory: SandboxDirectory;
@@ -72,11 +73,17 @@ export function createEnvdHandler(options: EnvdOptions): EnvdHandler {
     fallback: notFound,
   });
   const binaryStreams = binaryProcessStreams(process, { interceptors: [userCheck], contextValues: contextOf });
+  // A signed /files URL made from a shared sandbox URL names no sandbox; its signature does (./signing.ts).
+  const bySignature = (req: IncomingMessage) => {
+    const signer = signedTarget(req, options.directory.allRunning());
+    return signer ? { sandboxID: signer.sandboxID, port: ENVD_PORT } : undefined;
+  };
   return {
-    matches: (req) => targetOf(req) !== undefined,
+    matches: (req) => targetOf(req) !== undefined || isSignedFiles(req),
     handle(req, res) {
-      const target = targetOf(req);
-      if (!target) return notFound(req, res);
+      const target = targetOf(req) ?? bySignature(req);
+      // No running sandbox's token made this signature.
+      if (!target) return isSignedFiles(req) ? sendError(res, 401, "invalid signature") : notFound(req, res);
       const runtime = options.directory.running(target.sandboxID);
       if (refuseAtProxy(res, target, runtime) || !runtime) return;
       const http = !isConnectPath((req.url ?? "/").split("?")[0] ?? "/");
