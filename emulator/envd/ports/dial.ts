@@ -1,0 +1,61 @@
+/**
+ * One sandbox's ports, as the proxy reaches them. With the sandbox's own network namespace, through
+ * its port bridge (bridge.ts), started on first use; before the sandbox's first command has made
+ * its namespaces, nothing can listen in it, so every port is closed. Without one (isolation `none`,
+ * or a host without `ip`), a sandbox's port is the host's own loopback port: two sandboxes cannot
+ * both serve 8000 there, and a sandbox's URL reaches whatever listens on the host's loopback at
+ * that port, in a sandbox or not.
+ */
+import { connect, type Socket } from "node:net";
+import type { SandboxRuntime } from "../../types";
+import type { SandboxNamespace } from "../isolation/namespace";
+import { PortBridge } from "./bridge";
+
+/** Where a server in the sandbox may listen and still be reached: both loopbacks. */
+const LOOPBACKS = ["127.0.0.1", "::1"];
+
+export class SandboxPorts {
+  private bridge: Promise<PortBridge> | undefined;
+  private stopped = false;
+
+  /** `namespace` gives the sandbox's namespaces if they were made, without making them. */
+  constructor(private readonly namespace: () => Promise<SandboxNamespace> | undefined) {}
+
+  /** A stream to `port` in the sandbox, or undefined when nothing there listens on it. */
+  async dial(runtime: SandboxRuntime, port: number): Promise<Socket | undefined> {
+    if (this.stopped) return undefined;
+    const isolation = runtime.isolation;
+    if (isolation.mode === "none") return dialHost(port);
+    const ns = await this.namespace()?.catch(() => undefined);
+    if (!ns) return undefined;
+    if (!ns.ownNetwork) return dialHost(port);
+    this.bridge ??= PortBridge.start(isolation.tools, ns.pid).catch((err: unknown) => {
+      this.bridge = undefined;
+      throw err;
+    });
+    const bridge = await this.bridge.catch(() => undefined);
+    return bridge?.dial(port);
+  }
+
+  /** Stops the bridge; later dials find every port closed. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    const bridge = await this.bridge?.catch(() => undefined);
+    await bridge?.stop();
+  }
+}
+
+async function dialHost(port: number): Promise<Socket | undefined> {
+  for (const host of LOOPBACKS) {
+    const socket = await new Promise<Socket | undefined>((resolve) => {
+      const s = connect({ host, port });
+      s.once("error", () => resolve(undefined));
+      s.once("connect", () => {
+        s.removeAllListeners("error");
+        resolve(s);
+      });
+    });
+    if (socket) return socket;
+  }
+  return undefined;
+}

@@ -1,0 +1,19 @@
+/**
+ * A request for a sandbox port other than envd's, past the proxy's checks (../gate.ts): forwarded
+ * to the server listening there in the sandbox, or the closed-port answer when none does.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { SandboxRuntime } from "../../types";
+import type { SandboxState } from "../sandboxes";
+import { sendRefusal } from "./answers";
+import { forward } from "./forward";
+
+export function servePort(req: IncomingMessage, res: ServerResponse, port: number, runtime: SandboxRuntime, state: SandboxState): void {
+  const { sandboxID } = runtime;
+  state.track(res);
+  void state.ports.dial(runtime, port).then((socket) => {
+    if (res.destroyed) return void socket?.destroy();
+    if (!socket) return sendRefusal(req, res, sandboxID, { kind: "portClosed", port });
+    forward(req, res, socket, { sandboxID, port, maskRequestHost: runtime.maskRequestHost });
+  });
+}
