@@ -27,22 +27,29 @@ function hostOf(value: string): string | undefined {
   return host;
 }
 
-/** STD3 ASCII rules and the hyphen checks, label by label. */
-function validAsciiName(name: string): boolean {
-  return name.split(".").every((label) => /^[A-Za-z0-9-]*$/.test(label) && !label.startsWith("-") && !label.endsWith("-") && label.slice(2, 4) !== "--");
+/**
+ * The hyphen checks, label by label: none starts or ends with `-`, nor has `--` as its 3rd and 4th
+ * characters, except an `xn--` (punycode) label, which IDNA checks once decoded.
+ */
+function hyphensOk(name: string): boolean {
+  const ok = (label: string) => !label.startsWith("-") && !label.endsWith("-") && (label.slice(2, 4) !== "--" || /^xn--/i.test(label));
+  return name.split(".").every(ok);
 }
+
+/** STD3 ASCII rules: letters, digits and `-` in dot-separated labels (an IPv6 literal's `:` fails them too). */
+const std3 = (name: string) => /^[A-Za-z0-9.-]*$/.test(name);
 
 /** Throws the service's 400 when `maskRequestHost` breaks the rule. */
 export function checkMaskRequestHost(maskRequestHost: string | undefined): void {
   if (maskRequestHost === undefined) return;
   const invalid = () => new ApiError(400, `mask request host is not valid: ${maskRequestHost}`);
   const host = hostOf(maskRequestHost);
-  if (host === undefined) throw invalid();
+  if (host === undefined || !hyphensOk(host)) throw invalid();
   if (/^[\x00-\x7f]*$/.test(host)) {
-    if (!validAsciiName(host)) throw invalid();
+    if (!std3(host)) throw invalid();
     return;
   }
   const ascii = domainToASCII(host);
-  if (ascii === "" || !validAsciiName(ascii)) throw invalid();
+  if (ascii === "" || !std3(ascii)) throw invalid();
   throw new ApiError(400, `mask request host '${host}' is not ASCII. Please use ASCII characters only.`);
 }
