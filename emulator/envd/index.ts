@@ -25,6 +25,7 @@ import { ENVD_PORT, notFound, refuseAtEnvd, refuseAtProxy, targetOf } from "./ga
 import { isConnectPath, serveEnvdHttp } from "./http-api";
 import { resolveLimits, type SandboxLimits } from "./limits";
 import { servePort } from "./ports/serve";
+import { isUpgrade } from "./ports/upgrade";
 import { binaryProcessStreams } from "./process/binary-stream";
 import { processService } from "./process/service";
 import { SandboxStates } from "./sandboxes";
@@ -44,6 +45,8 @@ export interface EnvdHandler {
   /** True when the request is for the in-sandbox API (routing header or `{port}-{id}.` host label). */
   matches(req: IncomingMessage): boolean;
   handle(req: IncomingMessage, res: ServerResponse): void;
+  /** True for an upgrade request (WebSocket...) to a sandbox port other than envd's (see ports/upgrade.ts). */
+  upgrades(req: IncomingMessage): boolean;
   /** Kills every process of every sandbox and waits until they ended; called when the emulator stops. */
   close(): Promise<void>;
 }
@@ -75,6 +78,7 @@ export function createEnvdHandler(options: EnvdOptions): EnvdHandler {
   const binaryStreams = binaryProcessStreams(process, { interceptors: [userCheck], contextValues: contextOf });
   return {
     matches: (req) => targetOf(req) !== undefined,
+    upgrades: (req) => isUpgrade(req) && (targetOf(req)?.port ?? ENVD_PORT) !== ENVD_PORT,
     handle(req, res) {
       const target = targetOf(req);
       if (!target) return notFound(req, res);

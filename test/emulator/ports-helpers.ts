@@ -15,7 +15,7 @@ export interface Answer {
 }
 
 /** Every name resolves to 127.0.0.1: the names are `*.localhost`, which is loopback by definition. */
-const loopback: LookupFunction = (_name, options, callback) => {
+export const loopback: LookupFunction = (_name, options, callback) => {
   if ((options as { all?: boolean }).all) return void (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: "127.0.0.1", family: 4 }]);
   callback(null, "127.0.0.1", 4);
 };

@@ -6,10 +6,12 @@
  * sandbox, traffic token) come as JSON to a program and as a page to a browser; `maskRequestHost` is
  * the Host the server sees.
  */
+import { request } from "node:http";
+import type { Socket } from "node:net";
 import { Sandbox, type ConnectionOpts } from "e2b";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEmulator, type Emulator } from "../../emulator";
-import { get, serve, urlOf } from "./ports-helpers";
+import { get, loopback, serve, urlOf } from "./ports-helpers";
 
 const BROWSER = { "user-agent": "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0" };
 
@@ -65,6 +67,49 @@ describe("a server in a sandbox", () => {
     expect(JSON.parse(fromB.text)).toMatchObject({ label: "b" });
     // Nor does a sandbox's server show on the host's own loopback.
     await expect(get("http://127.0.0.1:8000/")).rejects.toThrow(/ECONNREFUSED/);
+  });
+});
+
+describe("an upgrade (WebSocket and the like)", () => {
+  /** A server in the sandbox that switches to echoing what it gets, telling the Host it saw. */
+  const ECHO =
+    "const s = require('http').createServer((q, r) => r.end('plain'));" +
+    " s.on('upgrade', (q, c) => { c.write('HTTP/1.1 101 Switching Protocols\\r\\nConnection: Upgrade\\r\\nUpgrade: echo\\r\\nX-Seen-Host: ' + q.headers.host + '\\r\\n\\r\\n'); c.pipe(c); });" +
+    " s.listen(8100)";
+
+  it("switches protocols through the sandbox's URL, and the two streams are joined", async () => {
+    await a.commands.run(`node -e "${ECHO}"`, { background: true });
+    for (let i = 0; i < 100 && (await get(urlOf(a, 8100))).status === 502; i++) await new Promise((r) => setTimeout(r, 100));
+    const { status, seenHost, socket } = await new Promise<{ status: number; seenHost: unknown; socket: Socket }>((resolve, reject) => {
+      const req = request(urlOf(a, 8100, "/ws"), { headers: { Connection: "Upgrade", Upgrade: "echo" }, lookup: loopback });
+      req.on("upgrade", (res, socket) => resolve({ status: res.statusCode ?? 0, seenHost: res.headers["x-seen-host"], socket }));
+      req.on("response", (res) => reject(new Error(`no switch: ${res.statusCode}`)));
+      req.on("error", reject);
+      req.end();
+    });
+    expect({ status, seenHost }).toEqual({ status: 101, seenHost: a.getHost(8100) });
+    const echoed = new Promise<string>((resolve) => socket.once("data", (d: Buffer) => resolve(d.toString())));
+    socket.write("ping");
+    expect(await echoed).toBe("ping");
+    socket.destroy();
+  });
+
+  it("to a closed port gets the proxy's 502, and the platform API still serves a request that asks to upgrade", async () => {
+    const refused = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(urlOf(a, 3000), { headers: { Connection: "Upgrade", Upgrade: "echo" }, lookup: loopback });
+      req.on("response", (res) => {
+        let body = "";
+        res.on("data", (d: Buffer) => void (body += d.toString()));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on("upgrade", () => reject(new Error("switched")));
+      req.on("error", reject);
+      req.end();
+    });
+    expect(refused).toEqual({ status: 502, body: JSON.stringify({ sandboxId: a.sandboxId, message: "The sandbox is running but port is not open", port: 3000, code: 502 }) });
+    const list = await get(`${emu.apiUrl}/sandboxes`, { Connection: "Upgrade", Upgrade: "echo", "x-api-key": emu.apiKey });
+    expect(list.status).toBe(200);
+    expect((JSON.parse(list.text) as { sandboxID: string }[]).map((s) => s.sandboxID)).toContain(a.sandboxId);
   });
 });
 

@@ -5,11 +5,14 @@
  * port) with the asked-for Host in `X-Forwarded-Host`. The proxy adds no other `X-Forwarded-*`
  * header and drops those the client sent (Go's ReverseProxy with a Rewrite function does), and the
  * hop-by-hop headers go no further in either direction. A failure before the server answered is
- * the closed-port answer, as the service's error handler gives it.
+ * the closed-port answer, as the service's error handler gives it. An upgrade request keeps its
+ * `Connection: Upgrade` and `Upgrade`, and a server that switches gets the client's socket joined
+ * to its own.
  */
 import { request, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { sendRefusal } from "./answers";
+import { isUpgrade, switchHead } from "./upgrade";
 
 /** Never forwarded: hop-by-hop (RFC 9110 7.6.1) and the forwarding headers the proxy owns. */
 const DROPPED = new Set([
@@ -53,13 +56,25 @@ export interface ForwardTarget {
 export function forward(req: IncomingMessage, res: ServerResponse, socket: Socket, target: ForwardTarget): void {
   const asked = req.headers.host ?? "";
   const seen = hostSeen(asked, target.port, target.maskRequestHost);
-  const headers = ["Host", seen.host, ...(seen.forwardedHost !== undefined ? ["X-Forwarded-Host", seen.forwardedHost] : []), ...kept(req.rawHeaders, connectionNames(req.headers.connection))];
+  const upgrade = isUpgrade(req) ? ["Connection", "Upgrade", "Upgrade", String(req.headers.upgrade)] : [];
+  const passed = kept(req.rawHeaders, connectionNames(req.headers.connection));
+  const headers = ["Host", seen.host, ...(seen.forwardedHost !== undefined ? ["X-Forwarded-Host", seen.forwardedHost] : []), ...upgrade, ...passed];
   const out = request({ method: req.method ?? "GET", path: req.url ?? "/", headers, createConnection: () => socket, setHost: false });
   out.on("response", (answer) => {
     const names = connectionNames(answer.headers.connection);
     res.writeHead(answer.statusCode ?? 502, answer.statusMessage, kept(answer.rawHeaders, names));
     answer.pipe(res);
     answer.on("error", () => res.destroy());
+  });
+  out.on("upgrade", (answer, upstream, head) => {
+    const client = res.socket;
+    if (!client) return void upstream.destroy();
+    client.write(switchHead(answer));
+    if (head.length > 0) client.write(head);
+    upstream.on("error", () => client.destroy());
+    client.on("error", () => upstream.destroy());
+    upstream.pipe(client).on("close", () => upstream.destroy());
+    client.pipe(upstream);
   });
   out.on("error", () => {
     if (res.headersSent) return void res.destroy();
@@ -70,5 +85,6 @@ export function forward(req: IncomingMessage, res: ServerResponse, socket: Socke
     if (!res.writableFinished) out.destroy();
     socket.destroy();
   });
-  req.pipe(out);
+  if (upgrade.length > 0) out.end();
+  else req.pipe(out);
 }
