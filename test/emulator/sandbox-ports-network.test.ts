@@ -118,6 +118,9 @@ describe("without namespaces", () => {
       await serve(sandbox, 8090, "plain", "127.0.0.1");
       expect(JSON.parse((await get(urlOf(sandbox, 8090))).text)).toMatchObject({ label: "plain" });
       expect(JSON.parse((await get("http://127.0.0.1:8090/")).text)).toMatchObject({ label: "plain" });
+      // The emulator's own port is no sandbox's server: a closed port, not a request to itself again.
+      const own = Number(new URL(plain.apiUrl).port);
+      expect(JSON.parse((await get(urlOf(sandbox, own))).text)).toMatchObject({ message: "The sandbox is running but port is not open", port: own });
       await sandbox.kill();
     } finally {
       await plain.close();

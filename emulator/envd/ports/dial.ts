@@ -11,6 +11,19 @@ import type { SandboxRuntime } from "../../types";
 import type { SandboxNamespace } from "../isolation/namespace";
 import { PortBridge } from "./bridge";
 
+/**
+ * Local ports of the streams dialed to the host's loopback. A request that arrives from one of them
+ * is the emulator calling itself (a sandbox URL naming the emulator's own port): answered as a
+ * closed port rather than forwarded again, round and round.
+ */
+const ownDials = new Set<number>();
+
+/** True when `socket` (a request's) comes from a stream this emulator dialed to its own port. */
+export function isOwnDial(socket: Socket): boolean {
+  const loopback = socket.remoteAddress === "127.0.0.1" || socket.remoteAddress === "::1" || socket.remoteAddress === "::ffff:127.0.0.1";
+  return loopback && socket.remotePort !== undefined && ownDials.has(socket.remotePort);
+}
+
 /** Where a server in the sandbox may listen and still be reached: both loopbacks. */
 const LOOPBACKS = ["127.0.0.1", "::1"];
 
@@ -52,6 +65,11 @@ async function dialHost(port: number): Promise<Socket | undefined> {
       s.once("error", () => resolve(undefined));
       s.once("connect", () => {
         s.removeAllListeners("error");
+        const local = s.localPort;
+        if (local !== undefined) {
+          ownDials.add(local);
+          s.once("close", () => ownDials.delete(local));
+        }
         resolve(s);
       });
     });

@@ -6,10 +6,12 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { SandboxRuntime } from "../../types";
 import type { SandboxState } from "../sandboxes";
 import { sendRefusal } from "./answers";
+import { isOwnDial } from "./dial";
 import { forward } from "./forward";
 
 export function servePort(req: IncomingMessage, res: ServerResponse, port: number, runtime: SandboxRuntime, state: SandboxState): void {
   const { sandboxID } = runtime;
+  if (isOwnDial(req.socket)) return sendRefusal(req, res, sandboxID, { kind: "portClosed", port });
   state.track(res);
   void state.ports.dial(runtime, port).then((socket) => {
     if (res.destroyed) return void socket?.destroy();
