@@ -121,6 +121,9 @@ describe("without namespaces", () => {
       // The emulator's own port is no sandbox's server: a closed port, not a request to itself again.
       const own = Number(new URL(plain.apiUrl).port);
       expect(JSON.parse((await get(urlOf(sandbox, own))).text)).toMatchObject({ message: "The sandbox is running but port is not open", port: own });
+      // A port no socket can have is closed too.
+      const beyond = await get(`${plain.sandboxUrl}/`, { "E2b-Sandbox-Id": sandbox.sandboxId, "E2b-Sandbox-Port": "70000" });
+      expect(JSON.parse(beyond.text)).toMatchObject({ message: "The sandbox is running but port is not open", port: 70000 });
       await sandbox.kill();
     } finally {
       await plain.close();

@@ -36,7 +36,8 @@ export class SandboxPorts {
 
   /** A stream to `port` in the sandbox, or undefined when nothing there listens on it. */
   async dial(runtime: SandboxRuntime, port: number): Promise<Socket | undefined> {
-    if (this.stopped) return undefined;
+    // A port no socket can have (0, 70000) is closed, as a failed dial is on the service.
+    if (this.stopped || !Number.isInteger(port) || port < 1 || port > 65_535) return undefined;
     const isolation = runtime.isolation;
     if (isolation.mode === "none") return dialHost(port);
     const ns = await this.namespace()?.catch(() => undefined);

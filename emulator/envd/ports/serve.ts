@@ -13,9 +13,13 @@ export function servePort(req: IncomingMessage, res: ServerResponse, port: numbe
   const { sandboxID } = runtime;
   if (isOwnDial(req.socket)) return sendRefusal(req, res, sandboxID, { kind: "portClosed", port });
   state.track(res);
-  void state.ports.dial(runtime, port).then((socket) => {
-    if (res.destroyed) return void socket?.destroy();
-    if (!socket) return sendRefusal(req, res, sandboxID, { kind: "portClosed", port });
-    forward(req, res, socket, { sandboxID, port, maskRequestHost: runtime.maskRequestHost });
-  });
+  const closed = () => sendRefusal(req, res, sandboxID, { kind: "portClosed", port });
+  void state.ports.dial(runtime, port).then(
+    (socket) => {
+      if (res.destroyed) return void socket?.destroy();
+      if (!socket) return closed();
+      forward(req, res, socket, { sandboxID, port, maskRequestHost: runtime.maskRequestHost });
+    },
+    () => (res.headersSent ? res.destroy() : closed()),
+  );
 }
