@@ -130,6 +130,11 @@ describe("the proxy's own answers", () => {
     expect(fromScript).toMatchObject({ status: 502, type: "application/json; charset=utf-8" });
     const asksJson = await get(urlOf(a, 3000), { ...BROWSER, accept: "application/json" });
     expect(asksJson.type).toBe("application/json; charset=utf-8");
+    const xhr = await get(urlOf(a, 3000), { ...BROWSER, "x-requested-with": "XMLHttpRequest" });
+    expect(xhr.type).toBe("application/json; charset=utf-8");
+    // A navigation says so outright, and wins over a header a script could set.
+    const navigation = await get(urlOf(a, 3000), { ...BROWSER, "x-requested-with": "XMLHttpRequest", "sec-fetch-mode": "navigate", accept: "text/html,application/json" });
+    expect(navigation.type).toBe("text/html; charset=utf-8");
   });
 
   it("an unknown sandbox: 502 JSON, and the page to a browser", async () => {
