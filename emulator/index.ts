@@ -9,14 +9,16 @@
  */
 import { mkdirSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerOptions } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
+import type { Duplex } from "node:stream";
 import { join } from "node:path";
 import { CallLog, type CallRecord } from "./calls";
 import { createEnvdHandler } from "./envd";
 import type { Isolation } from "./envd/isolation/mode";
 import { detectIsolation } from "./envd/isolation/probe";
+import { responseOn } from "./envd/ports/upgrade";
 import type { SandboxLimits } from "./envd/limits";
 import { Faults, type FaultSettings } from "./faults";
 import { exchangeObserver, type ExchangeObserver } from "./exchanges";
@@ -131,7 +133,11 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   const onExchange = exchangeObserver(options.onExchange);
   const envd = createEnvdHandler({ directory: stores.sandboxes, onExchange, limits: options.limits });
   const router = createRouter(allRoutes(stores, faults, calls), creds);
-  const server = createServer(createListener({ envd, router, faults, calls, log: options.log, onExchange }));
+  const listener = createListener({ envd, router, faults, calls, log: options.log, onExchange });
+  // Only upgrades to a sandbox's port switch protocols (Node 24.9+; see envd/ports/upgrade.ts).
+  const serverOptions: ServerOptions & { shouldUpgradeCallback?: (req: IncomingMessage) => boolean } = { shouldUpgradeCallback: (req) => envd.upgrades(req) };
+  const server = createServer(serverOptions, listener);
+  server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => listener(req, responseOn(req, socket, head)));
   const port = await listen(server, options.port ?? 0, options.host ?? "127.0.0.1");
   apiUrl = `http://${urlHost(options.host ?? "127.0.0.1")}:${port}`;
   let closing: Promise<void> | undefined;

@@ -24,6 +24,8 @@ import { filesystemService } from "./filesystem/service";
 import { ENVD_PORT, notFound, refuseAtEnvd, refuseAtProxy, sendError, targetOf } from "./gate";
 import { isConnectPath, serveEnvdHttp } from "./http-api";
 import { resolveLimits, type SandboxLimits } from "./limits";
+import { servePort } from "./ports/serve";
+import { isUpgrade } from "./ports/upgrade";
 import { binaryProcessStreams } from "./process/binary-stream";
 import { processService } from "./process/service";
 import { SandboxStates } from "./sandboxes";
@@ -44,6 +46,8 @@ export interface EnvdHandler {
   /** True when the request is for the in-sandbox API (routing header or `{port}-{id}.` host label). */
   matches(req: IncomingMessage): boolean;
   handle(req: IncomingMessage, res: ServerResponse): void;
+  /** True for an upgrade request (WebSocket...) to a sandbox port other than envd's (see ports/upgrade.ts). */
+  upgrades(req: IncomingMessage): boolean;
   /** Kills every process of every sandbox and waits until they ended; called when the emulator stops. */
   close(): Promise<void>;
 }
@@ -80,12 +84,14 @@ export function createEnvdHandler(options: EnvdOptions): EnvdHandler {
   };
   return {
     matches: (req) => targetOf(req) !== undefined || isSignedFiles(req),
+    upgrades: (req) => isUpgrade(req) && (targetOf(req)?.port ?? ENVD_PORT) !== ENVD_PORT,
     handle(req, res) {
       const target = targetOf(req) ?? bySignature(req);
       // No running sandbox's token made this signature.
       if (!target) return isSignedFiles(req) ? sendError(res, 401, "invalid signature") : notFound(req, res);
       const runtime = options.directory.running(target.sandboxID);
-      if (refuseAtProxy(res, target, runtime) || !runtime) return;
+      if (refuseAtProxy(req, res, target, runtime) || !runtime) return;
+      if (target.port !== ENVD_PORT) return void servePort(req, res, target.port, runtime, sandboxes.of(target.sandboxID));
       const http = !isConnectPath((req.url ?? "/").split("?")[0] ?? "/");
       if (http && options.onExchange) observeResponse(req, res, "envd", options.onExchange);
       if (refuseAtEnvd(req, res, runtime) || (http && serveEnvdHttp(req, res, runtime))) return;

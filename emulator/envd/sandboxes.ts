@@ -10,6 +10,7 @@ import { WatcherRegistry } from "./filesystem/watcher-registry";
 import { accountBinds, systemBindsOf, systemDirOf, writeAccountFiles } from "./isolation/layout";
 import { SandboxNamespace } from "./isolation/namespace";
 import { mountsOf } from "./paths";
+import { SandboxPorts } from "./ports/dial";
 import { ProcessRegistry } from "./process/registry";
 
 export class SandboxState {
@@ -18,6 +19,8 @@ export class SandboxState {
   private readonly open = new Set<ServerResponse>();
   private ns: Promise<SandboxNamespace> | undefined;
   private stopped = false;
+  /** Its ports, as the proxy reaches them; never the reason its namespaces are made. */
+  readonly ports = new SandboxPorts(() => this.ns);
 
   constructor(exitRetentionMs: number | undefined) {
     this.registry = new ProcessRegistry(exitRetentionMs);
@@ -51,6 +54,7 @@ export class SandboxState {
     this.open.clear();
     this.watchers.closeAll();
     await this.registry.killAll();
+    await this.ports.stop();
     const ns = await this.ns?.catch(() => undefined);
     await ns?.stop();
   }

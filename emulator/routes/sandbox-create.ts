@@ -6,6 +6,7 @@ import { posix } from "node:path";
 import { z } from "zod";
 import { checkEgress } from "../egress";
 import { ApiError, json, type Reply, type RequestContext } from "../http";
+import { checkMaskRequestHost } from "../mask-host";
 import type { Stores } from "../store";
 import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, type MountRecord } from "../store/sandbox-records";
 import { parseBody } from "../validate";
@@ -47,6 +48,8 @@ export async function createSandbox(stores: Stores, ctx: RequestContext, version
   const base = resolveBase(stores, body.templateID);
   const timeoutMs = checkTimeout(body.timeout, version === "v2" ? V2_DEFAULT_TIMEOUT_MS : DEFAULT_TIMEOUT_MS);
   checkLifecycle(body);
+  // The network config's own rules come before the public-access one (sandbox_create.go).
+  checkMaskRequestHost(body.network?.maskRequestHost);
   if (body.network?.allowPublicTraffic === false && body.secure !== true) {
     throw new ApiError(400, "You cannot create a sandbox without public access unless you enable secure envd access via 'secure' flag.");
   }

@@ -146,6 +146,8 @@ export class SandboxStore implements SandboxDirectory {
       sandboxID,
       secure: record.secure,
       envdAccessToken: record.envdAccessToken,
+      trafficAccessToken: record.trafficAccessToken,
+      maskRequestHost: record.network?.maskRequestHost,
       rootDir: record.rootDir,
       homePath: HOME_PATH,
       isolation: this.isolation,
