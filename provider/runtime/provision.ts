@@ -8,7 +8,7 @@ import { redact, SandboxError } from "../../sdk/errors";
 import { FilesystemClient } from "../../sdk/filesystem";
 import { ProcessClient } from "../../sdk/process";
 import { SandboxRpc } from "../../sdk/rpc";
-import type { ProvisionInput, ProvisionResult } from "../specs/provision";
+import type { ProvisionInput, ProvisionResult } from "../kinds/sandbox/provision";
 import { clientOptions } from "./context";
 import { lineWriter, type Logger } from "./log";
 import { operationWait } from "./operation";

@@ -4,10 +4,10 @@
  * makes the compiler refuse a kind of `ResourceKind` that has no spec here.
  */
 import type { ResourceKind, ResourceSpec } from "../spec";
-import { sandboxSpec } from "./sandbox";
-import { templateSpec } from "./template";
-import { templateTagSpec } from "./template-tag";
-import { volumeSpec } from "./volume";
+import { sandboxSpec } from "./sandbox/spec";
+import { templateSpec } from "./template/spec";
+import { templateTagSpec } from "./template-tag/spec";
+import { volumeSpec } from "./volume/spec";
 
 export const SPECS = { Template: templateSpec, Volume: volumeSpec, Sandbox: sandboxSpec, TemplateTag: templateTagSpec } as const satisfies Record<ResourceKind, ResourceSpec>;
 

@@ -19,7 +19,7 @@
  * this tag follows a choice made after testing, and may live in another stack than the build's.
  */
 import { z } from "zod";
-import { defineSpec } from "../spec";
+import { defineSpec } from "../../spec";
 
 const ALIAS = /^([a-z0-9_-]+\/)?[a-z0-9_-]+$/;
 /** The service's tag rule: lowercase letters, digits, '.', '_', '-', and not a UUID. */

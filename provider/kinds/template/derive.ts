@@ -2,9 +2,9 @@
  * What `check` adds to a Template's inputs: `buildSteps`, from the Dockerfile and the context. Kept
  * apart from the handlers so a preview loads no client: it reads files and calls nothing.
  */
-import type { DeriveOutcome } from "../runtime/handlers";
-import { containsUnknown, UNKNOWN } from "../spec";
-import { PlanError, planBuild, type StepInputs } from "./template-steps";
+import type { DeriveOutcome } from "../../runtime/handlers";
+import { containsUnknown, UNKNOWN } from "../../spec";
+import { PlanError, planBuild, type StepInputs } from "./steps";
 
 /**
  * `buildSteps` from the Dockerfile and the context, or why the service cannot build them. v1 builds

@@ -5,7 +5,7 @@
  *           each COPY step's archive the service lacks, POST /v2/templates/{id}/builds/{buildID} with
  *           the steps; v1: POST /templates with the Dockerfile text (Bearer). Each build is recorded as
  *           made from its inputs: one more GET .../files/{hash} and PUT, of an empty archive under a hash
- *           of the build and its inputs (provider/resources/template-record.ts). Then wait for the build
+ *           of the build and its inputs (provider/kinds/template/record.ts). Then wait for the build
  *           through GET /templates/{id}/builds/{buildID}/status (log offsets), then PATCH
  *           /v2/templates/{id} when `public` is asked for
  *   read    GET /templates/{id}                   (404: gone; `public` changed elsewhere is drift)
@@ -18,8 +18,8 @@
  * Replacement: `teamID`, `alias` (the current build system knows a template by its name).
  */
 import { z } from "zod";
-import { defineSpec } from "../spec";
-import { autoName } from "./naming";
+import { defineSpec } from "../../spec";
+import { autoName } from "../naming";
 
 const ALIAS = /^[a-z0-9_-]+$/;
 /** The service's tag rule (lowercase letters, digits, '-', '_', '.'); `default` is every build's own. */

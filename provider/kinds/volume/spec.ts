@@ -1,6 +1,6 @@
 /**
  * Volume: a team volume that sandboxes mount by name, optionally seeded with the files of a local directory
- * or a Pulumi archive (../resources/volume-source.ts).
+ * or a Pulumi archive (./source.ts).
  *   create  POST /volumes                 (an unknown outcome is resolved by listing volumes by name),
  *           then the seed through the content API (mkdir, PUT file per file)
  *   read    GET /volumes/{id}             (404: gone; the token it re-mints each time is not drift);
@@ -18,10 +18,10 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { MAX_SEED_BYTES, MAX_SEED_FILE_BYTES, MAX_SEED_FILES, targetProblem } from "../../sdk/volume-content-seed";
-import { isArchive, readContent } from "../resources/volume-source";
-import { defineSpec } from "../spec";
-import { autoName } from "./naming";
+import { MAX_SEED_BYTES, MAX_SEED_FILE_BYTES, MAX_SEED_FILES, targetProblem } from "../../../sdk/volume-content-seed";
+import { isArchive, readContent } from "./source";
+import { defineSpec } from "../../spec";
+import { autoName } from "../naming";
 
 const SeedFile = z.object({
   sha256: z.string().describe("Hex SHA-256 of the file's content."),

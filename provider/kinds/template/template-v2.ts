@@ -4,14 +4,14 @@
  * build, keeping its ID), upload the COPY archives the service lacks, start the build with its steps.
  * Waiting for it is the same as for v1 builds (./template.ts).
  */
-import { uploadMissing } from "../../sdk/build";
-import { isSandboxError } from "../../sdk/errors";
-import { platform } from "../runtime/context";
-import type { InputsOf } from "../runtime/handlers";
-import type { Logger } from "../runtime/log";
-import { createOnce, outcomeUnknown } from "../runtime/outcome";
-import { sameValue } from "../spec";
-import { planBuild, type PlannedBuild } from "./template-steps";
+import { uploadMissing } from "../../../sdk/build";
+import { isSandboxError } from "../../../sdk/errors";
+import { platform } from "../../runtime/context";
+import type { InputsOf } from "../../runtime/handlers";
+import type { Logger } from "../../runtime/log";
+import { createOnce, outcomeUnknown } from "../../runtime/outcome";
+import { sameValue } from "../../spec";
+import { planBuild, type PlannedBuild } from "./steps";
 
 type Inputs = InputsOf<"Template"> & { buildSteps?: string[] | undefined };
 

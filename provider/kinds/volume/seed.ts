@@ -1,16 +1,16 @@
 /**
  * Seeding a volume through its content API, and finding what changed behind the provider's back.
- * The rule (also in ../specs/volume.ts): only paths of the seed's manifest are ever written or deleted;
+ * The rule (also in ./spec.ts): only paths of the seed's manifest are ever written or deleted;
  * a path the seed has not written before is uploaded without `force`, so a file a sandbox put there is
  * never overwritten (the upload fails, naming it, unless the file there already holds the seed's bytes); a seeded file is overwritten (with `force`) or
  * deleted only when the seed's own copy changes or is dropped. Logs name files and byte counts, never
  * contents.
  */
-import { isSandboxError } from "../../sdk/errors";
-import type { VolumeEntryStat } from "../../sdk/schemas/volumes";
-import type { VolumeContent } from "../../sdk/volume-content";
-import { bytesOf, parentDirs, planSeed, sha256Of, type SeedManifest, type SeedSource } from "../../sdk/volume-content-seed";
-import type { Logger } from "../runtime/log";
+import { isSandboxError } from "../../../sdk/errors";
+import type { VolumeEntryStat } from "../../../sdk/schemas/volumes";
+import type { VolumeContent } from "../../../sdk/volume-content";
+import { bytesOf, parentDirs, planSeed, sha256Of, type SeedManifest, type SeedSource } from "../../../sdk/volume-content-seed";
+import type { Logger } from "../../runtime/log";
 
 /** `content` as `check` made it: its source, the target, and the manifest. */
 export interface CheckedContent {

@@ -1,28 +1,28 @@
 /**
- * Template create/read/update/delete. The map of calls and the replace rule are in ../specs/template.ts;
- * the steps `check` derives are in ./template-steps.ts, the v2 build calls in ./template-v2.ts. Every
- * build is recorded as made from its inputs (./template-record.ts), so that what an interrupted run
- * left is adopted only when it was made from the inputs of the run that finds it (./template-adoption.ts).
+ * Template create/read/update/delete. The map of calls and the replace rule are in ./spec.ts;
+ * the steps `check` derives are in ./steps.ts, the v2 build calls in ./template-v2.ts. Every
+ * build is recorded as made from its inputs (./record.ts), so that what an interrupted run
+ * left is adopted only when it was made from the inputs of the run that finds it (./adoption.ts).
  */
-import { isSandboxError, redact, SandboxError } from "../../sdk/errors";
-import type { BuildLogEntry, TemplateBuildRequest } from "../../sdk/schemas/templates";
-import { changedFields } from "../diff";
-import { REBUILD_INPUTS, templateSpec } from "../specs/template";
-import { platform } from "../runtime/context";
-import { ignoreNotFound, isNotFound, type InputsOf, type ResourceHandlers, type SpecInputs, type StateOf } from "../runtime/handlers";
-import { resourceLogger, type Logger } from "../runtime/log";
-import { createOnce } from "../runtime/outcome";
-import { operationWait } from "../runtime/operation";
-import { PartialCreateError } from "../runtime/partial";
-import { hiddenValues } from "../runtime/secrets";
-import { wireBody, type WireMap } from "../runtime/wire";
-import { sameValue } from "../spec";
-import { adoptable, existing, findByAlias, latest, newerInFlight } from "./template-adoption";
-import { recordBuild } from "./template-record";
+import { isSandboxError, redact, SandboxError } from "../../../sdk/errors";
+import type { BuildLogEntry, TemplateBuildRequest } from "../../../sdk/schemas/templates";
+import { changedFields } from "../../diff";
+import { REBUILD_INPUTS, templateSpec } from "./spec";
+import { platform } from "../../runtime/context";
+import { ignoreNotFound, isNotFound, type InputsOf, type ResourceHandlers, type SpecInputs, type StateOf } from "../../runtime/handlers";
+import { resourceLogger, type Logger } from "../../runtime/log";
+import { createOnce } from "../../runtime/outcome";
+import { operationWait } from "../../runtime/operation";
+import { PartialCreateError } from "../../runtime/partial";
+import { hiddenValues } from "../../runtime/secrets";
+import { wireBody, type WireMap } from "../../runtime/wire";
+import { sameValue } from "../../spec";
+import { adoptable, existing, findByAlias, latest, newerInFlight } from "./adoption";
+import { recordBuild } from "./record";
 import { plannedBuild, requestBuild, startBuild, type BuildRef } from "./template-v2";
-import type { PlannedBuild } from "./template-steps";
+import type { PlannedBuild } from "./steps";
 
-/** The checked inputs, with what `check` derives (./template-derive.ts). */
+/** The checked inputs, with what `check` derives (./derive.ts). */
 type Inputs = InputsOf<"Template"> & { buildSteps?: string[] | undefined };
 type State = StateOf<"Template">;
 
@@ -185,7 +185,7 @@ async function settle(ref: BuildRef, inputs: Inputs, provider: unknown, plan?: P
 
 /**
  * The first build of a new template: v1 by POST /templates; v2 by a build request under the alias.
- * The create records it (./template-record.ts) once the template exists, where a failure is recorded too.
+ * The create records it (./record.ts) once the template exists, where a failure is recorded too.
  */
 function firstBuild(inputs: Inputs): Promise<BuildRef> {
   const alias = inputs.alias ?? "";

@@ -1,15 +1,15 @@
 /**
  * What a Template's create or update finds that an interrupted run left: a template under its
  * auto-named alias (create), a rebuild newer than the state knows (update). Either is adopted only
- * when its build is recorded as made from this run's inputs (./template-record.ts); otherwise the
+ * when its build is recorded as made from this run's inputs (./record.ts); otherwise the
  * caller builds again, and the resource's log says why.
  */
-import type { TemplateBuild, TemplateWithBuilds } from "../../sdk/schemas/templates";
-import { platform } from "../runtime/context";
-import type { InputsOf } from "../runtime/handlers";
-import type { Logger } from "../runtime/log";
-import { autoNamed } from "../runtime/outcome";
-import { buildInputNames, builtFrom } from "./template-record";
+import type { TemplateBuild, TemplateWithBuilds } from "../../../sdk/schemas/templates";
+import { platform } from "../../runtime/context";
+import type { InputsOf } from "../../runtime/handlers";
+import type { Logger } from "../../runtime/log";
+import { autoNamed } from "../../runtime/outcome";
+import { buildInputNames, builtFrom } from "./record";
 import type { BuildRef } from "./template-v2";
 
 type Inputs = InputsOf<"Template"> & { buildSteps?: string[] | undefined };

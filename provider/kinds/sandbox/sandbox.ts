@@ -1,29 +1,29 @@
 /**
- * Sandbox create/read/update/delete. The map of calls and the replace rules are in ../specs/sandbox.ts.
+ * Sandbox create/read/update/delete. The map of calls and the replace rules are in ./spec.ts.
  *
  * Every sandbox carries a marker in its metadata, the same on a re-run of an interrupted `up` and
  * different for a replacement, so create first looks for a sandbox with its marker and adopts it: a
- * killed run or a lost answer never leaves a second sandbox (./sandbox-adoption.ts). It also carries
+ * killed run or a lost answer never leaves a second sandbox (./adoption.ts). It also carries
  * what it was made from, and only a sandbox made from the create's own inputs is adopted.
  */
-import type { NetworkUpdate, NewSandbox, SandboxDetail } from "../../sdk/schemas/sandboxes";
-import { changedFields } from "../diff";
-import { getPath, sameValue } from "../spec";
-import type { ProvisionResult } from "../specs/provision";
-import { sandboxSpec } from "../specs/sandbox";
-import { platform } from "../runtime/context";
-import { ignoreNotFound, isNotFound, type InputsOf, type ResourceHandlers, type SpecInputs, type StateOf } from "../runtime/handlers";
-import { resourceLogger } from "../runtime/log";
-import { hiddenValues } from "../runtime/secrets";
-import { createOnce } from "../runtime/outcome";
-import { PartialCreateError } from "../runtime/partial";
-import { runKey, runNumber } from "../runtime/resume";
-import { wireBody, type WireMap } from "../runtime/wire";
-import { fieldDigests } from "../runtime/made-from";
-import { findByMarker, INPUTS_KEY, madeEarlier, markerOf, markings, withoutMarkings } from "./sandbox-adoption";
+import type { NetworkUpdate, NewSandbox, SandboxDetail } from "../../../sdk/schemas/sandboxes";
+import { changedFields } from "../../diff";
+import { getPath, sameValue } from "../../spec";
+import type { ProvisionResult } from "./provision";
+import { sandboxSpec } from "./spec";
+import { platform } from "../../runtime/context";
+import { ignoreNotFound, isNotFound, type InputsOf, type ResourceHandlers, type SpecInputs, type StateOf } from "../../runtime/handlers";
+import { resourceLogger } from "../../runtime/log";
+import { hiddenValues } from "../../runtime/secrets";
+import { createOnce } from "../../runtime/outcome";
+import { PartialCreateError } from "../../runtime/partial";
+import { runKey, runNumber } from "../../runtime/resume";
+import { wireBody, type WireMap } from "../../runtime/wire";
+import { fieldDigests } from "../../runtime/made-from";
+import { findByMarker, INPUTS_KEY, madeEarlier, markerOf, markings, withoutMarkings } from "./adoption";
 
 type Inputs = InputsOf<"Sandbox">;
-/** `__provisionRun`: the number of the last provisioning run (../runtime/resume.ts runNumber), kept in state only. */
+/** `__provisionRun`: the number of the last provisioning run (../../runtime/resume.ts runNumber), kept in state only. */
 type State = StateOf<"Sandbox"> & { __provisionRun?: number };
 /** The sandbox's tokens, once known: hidden from its logs like the program's secrets. */
 type Tokens = Partial<Pick<State, "envdAccessToken" | "trafficAccessToken">>;
@@ -36,7 +36,7 @@ const tokensOf = (tokens: Tokens = {}): string[] => [tokens.envdAccessToken, tok
 
 /**
  * Every secret a sandbox's logs and stored output must not show: what every resource hides (the
- * credentials, each value the program marked secret: ../runtime/secrets.ts) and the sandbox's tokens.
+ * credentials, each value the program marked secret: ../../runtime/secrets.ts) and the sandbox's tokens.
  * A value the program did not mark secret is shown as it is.
  */
 function secretsOf(inputs: Inputs, tokens: Tokens = {}): string[] {
@@ -88,7 +88,7 @@ function networkBody(inputs: Inputs): NetworkUpdate {
 }
 
 /**
- * The digests (../runtime/made-from.ts) of what a sandbox is made from: each input the create sends
+ * The digests (../../runtime/made-from.ts) of what a sandbox is made from: each input the create sends
  * but its deadline, which an adopting create sets anew (connect), and `provision.triggers`, whose
  * change asks for a new sandbox. By input name, so that a stale sandbox's message names the input.
  */
@@ -124,7 +124,7 @@ async function provisionIn(id: string, inputs: Inputs, tokens: Tokens, run: numb
   if (!provision) return { provisioned: true, provisionResults: [], __provisionRun: run };
   // Loaded here: the in-sandbox clients (Connect, protobuf) cost a host ~45 ms to load, and a sandbox
   // without commands never uses them.
-  const { runProvision } = await import("../runtime/provision.js");
+  const { runProvision } = await import("../../runtime/provision.js");
   const target = { sandboxID: id, envdAccessToken: tokens.envdAccessToken };
   const outcome = await runProvision(target, provision, runKey(markerOf(inputs), run), logFor(inputs, tokens), secretsOf(inputs, tokens), { fresh });
   return { provisioned: outcome.ok, provisionResults: outcome.results, __provisionRun: run, failure: outcome.failure };

@@ -1,13 +1,13 @@
-/** Volume create/read/update/delete. The map of calls, the replace rule and the seed rule are in ../specs/volume.ts. */
-import type { NewVolume, VolumeAndToken } from "../../sdk/schemas/volumes";
-import { platform } from "../runtime/context";
-import { resourceLogger } from "../runtime/log";
-import { autoNamed, createOnce, isAlreadyExists } from "../runtime/outcome";
-import { PartialCreateError } from "../runtime/partial";
-import { ignoreNotFound, isNotFound, type InputsOf, type ResourceHandlers, type SpecInputs, type StateOf } from "../runtime/handlers";
-import { wireBody, type WireMap } from "../runtime/wire";
-import { applySeed, findDrift, type SeedBefore } from "./volume-seed";
-import { readContent } from "./volume-source";
+/** Volume create/read/update/delete. The map of calls, the replace rule and the seed rule are in ./spec.ts. */
+import type { NewVolume, VolumeAndToken } from "../../../sdk/schemas/volumes";
+import { platform } from "../../runtime/context";
+import { resourceLogger } from "../../runtime/log";
+import { autoNamed, createOnce, isAlreadyExists } from "../../runtime/outcome";
+import { PartialCreateError } from "../../runtime/partial";
+import { ignoreNotFound, isNotFound, type InputsOf, type ResourceHandlers, type SpecInputs, type StateOf } from "../../runtime/handlers";
+import { wireBody, type WireMap } from "../../runtime/wire";
+import { applySeed, findDrift, type SeedBefore } from "./seed";
+import { readContent } from "./source";
 
 export const NEW_VOLUME: WireMap<SpecInputs<"Volume">, NewVolume> = {
   name: (name) => ({ name }),
@@ -90,7 +90,7 @@ export const volumeHandlers: ResourceHandlers<"Volume"> = {
   },
 
   async update(id, olds, news) {
-    // `content` is the one input that changes in place; the name replaces (../specs/volume.ts).
+    // `content` is the one input that changes in place; the name replaces (./spec.ts).
     const volume = await platform().volumes.get(id);
     const outs = { ...state(news, volume, olds.token ?? volume.token), contentWritten: olds.contentWritten ?? {}, contentDrift: olds.contentDrift ?? {} };
     return { outs: await seed(volume, outs, seededBefore(olds), news) };

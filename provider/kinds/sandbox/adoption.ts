@@ -3,7 +3,7 @@
  * state does not record, and the next run must take that sandbox over instead of making a second one.
  *
  * Every sandbox carries two metadata entries: its marker, `<resource key>#<generation>`, the same on a
- * re-run and new for a replacement; and its stack, the key's stack part (../resource-key.ts), which
+ * re-run and new for a replacement; and its stack, the key's stack part (../../resource-key.ts), which
  * holds the stack instance, so the lists of two same-named stacks on two backends never mix. The engine
  * cannot say whether a create is a re-run (after `refresh --clear-pending-creates` nothing in the state
  * says so), so every create looks; but one list of the stack's sandboxes answers the creates of a
@@ -14,21 +14,21 @@
  * POST), the same race a lookup per create had between its lookup and its POST, widened from one
  * request to at most SNAPSHOT_MS.
  *
- * A third entry says what the sandbox was made from (INPUTS_KEY: ../runtime/made-from.ts). The marker
+ * A third entry says what the sandbox was made from (INPUTS_KEY: ../../runtime/made-from.ts). The marker
  * is the same whatever the inputs, and a program edited between a killed run and the next must not
  * get the sandbox the killed run made from the old inputs (its old environment, say): only a sandbox
  * made from the inputs the create has is adopted; one made from others is stale, and the create
  * removes it and makes a new one.
  */
-import type { Sandbox } from "../../sdk/schemas/sandboxes";
-import type { PlatformClient } from "../../sdk/client";
-import { stackOf } from "../resource-key";
-import { MARKER_KEY } from "../specs/sandbox";
-import { platform } from "../runtime/context";
-import { isNotFound } from "../runtime/handlers";
-import { differingFields } from "../runtime/made-from";
+import type { Sandbox } from "../../../sdk/schemas/sandboxes";
+import type { PlatformClient } from "../../../sdk/client";
+import { stackOf } from "../../resource-key";
+import { MARKER_KEY } from "./spec";
+import { platform } from "../../runtime/context";
+import { isNotFound } from "../../runtime/handlers";
+import { differingFields } from "../../runtime/made-from";
 
-/** Metadata key holding the stack a sandbox was made for (`stackOf` in ../resource-key.ts). */
+/** Metadata key holding the stack a sandbox was made for (`stackOf` in ../../resource-key.ts). */
 export const STACK_KEY = "pulumi-sandbox.stack";
 
 /** Metadata key holding the digests of the inputs a sandbox was made from (see sandbox.ts madeFrom). */

@@ -1,8 +1,8 @@
-/** TemplateTag create/read/update/delete. The map of calls and the replace rule are in ../specs/template-tag.ts. */
-import { SandboxError } from "../../sdk/errors";
-import type { TemplateTag } from "../../sdk/schemas/builds";
-import { platform } from "../runtime/context";
-import { ignoreNotFound, isNotFound, type InputsOf, type ResourceHandlers, type StateOf } from "../runtime/handlers";
+/** TemplateTag create/read/update/delete. The map of calls and the replace rule are in ./spec.ts. */
+import { SandboxError } from "../../../sdk/errors";
+import type { TemplateTag } from "../../../sdk/schemas/builds";
+import { platform } from "../../runtime/context";
+import { ignoreNotFound, isNotFound, type InputsOf, type ResourceHandlers, type StateOf } from "../../runtime/handlers";
 
 type Inputs = InputsOf<"TemplateTag">;
 type State = StateOf<"TemplateTag">;

@@ -8,16 +8,16 @@
  * it is ready; templates have no metadata. What it keeps per template, and answers about while a build
  * runs, is its file cache (GET /templates/{id}/files/{hash}: `present`). So the record is an empty
  * archive uploaded there under a hash naming the build and the digest of its inputs (an HMAC,
- * ../runtime/made-from.ts): present means "this build was made from these inputs". It is written as
+ * ../../runtime/made-from.ts): present means "this build was made from these inputs". It is written as
  * soon as the build exists, before it starts; a run killed before that leaves no record, and its build
  * is made again: the cost of an unrecorded build is one more build, never a wrong one.
  */
-import { contextArchive } from "../../sdk/build";
-import { isSandboxError } from "../../sdk/errors";
-import { platform } from "../runtime/context";
-import type { Logger } from "../runtime/log";
-import { madeFromDigest } from "../runtime/made-from";
-import { REBUILD_INPUTS } from "../specs/template";
+import { contextArchive } from "../../../sdk/build";
+import { isSandboxError } from "../../../sdk/errors";
+import { platform } from "../../runtime/context";
+import type { Logger } from "../../runtime/log";
+import { madeFromDigest } from "../../runtime/made-from";
+import { REBUILD_INPUTS } from "./spec";
 
 /** A Template's checked inputs (plain: a test plays an interrupted run's record with them too). */
 type Inputs = Record<string, unknown>;

@@ -13,10 +13,10 @@
  *   and `network.allowPublicTraffic` / `network.maskRequestHost` (ingress is fixed at creation).
  */
 import { z } from "zod";
-import { defineSpec } from "../spec";
+import { defineSpec } from "../../spec";
 import { ProvisionInput, ProvisionResult } from "./provision";
 
-/** Metadata key that marks a sandbox with the Pulumi resource that made it (see provider/resources/sandbox.ts). */
+/** Metadata key that marks a sandbox with the Pulumi resource that made it (see provider/kinds/sandbox/sandbox.ts). */
 export const MARKER_KEY = "pulumi-sandbox.resource";
 
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
