@@ -5,9 +5,9 @@
  * A run picks up where an interrupted one stopped (./resume.ts).
  */
 import { redact, SandboxError } from "../../sdk/errors";
-import { FilesystemClient } from "../../sdk/filesystem";
-import { ProcessClient } from "../../sdk/process";
-import { SandboxRpc } from "../../sdk/rpc";
+import { FilesystemClient } from "../../sdk/in-sandbox/filesystem";
+import { ProcessClient } from "../../sdk/in-sandbox/process";
+import { SandboxRpc } from "../../sdk/transport/rpc";
 import type { ProvisionInput, ProvisionResult } from "../kinds/sandbox/provision";
 import { clientOptions } from "./context";
 import { lineWriter, type Logger } from "./log";

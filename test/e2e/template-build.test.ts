@@ -9,7 +9,7 @@ import { spawn } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { filesHash } from "../../sdk/build";
+import { filesHash } from "../../sdk/template-build";
 import { callsSince, inventoryOfStack, lastSeq, ROOT, startStack, type E2eStack } from "./harness";
 // @ts-expect-error: plain ESM scripts, shared with npm start
 import { ensurePulumi } from "../../scripts/ensure-pulumi.mjs";

@@ -8,7 +8,7 @@ import { platform } from "../../provider/runtime/context";
 import { runProvision } from "../../provider/runtime/provision";
 import { RECORDS } from "../../provider/runtime/resume";
 import type { ProvisionInput } from "../../provider/kinds/sandbox/provision";
-import { ProcessClient } from "../../sdk/process";
+import { ProcessClient } from "../../sdk/in-sandbox/process";
 import { clientOptions } from "../../provider/runtime/context";
 import { emulatorForFile } from "./harness";
 

@@ -7,8 +7,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
-import { filesHash } from "../../sdk/build";
-import { PlatformClient } from "../../sdk/client";
+import { filesHash } from "../../sdk/template-build";
+import { PlatformClient } from "../../sdk/platform/client";
 import { recordBuild } from "../../provider/kinds/template/record";
 import { UNKNOWN } from "../../provider/spec";
 import { callsSince, checked, checkReasons, emulatorForFile, lastSeq, rejection, rest, runtime } from "./harness";

@@ -21,7 +21,7 @@
  * removes it and makes a new one.
  */
 import type { Sandbox } from "../../../sdk/schemas/sandboxes";
-import type { PlatformClient } from "../../../sdk/client";
+import type { PlatformClient } from "../../../sdk/platform/client";
 import { stackOf } from "../../resource-key";
 import { MARKER_KEY } from "./spec";
 import { platform } from "../../runtime/context";

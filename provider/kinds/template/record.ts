@@ -12,7 +12,7 @@
  * soon as the build exists, before it starts; a run killed before that leaves no record, and its build
  * is made again: the cost of an unrecorded build is one more build, never a wrong one.
  */
-import { contextArchive } from "../../../sdk/build";
+import { contextArchive } from "../../../sdk/template-build";
 import { isSandboxError } from "../../../sdk/errors";
 import { platform } from "../../runtime/context";
 import type { Logger } from "../../runtime/log";

@@ -7,11 +7,11 @@
  */
 import { statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
-// The modules themselves, not the sdk/build index: that also holds the build client, which `check`
+// The modules themselves, not the sdk/template-build index: that also holds the build client, which `check`
 // (this file's caller, at every preview) must not load.
-import { readDockerignore } from "../../../sdk/build/context-files";
-import { dockerfileToSteps, DockerfileError, type DockerfileBuild, type DockerfileProblem } from "../../../sdk/build/dockerfile-steps";
-import { filesHash } from "../../../sdk/build/files-hash";
+import { readDockerignore } from "../../../sdk/template-build/context-files";
+import { dockerfileToSteps, DockerfileError, type DockerfileBuild, type DockerfileProblem } from "../../../sdk/template-build/dockerfile-steps";
+import { filesHash } from "../../../sdk/template-build/files-hash";
 import { isSandboxError } from "../../../sdk/errors";
 import type { TemplateBuildStartV2, TemplateStep } from "../../../sdk/schemas/builds";
 

@@ -4,7 +4,7 @@
  * build, keeping its ID), upload the COPY archives the service lacks, start the build with its steps.
  * Waiting for it is the same as for v1 builds (./template.ts).
  */
-import { uploadMissing } from "../../../sdk/build";
+import { uploadMissing } from "../../../sdk/template-build";
 import { isSandboxError } from "../../../sdk/errors";
 import { platform } from "../../runtime/context";
 import type { InputsOf } from "../../runtime/handlers";

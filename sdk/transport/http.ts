@@ -6,12 +6,12 @@
  */
 import { Agent, request } from "undici";
 import type { z } from "zod";
-import { REQUEST_TIMEOUT_ENV, requireAccessToken, requireApiKey, type ResolvedOptions } from "./config";
-import { reasonFor } from "./error-reasons";
-import { codeForStatus, isSandboxError, redact, RETRYABLE_STATUSES, SandboxError } from "./errors";
+import { REQUEST_TIMEOUT_ENV, requireAccessToken, requireApiKey, type ResolvedOptions } from "../config";
+import { reasonFor } from "../error-reasons";
+import { codeForStatus, isSandboxError, redact, RETRYABLE_STATUSES, SandboxError } from "../errors";
 import { classifyTransportError, parseRetryAfter, retryDecision, type AttemptOutcome } from "./retry";
-import { ErrorBody } from "./schemas/common";
-import { parseWire } from "./schemas/parse";
+import { ErrorBody } from "../schemas/common";
+import { parseWire } from "../schemas/parse";
 import { USER_AGENT } from "./user-agent";
 import { abortedError, formatDuration, sleep } from "./wait";
 

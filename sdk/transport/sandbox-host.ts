@@ -3,8 +3,8 @@
  * host `https://{port}-{sandboxID}.{domain}`, or one shared URL (a proxy, the emulator) that routes
  * on the `E2b-Sandbox-Id` and `E2b-Sandbox-Port` headers.
  */
-import type { ResolvedOptions } from "./config";
-import { SandboxError } from "./errors";
+import type { ResolvedOptions } from "../config";
+import { SandboxError } from "../errors";
 
 /** Port of envd inside every sandbox. */
 export const ENVD_PORT = 49983;

@@ -21,9 +21,9 @@
  * for what the first attempt removed: callers that only want the path gone treat 404 as done.
  */
 import { z } from "zod";
-import type { ResolvedOptions } from "./config";
-import { HttpClient, type CallOptions, type Operation } from "./http";
-import { VolumeEntryStat, type VolumeAndToken, type VolumeEntryMetadata } from "./schemas/volumes";
+import type { ResolvedOptions } from "../config";
+import { HttpClient, type CallOptions, type Operation } from "../transport/http";
+import { VolumeEntryStat, type VolumeAndToken, type VolumeEntryMetadata } from "../schemas/volumes";
 
 const Listing = z.array(VolumeEntryStat);
 

@@ -3,9 +3,9 @@
  * Entries come back as plain objects: `size` a number (int64 arrives as a JSON string), `type` a name.
  */
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { FileType, Filesystem, type EntryInfo as WireEntry } from "./gen/filesystem/filesystem_pb";
-import { SandboxError } from "./errors";
-import { toRpc, type RpcCallOptions, type SandboxRpc, type SandboxTarget } from "./rpc";
+import { FileType, Filesystem, type EntryInfo as WireEntry } from "../gen/filesystem/filesystem_pb";
+import { SandboxError } from "../errors";
+import { toRpc, type RpcCallOptions, type SandboxRpc, type SandboxTarget } from "../transport/rpc";
 
 /** Kind of a directory entry. `unknown` covers FILE_TYPE_UNSPECIFIED and kinds newer than this client. */
 export type EntryType = "file" | "dir" | "symlink" | "unknown";

@@ -2,10 +2,10 @@
  * The platform API client: one object per set of credentials, holding one keep-alive connection
  * pool shared by its three areas.
  */
-import { resolveOptions, type ClientOptions, type ResolvedOptions } from "./config";
-import { HttpClient } from "./http";
+import { resolveOptions, type ClientOptions, type ResolvedOptions } from "../config";
+import { HttpClient } from "../transport/http";
 import { Sandboxes } from "./sandboxes";
-import { TemplateBuilds } from "./build/client";
+import { TemplateBuilds } from "../template-build/client";
 import { Templates } from "./templates";
 import { Volumes } from "./volumes";
 

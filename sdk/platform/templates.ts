@@ -14,9 +14,9 @@
  * Bearer is the access token (`E2B_ACCESS_TOKEN`); the API key is `E2B_API_KEY`.
  */
 import { z } from "zod";
-import { BUILD_RUNNING_PAUSE_MS, BuildPace } from "./build-wait";
-import { isSandboxError, redact, SandboxError } from "./errors";
-import type { CallOptions, HttpClient } from "./http";
+import { BUILD_RUNNING_PAUSE_MS, BuildPace } from "../template-build/build-wait";
+import { isSandboxError, redact, SandboxError } from "../errors";
+import type { CallOptions, HttpClient } from "../transport/http";
 import {
   Template,
   TemplateBuildAccepted,
@@ -25,8 +25,8 @@ import {
   TemplateWithBuilds,
   type BuildLogEntry,
   type TemplateBuildRequest,
-} from "./schemas/templates";
-import { waitFor } from "./wait";
+} from "../schemas/templates";
+import { waitFor } from "../transport/wait";
 
 /** Options of {@link Templates.waitForBuild}. */
 export interface WaitForBuildOptions {

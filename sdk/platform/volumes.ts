@@ -12,9 +12,9 @@
  * A volume's files are reached through its content API (./volume-content.ts, `content(volume)`).
  */
 import { z } from "zod";
-import type { CallOptions, HttpClient } from "./http";
-import { Volume, VolumeAndToken, type NewVolume } from "./schemas/volumes";
-import { VolumeContent } from "./volume-content";
+import type { CallOptions, HttpClient } from "../transport/http";
+import { Volume, VolumeAndToken, type NewVolume } from "../schemas/volumes";
+import { VolumeContent } from "../volume-content/client";
 
 const Volumes_ = z.array(Volume);
 

@@ -9,7 +9,7 @@
  */
 import { Code, ConnectError } from "@connectrpc/connect";
 import { codeToString } from "@connectrpc/connect/protocol-connect";
-import { CONNECT_CODES, HTTP_STATUS_CODES, isSandboxError, redact, RETRYABLE_STATUSES, SandboxError, type ErrorCode } from "./errors";
+import { CONNECT_CODES, HTTP_STATUS_CODES, isSandboxError, redact, RETRYABLE_STATUSES, SandboxError, type ErrorCode } from "../errors";
 
 /** What the mapper needs to write a useful message. */
 export interface RpcErrorContext {

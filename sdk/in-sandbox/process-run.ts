@@ -4,9 +4,9 @@
  * turned into errors that say which. Memory stays flat however much the command prints.
  */
 import { TextDecoder } from "node:util";
-import { isSandboxError, redact, SandboxError, type SandboxErrorInit } from "./errors";
+import { isSandboxError, redact, SandboxError, type SandboxErrorInit } from "../errors";
 import type { ProcessEvent } from "./process-event";
-import type { RpcCallOptions } from "./rpc";
+import type { RpcCallOptions } from "../transport/rpc";
 import { DEFAULT_TAIL_BYTES, TailBuffer } from "./tail";
 
 /** Options of `ProcessClient.wait`: how to collect output. */

@@ -2,7 +2,7 @@
  * Polling with a deadline, backoff and an abort signal, plus the abortable sleep the HTTP retry
  * loop shares. No network here: the caller's `poll` does the I/O.
  */
-import { SandboxError } from "./errors";
+import { SandboxError } from "../errors";
 
 /** Options of {@link waitFor}. */
 export interface WaitOptions<T> {

@@ -6,7 +6,7 @@
  * /templates, /templates/{id}, /volumes) is repeated only when the server provably did not
  * process it: a 429, or a connection that failed before the request was written.
  */
-import { DEFAULT_RETRY, type RetryOptions } from "./config";
+import { DEFAULT_RETRY, type RetryOptions } from "../config";
 
 /** What one attempt came to, as far as retrying is concerned. */
 export type AttemptOutcome =

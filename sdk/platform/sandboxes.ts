@@ -15,8 +15,8 @@
  * | logs       | GET /sandboxes/{id}/logs            | 200     |
  */
 import { z } from "zod";
-import { isSandboxError } from "./errors";
-import { header, type CallOptions, type HttpClient } from "./http";
+import { isSandboxError } from "../errors";
+import { header, type CallOptions, type HttpClient } from "../transport/http";
 import {
   ListedSandbox,
   Sandbox,
@@ -27,7 +27,7 @@ import {
   type NewSandbox,
   type SandboxMetric,
   type SandboxState,
-} from "./schemas/sandboxes";
+} from "../schemas/sandboxes";
 
 /** Filters and paging of {@link Sandboxes.list}. */
 export interface ListSandboxesQuery {

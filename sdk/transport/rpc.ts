@@ -16,8 +16,8 @@
 import type { DescMessage, DescMethodServerStreaming, DescService, MessageInitShape, MessageShape } from "@bufbuild/protobuf";
 import { createClient, type CallOptions, type Client, type Interceptor, type Transport } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
-import { resolveOptions, type ClientOptions, type RpcCodec } from "./config";
-import type { SandboxError } from "./errors";
+import { resolveOptions, type ClientOptions, type RpcCodec } from "../config";
+import type { SandboxError } from "../errors";
 // The platform client's product token, so both halves of the sdk identify alike.
 import { USER_AGENT } from "./user-agent";
 import { toSandboxError } from "./rpc-errors";

@@ -12,7 +12,7 @@
  * (bench/RESULTS.md, 3). A 429 slows every later pause down, and the next one lasts at least the
  * Retry-After the service asked for.
  */
-import type { BuildLogEntry } from "./schemas/templates";
+import type { BuildLogEntry } from "../schemas/templates";
 
 /** How far a build is: steps still running, the last phases, or the builder already done. */
 export type BuildStage = "running" | "finalizing" | "finished";

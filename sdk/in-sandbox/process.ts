@@ -6,10 +6,10 @@
  * a signal ends it. Aborting a call stops listening; it does not kill the process.
  */
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import { Process, Signal, type ProcessEvent as WireEvent, type ProcessSelectorSchema } from "./gen/process/process_pb";
+import { Process, Signal, type ProcessEvent as WireEvent, type ProcessSelectorSchema } from "../gen/process/process_pb";
 import type { ProcessEvent } from "./process-event";
 import { collectRun, type RunOptions, type RunResult, type WaitOptions } from "./process-run";
-import { toRpc, type RpcCallOptions, type SandboxRpc, type SandboxTarget } from "./rpc";
+import { toRpc, type RpcCallOptions, type SandboxRpc, type SandboxTarget } from "../transport/rpc";
 
 export type { ProcessEvent } from "./process-event";
 

@@ -15,7 +15,7 @@
  */
 import { z } from "zod";
 import { SandboxError } from "../errors";
-import type { CallOptions, HttpClient } from "../http";
+import type { CallOptions, HttpClient } from "../transport/http";
 import {
   AssignedTemplateTags,
   TemplateBuildFileUpload,

@@ -4,10 +4,10 @@
  * sequence of docs/service.md#build-sequence, in the order the service's SDK runs it.
  */
 import { SandboxError } from "../errors";
-import type { CallOptions } from "../http";
+import type { CallOptions } from "../transport/http";
 import type { TemplateBuildInfo, BuildLogEntry } from "../schemas/templates";
 import type { TemplateBuildStartV2, TemplateStep } from "../schemas/builds";
-import type { Templates } from "../templates";
+import type { Templates } from "../platform/templates";
 import type { TemplateBuilds } from "./client";
 import { listContextFiles, readDockerignore } from "./context-files";
 import { contextArchive } from "./context-tar";
