@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createEmulator, type Emulator } from "../../emulator";
 import { checkInputs } from "../../provider/check";
 import { NEW_SANDBOX } from "../../provider/kinds/sandbox/sandbox";
-import { BUILD_REQUEST } from "../../provider/kinds/template/template";
+import { BUILD_REQUEST } from "../../provider/kinds/template/template-v1";
 import { NEW_VOLUME } from "../../provider/kinds/volume/volume";
 import { wireBody } from "../../provider/runtime/wire";
 import { underCurrentNames } from "../../provider/spec";

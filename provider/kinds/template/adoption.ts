@@ -10,7 +10,7 @@ import type { InputsOf } from "../../runtime/handlers";
 import type { Logger } from "../../runtime/log";
 import { autoNamed } from "../../runtime/outcome";
 import { buildInputNames, builtFrom } from "./record";
-import type { BuildRef } from "./template-v2";
+import type { BuildRef } from "./build-system";
 
 type Inputs = InputsOf<"Template"> & { buildSteps?: string[] | undefined };
 

@@ -4,6 +4,7 @@
  */
 import type { DeriveOutcome } from "../../runtime/handlers";
 import { containsUnknown, UNKNOWN } from "../../spec";
+import { keepPlan } from "./plans";
 import { PlanError, planBuild, type StepInputs } from "./steps";
 
 /**
@@ -18,7 +19,10 @@ export function deriveTemplateSteps(inputs: Record<string, unknown>): DeriveOutc
   }
   const v1 = given.buildSystem === "v1";
   try {
-    return { inputs: { ...given, buildSteps: planBuild(given as unknown as StepInputs, !v1).lines } };
+    const plan = planBuild(given as unknown as StepInputs, !v1);
+    // The build goes on from this plan (./plans.ts): its files are not hashed again.
+    if (!v1) keepPlan(given as unknown as StepInputs, plan);
+    return { inputs: { ...given, buildSteps: plan.lines } };
   } catch (err) {
     if (!(err instanceof PlanError)) throw err;
     if (v1) return { inputs: given };

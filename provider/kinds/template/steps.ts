@@ -11,7 +11,7 @@ import { isAbsolute, resolve } from "node:path";
 // (this file's caller, at every preview) must not load.
 import { readDockerignore } from "../../../sdk/template-build/context-files";
 import { dockerfileToSteps, DockerfileError, type DockerfileBuild, type DockerfileProblem } from "../../../sdk/template-build/dockerfile-steps";
-import { filesHash } from "../../../sdk/template-build/files-hash";
+import { copyFiles, type CopyFiles } from "../../../sdk/template-build/copy-files";
 import { isSandboxError } from "../../../sdk/errors";
 import type { TemplateBuildStartV2, TemplateStep } from "../../../sdk/schemas/builds";
 
@@ -24,12 +24,16 @@ export interface StepInputs {
   force?: boolean | undefined;
 }
 
-/** A planned build: the v2 start body, the lines `buildSteps` shows, and the context it reads. */
+/**
+ * A planned build: the v2 start body, the lines `buildSteps` shows, the context it reads, and each
+ * COPY step's files as they were hashed (what its upload sends, ./template-v2.ts).
+ */
 export interface PlannedBuild {
   body: TemplateBuildStartV2;
   lines: string[];
   /** Absolute; undefined when the template has no context. */
   contextDir: string | undefined;
+  copies: CopyFiles[];
 }
 
 /** One thing that stops the plan: the input it is about and why. */
@@ -71,6 +75,7 @@ export function planBuild(inputs: StepInputs, hashFiles = true): PlannedBuild {
   const contextDir = hashFiles ? checkedContext(inputs.context) : undefined;
   const problems: PlanProblem[] = [];
   const ignore = contextDir ? readDockerignore(contextDir) : [];
+  const copies: CopyFiles[] = [];
   const steps = build.steps.map((step, i): TemplateStep => {
     if (!hashFiles || step.type !== "COPY") return step;
     const [src = "", dest = ""] = step.args ?? [];
@@ -80,7 +85,9 @@ export function planBuild(inputs: StepInputs, hashFiles = true): PlannedBuild {
       return step;
     }
     try {
-      return { ...step, filesHash: filesHash(src, dest, contextDir, ignore) };
+      const files = copyFiles(src, dest, contextDir, ignore);
+      copies.push(files);
+      return { ...step, filesHash: files.filesHash };
     } catch (err) {
       if (!isSandboxError(err) || err.code !== "invalid_argument") throw err;
       problems.push(dockerfileProblem({ line, instruction: "COPY", message: `'${src}' matches no file in the context ${contextDir}` }));
@@ -98,7 +105,7 @@ export function planBuild(inputs: StepInputs, hashFiles = true): PlannedBuild {
     ...(readyCmd !== undefined ? { readyCmd } : {}),
   };
   const lines = [`FROM ${build.fromImage}`, ...steps.map(describeStep), ...(build.startCmd !== undefined ? [`CMD ${build.startCmd}`] : [])];
-  return { body, lines, contextDir };
+  return { body, lines, contextDir, copies };
 }
 
 /** A step as `buildSteps` shows it: the instruction, and for COPY the hash of its files. */

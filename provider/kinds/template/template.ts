@@ -1,54 +1,31 @@
 /**
  * Template create/read/update/delete. The map of calls and the replace rule are in ./spec.ts;
- * the steps `check` derives are in ./steps.ts, the v2 build calls in ./template-v2.ts. Every
+ * the steps `check` derives are in ./steps.ts; the calls of each build system are behind one
+ * interface (./build-system.ts: ./template-v2.ts, ./template-v1.ts). Every
  * build is recorded as made from its inputs (./record.ts), so that what an interrupted run
  * left is adopted only when it was made from the inputs of the run that finds it (./adoption.ts).
  */
 import { isSandboxError, redact, SandboxError } from "../../../sdk/errors";
-import type { BuildLogEntry, TemplateBuildRequest } from "../../../sdk/schemas/templates";
+import type { BuildLogEntry } from "../../../sdk/schemas/templates";
 import { changedFields } from "../../diff";
-import { REBUILD_INPUTS, templateSpec } from "./spec";
+import { templateSpec } from "./spec";
 import { platform } from "../../runtime/context";
-import { ignoreNotFound, isNotFound, type InputsOf, type ResourceHandlers, type SpecInputs, type StateOf } from "../../runtime/handlers";
+import { ignoreNotFound, isNotFound, type InputsOf, type ResourceHandlers, type StateOf } from "../../runtime/handlers";
 import { resourceLogger, type Logger } from "../../runtime/log";
-import { createOnce } from "../../runtime/outcome";
 import { operationWait } from "../../runtime/operation";
 import { PartialCreateError } from "../../runtime/partial";
 import { hiddenValues } from "../../runtime/secrets";
-import { wireBody, type WireMap } from "../../runtime/wire";
 import { sameValue } from "../../spec";
 import { adoptable, existing, findByAlias, latest, newerInFlight } from "./adoption";
 import { recordBuild } from "./record";
-import { plannedBuild, requestBuild, startBuild, type BuildRef } from "./template-v2";
-import type { PlannedBuild } from "./steps";
+import type { BuildRef, BuildSystem } from "./build-system";
+import { buildSystemFor } from "./build-systems";
 
 /** The checked inputs, with what `check` derives (./derive.ts). */
 type Inputs = InputsOf<"Template"> & { buildSteps?: string[] | undefined };
 type State = StateOf<"Template">;
 
-const isV1 = (inputs: Inputs): boolean => inputs.buildSystem === "v1";
-
 const logFor = (inputs: Inputs): Logger => resourceLogger("Template", inputs);
-
-export const BUILD_REQUEST: WireMap<SpecInputs<"Template">, TemplateBuildRequest> = {
-  dockerfile: (dockerfile) => ({ dockerfile }),
-  alias: (alias) => ({ alias }),
-  teamID: (teamID) => ({ teamID }),
-  startCmd: (startCmd) => ({ startCmd }),
-  readyCmd: (readyCmd) => ({ readyCmd }),
-  cpuCount: (cpuCount) => ({ cpuCount }),
-  memoryMB: (memoryMB) => ({ memoryMB }),
-  public: "not sent: one PATCH once the build is ready (setPublic)",
-  buildTimeoutSeconds: "not sent: the provider's own deadline for waiting",
-  context: "not sent: v1 builds upload no files (check refuses a context with v1)",
-  buildSystem: "not sent: it chooses these endpoints",
-  tags: "not sent: v1 builds have no tags (check refuses them with v1)",
-  force: "not sent: v1 builds have no cache switch (check refuses it with v1)",
-};
-
-function buildBody(inputs: Inputs): TemplateBuildRequest {
-  return { ...wireBody(BUILD_REQUEST, inputs), dockerfile: inputs.dockerfile };
-}
 
 function describeEntry(e: BuildLogEntry): string {
   return `${e.step ? `step ${e.step}: ` : ""}${e.level === "info" ? "" : `${e.level}: `}${e.message}`;
@@ -59,7 +36,7 @@ function describeEntry(e: BuildLogEntry): string {
  * throws a PartialCreateError carrying the template, so the engine records it and the next `up`
  * finishes the job (rebuilds a failed build, waits again for one still running).
  */
-async function awaitBuild(ref: BuildRef, inputs: Inputs, provider: unknown): Promise<void> {
+async function awaitBuild(ref: BuildRef, inputs: Inputs, system: BuildSystem, provider: unknown): Promise<void> {
   const log = logFor(inputs);
   log(`waiting for build ${ref.buildID} of template ${ref.templateID}`);
   const timeoutMs = inputs.buildTimeoutSeconds * 1000;
@@ -85,15 +62,15 @@ async function awaitBuild(ref: BuildRef, inputs: Inputs, provider: unknown): Pro
     const message = err.reason === "deadline"
       ? `${err.message} That is the deadline of buildTimeoutSeconds (${inputs.buildTimeoutSeconds}). The build goes on, and the ` +
         "template is recorded: the next `pulumi up` waits for this same build. Raise buildTimeoutSeconds for longer builds."
-      : `${err.message}${failedStepOf(err, inputs)}`;
+      : `${err.message}${failedStepOf(err, system)}`;
     throw new PartialCreateError(message, ref.templateID, outs, provider);
   }
 }
 
-/** `\nStep 4 is: RUN exit 3`: the failed v2 step as `buildSteps` shows it (its index counts from 1 after FROM). */
-function failedStepOf(err: unknown, inputs: Inputs): string {
+/** `\nStep 4 is: RUN exit 3`: the failed step as `buildSteps` shows it. */
+function failedStepOf(err: unknown, system: BuildSystem): string {
   const step = (err as { build?: { reason?: { step?: string } } }).build?.reason?.step;
-  const line = step !== undefined && /^\d+$/.test(step) && !isV1(inputs) ? inputs.buildSteps?.[Number(step)] : undefined;
+  const line = step === undefined ? undefined : system.stepLine(step);
   return line === undefined ? "" : `\nStep ${step} is: ${line}`;
 }
 
@@ -146,19 +123,13 @@ async function startedSince(templateID: string): Promise<() => Promise<BuildRef 
 }
 
 /**
- * A new build of an existing template, started: v1 by POST /templates/{id}; v2 by a build request
- * under the template's alias (which keeps its ID), its uploads and its start. The v2 build is planned
- * first (`plan`, else here), so a changed context stops it before the request.
+ * A new build of an existing template, requested, recorded and started. It is planned first, so a
+ * changed context stops it before the request. The build system requests it by the template's
+ * alias (v2, which keeps the ID while the alias names this template) or by its ID (v1).
  */
-async function rebuild(templateID: string, inputs: Inputs, plan?: PlannedBuild): Promise<BuildRef> {
-  if (isV1(inputs)) {
-    const started = await startedSince(templateID);
-    const ref = await createOnce(async () => ({ templateID, buildID: (await platform().templates.rebuild(templateID, buildBody(inputs))).buildID }), started);
-    await recordBuild(ref, inputs, logFor(inputs));
-    return ref;
-  }
-  const planned = plan ?? plannedBuild(inputs);
-  const ref = await requestBuild(inputs, await startedSince(templateID));
+async function rebuild(templateID: string, inputs: Inputs, system: BuildSystem): Promise<BuildRef> {
+  system.plan();
+  const ref = await system.again(templateID, await startedSince(templateID));
   if (ref.templateID !== templateID) {
     throw new Error(
       `The build request for alias "${inputs.alias}" went to template ${ref.templateID}, not ${templateID}: that alias no longer ` +
@@ -166,31 +137,20 @@ async function rebuild(templateID: string, inputs: Inputs, plan?: PlannedBuild):
     );
   }
   await recordBuild(ref, inputs, logFor(inputs));
-  await startBuild(ref, planned, logFor(inputs));
+  await system.start(ref);
   return ref;
 }
 
 /**
  * Takes a build to its end: running ones are waited for, failed ones are rebuilt, ready ones are
- * kept, and a v2 build still waiting (just requested, or requested by an interrupted run) gets its
- * files and its start first (`plan`: the v2 build planned before the create's first call).
+ * kept, and a build still waiting (just requested, or requested by an interrupted run) is started first.
  */
-async function settle(ref: BuildRef, inputs: Inputs, provider: unknown, plan?: PlannedBuild): Promise<void> {
+async function settle(ref: BuildRef, inputs: Inputs, system: BuildSystem, provider: unknown): Promise<void> {
   if (ref.status === "ready") return;
   let build = ref;
-  if (ref.status === "error") build = await rebuild(ref.templateID, inputs, plan);
-  else if (!isV1(inputs) && (ref.status === undefined || ref.status === "waiting")) await startBuild(ref, plan ?? plannedBuild(inputs), logFor(inputs));
-  await awaitBuild({ templateID: ref.templateID, buildID: build.buildID }, inputs, provider);
-}
-
-/**
- * The first build of a new template: v1 by POST /templates; v2 by a build request under the alias.
- * The create records it (./record.ts) once the template exists, where a failure is recorded too.
- */
-function firstBuild(inputs: Inputs): Promise<BuildRef> {
-  const alias = inputs.alias ?? "";
-  const find = () => findByAlias(alias);
-  return isV1(inputs) ? createOnce<BuildRef>(() => platform().templates.create(buildBody(inputs)), find) : requestBuild(inputs, find);
+  if (ref.status === "error") build = await rebuild(ref.templateID, inputs, system);
+  else if (ref.status === undefined || ref.status === "waiting") await system.start(ref);
+  await awaitBuild({ templateID: ref.templateID, buildID: build.buildID }, inputs, system, provider);
 }
 
 /** Moves the template's tags to its current build: `news` assigned, the ones dropped removed. */
@@ -225,16 +185,17 @@ async function recorded(err: unknown, ref: BuildRef, inputs: Inputs): Promise<un
 
 export const templateHandlers: ResourceHandlers<"Template"> = {
   async create(inputs: Inputs) {
+    const system = buildSystemFor(inputs, logFor(inputs));
     // Before the first call: once a build is requested the template exists.
-    const plan = isV1(inputs) ? undefined : plannedBuild(inputs);
+    system.plan();
     const found = await existing(inputs, logFor(inputs));
-    const ref: BuildRef = found ?? (await firstBuild(inputs));
+    const ref: BuildRef = found ?? (await system.first(() => findByAlias(inputs.alias ?? "")));
     try {
       if (!found) await recordBuild(ref, inputs, logFor(inputs));
       if (found && !(await adoptable(found, inputs, logFor(inputs)))) {
-        await awaitBuild(await rebuild(found.templateID, inputs, plan), inputs, inputs.__provider);
+        await awaitBuild(await rebuild(found.templateID, inputs, system), inputs, system, inputs.__provider);
       } else {
-        await settle(ref, inputs, inputs.__provider, plan);
+        await settle(ref, inputs, system, inputs.__provider);
       }
       if (inputs.public === true) await platform().templates.setPublic(ref.templateID, true);
       return { id: ref.templateID, outs: await describe(ref.templateID, inputs) };
@@ -255,8 +216,8 @@ export const templateHandlers: ResourceHandlers<"Template"> = {
   async update(id, olds, news: Inputs) {
     const log = logFor(news);
     const changed = new Set(changedFields(templateSpec, olds, news));
-    // v1 sends the Dockerfile's text, so any edit of it is a new build; v2 sends the steps.
-    const rebuildOn: readonly string[] = isV1(news) ? [...REBUILD_INPUTS, "dockerfile"] : REBUILD_INPUTS;
+    const system = buildSystemFor(news, log);
+    const rebuildOn = system.rebuildOn;
     const forced = news.force === true && olds.force !== true;
     const why = [...rebuildOn.filter((k) => changed.has(k)), ...(forced ? ["force"] : [])];
     const newer = why.length > 0 || olds.buildStatus === "error" ? await newerInFlight(id, olds.latestBuildID) : undefined;
@@ -264,15 +225,15 @@ export const templateHandlers: ResourceHandlers<"Template"> = {
     if (inFlight) {
       // A second build would cancel this one (the service keeps the newest): wait for it instead.
       log(`adopting build ${inFlight.buildID} of template ${id}, started by an interrupted run`);
-      await settle(inFlight, news, news.__provider);
+      await settle(inFlight, news, system, news.__provider);
     } else if (why.length > 0 || olds.buildStatus === "error") {
       log(`rebuilding template ${id} (${why.join(", ") || "the last build failed"})`);
       for (const step of changedSteps(olds.buildSteps, news.buildSteps)) log(`changed step: ${step}`);
-      await awaitBuild(await rebuild(id, news), news, news.__provider);
+      await awaitBuild(await rebuild(id, news, system), news, system, news.__provider);
     } else if (olds.buildStatus !== "ready" && typeof olds.latestBuildID === "string" && olds.latestBuildID) {
       const status = (await platform().templates.get(id)).builds.find((b) => b.buildID === olds.latestBuildID)?.status;
-      await settle({ templateID: id, buildID: olds.latestBuildID, status }, news, news.__provider);
-    } else if (changed.has("dockerfile") && !isV1(news)) {
+      await settle({ templateID: id, buildID: olds.latestBuildID, status }, news, system, news.__provider);
+    } else if (changed.has("dockerfile") && !rebuildOn.includes("dockerfile")) {
       log("the Dockerfile's steps are unchanged (an edit of comments or spacing): nothing to rebuild");
     }
     // A build made here was built into the new tags; a tag dropped at the same time keeps naming the
