@@ -9,14 +9,16 @@
  */
 import { mkdirSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerOptions } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
+import type { Duplex } from "node:stream";
 import { join } from "node:path";
 import { CallLog, type CallRecord } from "./calls";
 import { createEnvdHandler } from "./envd";
 import type { Isolation } from "./envd/isolation/mode";
 import { detectIsolation } from "./envd/isolation/probe";
+import { responseOn } from "./envd/ports/upgrade";
 import type { SandboxLimits } from "./envd/limits";
 import { Faults, type FaultSettings } from "./faults";
 import { exchangeObserver, type ExchangeObserver } from "./exchanges";
@@ -29,11 +31,12 @@ import { sandboxListRoutes } from "./routes/sandbox-list";
 import { sandboxRoutes } from "./routes/sandboxes";
 import { sandboxResumeRoutes } from "./routes/sandbox-resume";
 import { sandboxUpdateRoutes } from "./routes/sandbox-updates";
+import { snapshotRoutes } from "./routes/snapshots";
 import { templateBuildRoutes } from "./routes/template-builds";
 import { templateRoutes } from "./routes/templates";
 import { unservedRoutes } from "./routes/unserved";
 import { volumeRoutes } from "./routes/volumes";
-import { volumeContentRoutes } from "./volumes/content-routes";
+import { volumeContentRoutes } from "./volume-content/routes";
 import { createListener } from "./server";
 import { restoreInto, snapshotOf, type EmulatorSnapshot } from "./snapshot";
 import { closeStores, createStores, type Stores } from "./store";
@@ -131,7 +134,11 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   const onExchange = exchangeObserver(options.onExchange);
   const envd = createEnvdHandler({ directory: stores.sandboxes, onExchange, limits: options.limits });
   const router = createRouter(allRoutes(stores, faults, calls), creds);
-  const server = createServer(createListener({ envd, router, faults, calls, log: options.log, onExchange }));
+  const listener = createListener({ envd, router, faults, calls, log: options.log, onExchange });
+  // Only upgrades to a sandbox's port switch protocols (Node 24.9+; see envd/ports/upgrade.ts).
+  const serverOptions: ServerOptions & { shouldUpgradeCallback?: (req: IncomingMessage) => boolean } = { shouldUpgradeCallback: (req) => envd.upgrades(req) };
+  const server = createServer(serverOptions, listener);
+  server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => listener(req, responseOn(req, socket, head)));
   const port = await listen(server, options.port ?? 0, options.host ?? "127.0.0.1");
   apiUrl = `http://${urlHost(options.host ?? "127.0.0.1")}:${port}`;
   let closing: Promise<void> | undefined;
@@ -161,6 +168,7 @@ function allRoutes(stores: Stores, faults: Faults, calls: CallLog) {
     ...sandboxRoutes(stores),
     ...sandboxUpdateRoutes(stores),
     ...sandboxResumeRoutes(stores),
+    ...snapshotRoutes(stores),
     ...templateRoutes(stores),
     ...templateBuildRoutes(stores),
     ...volumeRoutes(stores),

@@ -11,6 +11,10 @@ export interface SandboxRuntime {
   /** Created with `secure: true`: every in-sandbox call needs `X-Access-Token: envdAccessToken`. */
   secure: boolean;
   envdAccessToken: string | null;
+  /** Set when created with `network.allowPublicTraffic: false`: every port but envd's needs it. */
+  trafficAccessToken?: string | null | undefined;
+  /** `network.maskRequestHost`: the Host a server in the sandbox sees (`${PORT}`: the port). */
+  maskRequestHost?: string | undefined;
   /**
    * Host directory that stands for the sandbox's `/`. Sandbox paths are mapped under it (a request
    * for `/home/user/x` touches `<rootDir>/home/user/x`), except volume mount points and, with
@@ -38,6 +42,8 @@ export interface SandboxDefaults {
 export interface SandboxDirectory {
   /** The sandbox if it is running now; undefined when unknown, paused, expired or killed. */
   running(sandboxID: string): SandboxRuntime | undefined;
+  /** Every running sandbox: a signed file URL that names none is matched against their tokens (envd/signing.ts). */
+  allRunning(): SandboxRuntime[];
   /** Called when a sandbox stops running (killed, expired, paused) so its processes can be ended. */
   onStopped(listener: (sandboxID: string) => void): void;
   /**

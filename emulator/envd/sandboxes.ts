@@ -12,6 +12,7 @@ import { accountBinds, systemBindsOf, systemDirOf, writeAccountFiles } from "./i
 import { SandboxNamespace } from "./isolation/namespace";
 import { toolsLayerOf } from "./isolation/tools-layer";
 import { mountsOf } from "./paths";
+import { SandboxPorts } from "./ports/dial";
 import { ProcessRegistry } from "./process/registry";
 
 export class SandboxState {
@@ -20,6 +21,8 @@ export class SandboxState {
   private readonly open = new Set<ServerResponse>();
   private ns: Promise<SandboxNamespace> | undefined;
   private stopped = false;
+  /** Its ports, as the proxy reaches them; never the reason its namespaces are made. */
+  readonly ports = new SandboxPorts(() => this.ns);
 
   constructor(exitRetentionMs: number | undefined) {
     this.registry = new ProcessRegistry(exitRetentionMs);
@@ -81,6 +84,7 @@ export class SandboxState {
     this.cutConnections();
     this.watchers.closeAll();
     await this.registry.killAll();
+    await this.ports.stop();
     const ns = await this.ns?.catch(() => undefined);
     await ns?.stop();
   }

@@ -187,6 +187,8 @@ export class SandboxStore implements SandboxDirectory {
       sandboxID,
       secure: record.secure,
       envdAccessToken: record.envdAccessToken,
+      trafficAccessToken: record.trafficAccessToken,
+      maskRequestHost: record.network?.maskRequestHost,
       rootDir: record.rootDir,
       homePath: HOME_PATH,
       isolation: this.isolation,
@@ -194,6 +196,10 @@ export class SandboxStore implements SandboxDirectory {
       envVars: { ...record.envVars },
       defaults: record.defaults,
     };
+  }
+
+  allRunning(): SandboxRuntime[] {
+    return [...this.sandboxes.keys()].flatMap((id) => this.running(id) ?? []);
   }
 
   onStopped(listener: SandboxListener): void {

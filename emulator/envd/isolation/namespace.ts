@@ -1,6 +1,8 @@
 /**
  * A sandbox's namespaces: one long-lived init process per running sandbox, made with util-linux
- * `unshare` (user + mount + PID namespaces), into which every command is started with `nsenter`.
+ * `unshare` (user + mount + PID namespaces, and network where `ip` is there to bring its loopback
+ * up), into which every command is started with `nsenter`. Its own network is what lets two
+ * sandboxes serve the same port; the proxy reaches into it through ../ports/bridge.ts.
  *
  * Start-up, in order:
  * 1. `setpriv` drops to the host id that stands for the sandbox's root (see mode.ts) and arms a
@@ -57,7 +59,7 @@ export class SandboxNamespace {
     const child = spawn(
       tools.setpriv,
       ["--pdeathsig", "KILL", `--reuid=${idBase}`, `--regid=${idBase}`, "--clear-groups", "--",
-        tools.unshare, "--user", "--mount", "--pid", "--fork", "--kill-child", "--propagation", "private", "--",
+        tools.unshare, "--user", "--mount", "--pid", ...this.netFlag(), "--fork", "--kill-child", "--propagation", "private", "--",
         tools.bash, "-c", stage, tools.bash, setupScript(plan, tools), tools.setpriv],
       { stdio: ["pipe", "pipe", "pipe"], env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" } },
     );
@@ -108,7 +110,7 @@ export class SandboxNamespace {
     return {
       file: tools.nsenter,
       args: [
-        `--target=${this.initPid}`, "--user", "--mount", "--pid", "--root", `--setuid=${id}`, `--setgid=${id}`, "--",
+        `--target=${this.initPid}`, "--user", "--mount", "--pid", ...this.netFlag(), "--root", `--setuid=${id}`, `--setgid=${id}`, "--",
         // nsenter resolves --wd on the host, so the sandbox's cwd is entered by the shell inside.
         ...prefix, "/bin/sh", "-c", `${report}cd "$1" || exit 1; shift; exec "$@"`, "--", cwd, ...argv,
       ],
@@ -136,6 +138,20 @@ export class SandboxNamespace {
       child.once("error", () => resolve());
       child.once("exit", () => resolve());
     });
+  }
+
+  /** The init's pid as the host sees it: the handle to enter its namespaces by. */
+  get pid(): number {
+    return this.initPid;
+  }
+
+  /** Whether the sandbox has its own network namespace (see the header). */
+  get ownNetwork(): boolean {
+    return this.isolation.tools.ip !== undefined;
+  }
+
+  private netFlag(): string[] {
+    return this.ownNetwork ? ["--net"] : [];
   }
 
   /** Kills the init, which ends every process of the sandbox; resolves once it is gone. */

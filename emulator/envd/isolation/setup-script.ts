@@ -40,11 +40,13 @@ function overlay(at: string, bind: SystemBind): string {
 }
 
 /** The script; it ends by printing `ready <host pid>` and becoming the namespace's reaping init. */
-export function setupScript(plan: SetupPlan, tools: Pick<Tools, "setpriv" | "bash">): string {
+export function setupScript(plan: SetupPlan, tools: Pick<Tools, "setpriv" | "bash" | "ip">): string {
   const R = q(plan.rootDir);
   const at = (sandboxPath: string) => q(plan.rootDir + sandboxPath);
   const lines = [
     "set -eu",
+    // A new network namespace has only a loopback, and it is down: a server on 127.0.0.1 needs it up.
+    ...(tools.ip ? [`${q(tools.ip)} link set lo up`] : []),
     `mount --bind ${R} ${R}`,
     ...plan.readOnly.map((b) => (b.layered || b.lowers ? overlay(plan.rootDir + b.sandboxPath, b) : `mount --bind -o ro ${q(b.hostPath)} ${at(b.sandboxPath)}`)),
     ...plan.volumes.map((b) => `mount --bind ${q(b.hostPath)} ${at(b.sandboxPath)}`),
