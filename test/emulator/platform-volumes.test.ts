@@ -141,7 +141,7 @@ describe("SandboxDirectory (the store the in-sandbox API reads)", () => {
     store.onFrozen((id) => (frozen.push(id), Promise.resolve()));
     const a = store.create(input(60_000));
     expect(store.running(a.sandboxID)).toEqual({
-      sandboxID: a.sandboxID, secure: true, envdAccessToken: a.envdAccessToken, rootDir: join(dir, a.sandboxID),
+      sandboxID: a.sandboxID, secure: true, envdAccessToken: a.envdAccessToken, trafficAccessToken: null, rootDir: join(dir, a.sandboxID),
       homePath: "/home/user", volumeMounts: [], envVars: { A: "1" }, isolation: { mode: "none", reason: "not asked for" },
     });
     await store.pause(a.sandboxID, false);
