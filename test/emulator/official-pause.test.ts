@@ -3,7 +3,8 @@
  * (e2b-dev/E2B: packages/js-sdk/tests/sandbox/snapshot.test.ts): a pause that keeps the memory
  * freezes the sandbox's processes and the resume continues them (same pids, same boot); a
  * files-only pause (`keepMemory: false`) is a cold boot (processes gone, a new boot_id); a paused
- * sandbox with auto-resume comes back on an in-sandbox call, and a secure one called without its
+ * sandbox with auto-resume comes back on an in-sandbox call or a request to one of its ports, and a
+ * secure one (or one without public traffic) called without its
  * token answers 403 and stays paused (docs/service.md#pause-and-resume).
  */
 import { spawnSync } from "node:child_process";
@@ -12,14 +13,16 @@ import { join } from "node:path";
 import { Sandbox } from "e2b";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEmulator, type Emulator } from "../../emulator";
+import { get, serve, urlOf } from "./ports-helpers";
 
 let emu: Emulator;
-let opts: { apiKey: string; apiUrl: string; sandboxUrl: string };
+let opts: { apiKey: string; apiUrl: string; sandboxUrl: string; domain: string };
 const made: Sandbox[] = [];
 
 beforeAll(async () => {
   emu = await createEmulator();
-  opts = { apiKey: emu.apiKey, apiUrl: emu.apiUrl, sandboxUrl: emu.sandboxUrl };
+  // The domain makes getHost(port) name the emulator (as test/emulator/sandbox-ports.test.ts does).
+  opts = { apiKey: emu.apiKey, apiUrl: emu.apiUrl, sandboxUrl: emu.sandboxUrl, domain: `localhost:${new URL(emu.apiUrl).port}` };
 });
 afterAll(async () => {
   await Promise.all(made.map((s) => s.kill().catch(() => undefined)));
@@ -133,6 +136,32 @@ describe("auto-resume", () => {
     expect((await Sandbox.getInfo(s.sandboxId, opts)).state).toBe("paused");
     expect((await s.commands.run("echo back")).stdout).toBe("back\n");
     expect((await Sandbox.getInfo(s.sandboxId, opts)).state).toBe("running");
+  });
+});
+
+describe("auto-resume through a sandbox port", () => {
+  it("a proxied request resumes the sandbox, and its frozen server answers it", async () => {
+    const s = await sandbox({ lifecycle: { onTimeout: "pause", autoResume: true } });
+    await serve(s, 8000, "frozen");
+    await s.pause();
+    expect((await Sandbox.getInfo(s.sandboxId, opts)).state).toBe("paused");
+    const answer = await get(urlOf(s, 8000));
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.text)).toMatchObject({ label: "frozen" });
+    expect((await Sandbox.getInfo(s.sandboxId, opts)).state).toBe("running");
+  });
+
+  it("without public traffic, a request without the traffic token is refused (403) and the sandbox stays paused", async () => {
+    const s = await sandbox({ network: { allowPublicTraffic: false }, lifecycle: { onTimeout: "pause", autoResume: true } });
+    await s.pause();
+    const denied = await get(urlOf(s, 8000), { accept: "application/json" });
+    expect(denied.status).toBe(403);
+    expect(JSON.parse(denied.text)).toEqual({
+      sandboxId: s.sandboxId,
+      message: "This sandbox can't be resumed with the credentials provided. Check your access token and try again.",
+      code: 403,
+    });
+    expect((await Sandbox.getInfo(s.sandboxId, opts)).state).toBe("paused");
   });
 });
 
