@@ -20,7 +20,7 @@ import { detectIsolation } from "./envd/isolation/probe";
 import type { SandboxLimits } from "./envd/limits";
 import { Faults, type FaultSettings } from "./faults";
 import { exchangeObserver, type ExchangeObserver } from "./exchanges";
-import { json } from "./http";
+import { text } from "./http";
 import { newAccessToken, newApiKey, newUUID } from "./ids";
 import { inventoryOf, sandboxesOf, templatesOf, volumesOf, type Inventory, type InventorySandbox, type InventoryTemplate, type InventoryVolume } from "./inventory";
 import { createRouter } from "./router";
@@ -29,6 +29,7 @@ import { sandboxListRoutes } from "./routes/sandbox-list";
 import { sandboxRoutes } from "./routes/sandboxes";
 import { sandboxUpdateRoutes } from "./routes/sandbox-updates";
 import { templateBuildRoutes } from "./routes/template-builds";
+import { teamRoutes } from "./routes/teams";
 import { templateRoutes } from "./routes/templates";
 import { unservedRoutes } from "./routes/unserved";
 import { volumeRoutes } from "./routes/volumes";
@@ -110,6 +111,9 @@ export interface Emulator {
   close(): Promise<void>;
 }
 
+/** The body of GET /health. */
+export const HEALTH_TEXT = "Health check successful";
+
 /** Default duration of a successful template build, in milliseconds. */
 export const DEFAULT_BUILD_DELAY_MS = 1500;
 
@@ -129,7 +133,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   const calls = new CallLog();
   const onExchange = exchangeObserver(options.onExchange);
   const envd = createEnvdHandler({ directory: stores.sandboxes, onExchange, limits: options.limits });
-  const router = createRouter(allRoutes(stores, faults, calls), creds);
+  const router = createRouter(allRoutes(stores, faults, calls, creds.apiKey), creds);
   const server = createServer(createListener({ envd, router, faults, calls, log: options.log, onExchange }));
   const port = await listen(server, options.port ?? 0, options.host ?? "127.0.0.1");
   apiUrl = `http://${urlHost(options.host ?? "127.0.0.1")}:${port}`;
@@ -153,14 +157,16 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   };
 }
 
-function allRoutes(stores: Stores, faults: Faults, calls: CallLog) {
+function allRoutes(stores: Stores, faults: Faults, calls: CallLog, apiKey: string) {
   return [
-    { method: "GET" as const, pattern: "/health", auth: "none" as const, handler: () => json(204, undefined) },
+    // The service's health check answers 200 with a fixed text (infra: packages/api/internal/handlers/store.go, GetHealth).
+    { method: "GET" as const, pattern: "/health", auth: "none" as const, handler: () => text(200, HEALTH_TEXT) },
     ...sandboxListRoutes(stores),
     ...sandboxRoutes(stores),
     ...sandboxUpdateRoutes(stores),
     ...templateRoutes(stores),
     ...templateBuildRoutes(stores),
+    ...teamRoutes(stores, apiKey),
     ...volumeRoutes(stores),
     ...volumeContentRoutes(stores.volumes),
     ...adminRoutes(stores, faults, calls),

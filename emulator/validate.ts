@@ -1,17 +1,17 @@
 /**
  * Request validation with the real server's wording. The service checks requests against its
  * OpenAPI schema before any handler runs, answering 400 with messages such as
- * `request body has an error: Error at "/timeout": …`; these helpers produce the same shape.
+ * `validation error: request body has an error: Error at "/timeout": …`; these helpers produce the same shape.
  */
 import { z } from "zod";
-import { ApiError } from "./http";
+import { ApiError, ValidationError } from "./http";
 
 /** Parses a JSON body with a zod schema; the first issue becomes a 400. */
 export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
-  if (body === undefined) throw new ApiError(400, "request body has an error: value is required but missing");
+  if (body === undefined) throw new ValidationError("request body has an error: value is required but missing");
   const result = schema.safeParse(body);
   if (result.success) return result.data;
-  throw new ApiError(400, `request body has an error: ${describe(result.error.issues[0], body)}`);
+  throw new ValidationError(`request body has an error: ${describe(result.error.issues[0], body)}`);
 }
 
 function describe(issue: z.core.$ZodIssue | undefined, body: unknown): string {
@@ -31,8 +31,9 @@ function valueAt(root: unknown, path: string[]): unknown {
   return node;
 }
 
-function queryError(name: string, reason: string): ApiError {
-  return new ApiError(400, `parameter "${name}" in query has an error: ${reason}`);
+/** A query parameter the service's OpenAPI validator refuses. */
+export function queryError(name: string, reason: string): ApiError {
+  return new ValidationError(`parameter "${name}" in query has an error: ${reason}`);
 }
 
 /** An optional integer query parameter within [min, max]; `fallback` when absent. */

@@ -7,7 +7,7 @@ import { paginate } from "../paging";
 import type { Route } from "../router";
 import type { Stores } from "../store";
 import type { SandboxRecord } from "../store/sandbox-records";
-import { queryEnum, queryEnumList, queryInt } from "../validate";
+import { queryEnum, queryEnumList, queryError, queryInt } from "../validate";
 import { listedView } from "./sandbox-views";
 
 const STATES = ["running", "paused"] as const;
@@ -65,7 +65,7 @@ export function metadataFilter(raw: string | null): (s: SandboxRecord) => boolea
 function startedAfter(raw: string | null): number {
   if (raw === null || raw === "") return Number.NEGATIVE_INFINITY;
   const t = Date.parse(raw);
-  if (Number.isNaN(t)) throw new ApiError(400, `parameter "startedAfter" in query has an error: '${raw}' is not an RFC 3339 date-time`);
+  if (Number.isNaN(t)) throw queryError("startedAfter", `'${raw}' is not an RFC 3339 date-time`);
   return t;
 }
 

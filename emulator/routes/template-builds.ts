@@ -103,12 +103,13 @@ function storeError(status: number, code: string, message: string, header?: stri
 }
 
 async function startBuild(stores: Stores, ctx: RequestContext): Promise<Reply> {
-  const template = ownTemplate(stores, ctx.params.templateID!);
+  // Body, then build ID, then template: the handler's order (infra: handlers/template_start_build_v2.go).
+  const body = parseBody(StartV2Schema, await ctx.json());
   const buildID = ctx.params.buildID!;
   if (!isUUID(buildID)) throw new ApiError(400, `Invalid build ID: ${buildID}`);
+  const template = ownTemplate(stores, ctx.params.templateID!);
   const build = template.builds.find((b) => b.buildID === buildID.toLowerCase());
   if (!build) throw new ApiError(404, `Build '${buildID}' not found`);
-  const body = parseBody(StartV2Schema, await ctx.json());
   if (build.status !== "waiting" || build.spec !== undefined) throw new ApiError(400, "build is not in waiting state");
   if (body.fromImage !== undefined && body.fromTemplate !== undefined) throw new ApiError(400, "fromImage and fromTemplate cannot be used together");
   for (const step of body.steps ?? []) {

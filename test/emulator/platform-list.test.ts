@@ -89,11 +89,11 @@ describe("GET /v2/sandboxes", () => {
   });
 
   test.each([
-    ["limit=0", 'parameter "limit" in query has an error: number must be at least 1'],
-    ["limit=101", 'parameter "limit" in query has an error: number must be at most 100'],
-    ["limit=ten", 'parameter "limit" in query has an error: value must be an integer'],
-    ["state=stopped", 'parameter "state" in query has an error: value is not one of the allowed values ["running","paused"]'],
-    ["order=up", 'parameter "order" in query has an error: value is not one of the allowed values ["asc","desc"]'],
+    ["limit=0", 'validation error: parameter "limit" in query has an error: number must be at least 1'],
+    ["limit=101", 'validation error: parameter "limit" in query has an error: number must be at most 100'],
+    ["limit=ten", 'validation error: parameter "limit" in query has an error: value must be an integer'],
+    ["state=stopped", 'validation error: parameter "state" in query has an error: value is not one of the allowed values ["running","paused"]'],
+    ["order=up", 'validation error: parameter "order" in query has an error: value is not one of the allowed values ["asc","desc"]'],
     ["nextToken=garbage", "Invalid next token"],
     [`metadata=${encodeURIComponent("=x")}`, "Error when parsing metadata: '=x' is not of the form key=value&key2=value2"],
   ])("%s → 400", async (query, message) => {

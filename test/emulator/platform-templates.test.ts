@@ -30,7 +30,7 @@ describe("POST /templates (v1)", () => {
 
   const D = DOCKERFILE;
   test.each([
-    ["no dockerfile", {}, 'request body has an error: Error at "/dockerfile": property "dockerfile" is missing'],
+    ["no dockerfile", {}, 'validation error: request body has an error: Error at "/dockerfile": property "dockerfile" is missing'],
     ["cpuCount 0", { dockerfile: D, cpuCount: 0 }, "CPU count must be at least 1"],
     ["cpuCount 64", { dockerfile: D, cpuCount: 64 }, "CPU count must be at most 32"],
     ["cpuCount 3", { dockerfile: D, cpuCount: 3 }, "CPU count must be 1 or an even number"],
@@ -113,7 +113,7 @@ describe("PATCH /v2/templates/{id}", () => {
     expect((await env.c.patch("/v2/templates/nosuch", { public: true })).body).toEqual({ code: 404, message: "Template 'nosuch' not found" });
     expect((await env.c.patch("/v2/templates/base", { public: false })).body).toEqual({ code: 403, message: "You do not have access to the template 'base'" });
     await readyTemplate(env.c, "patchy");
-    expect((await env.c.patch("/v2/templates/patchy", { public: "yes" })).body.message).toMatch(/^request body has an error: Error at "\/public": /);
+    expect((await env.c.patch("/v2/templates/patchy", { public: "yes" })).body.message).toMatch(/^validation error: request body has an error: Error at "\/public": /);
   });
 });
 
