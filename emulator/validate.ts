@@ -76,15 +76,25 @@ function notOneOf(allowed: readonly string[]): string {
   return `value is not one of the allowed values [${allowed.map((a) => JSON.stringify(a)).join(",")}]`;
 }
 
+/**
+ * The team's plan caps, the `tiers` table's defaults (infra: packages/db/migrations/
+ * 20250507134356_add_max_specs_to_tier.sql, 20250513111201_tier_fix_max_memory.sql).
+ */
+export const PLAN_MAX_VCPU = 8;
+export const PLAN_MAX_RAM_MB = 8192;
+const RAISE = "(if you need to increase this limit, please contact support)";
+
 /** Template resource limits (infra: team/limits.go); each violation is a 400 with its own message. */
 export function checkResources(cpuCount: number | undefined, memoryMB: number | undefined): void {
   if (cpuCount !== undefined) {
     if (cpuCount < 1) throw new ApiError(400, "CPU count must be at least 1");
     if (cpuCount > 32) throw new ApiError(400, "CPU count must be at most 32");
     if (cpuCount !== 1 && cpuCount % 2 !== 0) throw new ApiError(400, "CPU count must be 1 or an even number");
+    if (cpuCount > PLAN_MAX_VCPU) throw new ApiError(400, `CPU count can't be higher than ${PLAN_MAX_VCPU} ${RAISE}`);
   }
   if (memoryMB !== undefined) {
     if (memoryMB < 128) throw new ApiError(400, "Memory must be at least 128 MiB");
     if (memoryMB % 2 !== 0) throw new ApiError(400, "Memory must be divisible by 2");
+    if (memoryMB > PLAN_MAX_RAM_MB) throw new ApiError(400, `Memory can't be higher than ${PLAN_MAX_RAM_MB} MiB ${RAISE}`);
   }
 }

@@ -11,7 +11,7 @@ import type { Route } from "../router";
 import type { Stores } from "../store";
 import { MAX_UPLOAD_BYTES, UPLOAD_PATH } from "../store/build-files";
 import type { TemplateRecord } from "../store/template-records";
-import { setTags, tagList } from "../store/template-tags";
+import { buildForTarget, setTags, tagList } from "../store/template-tags";
 import { parseAlias, templateNames } from "../store/templates";
 import { parseBody } from "../validate";
 
@@ -129,7 +129,7 @@ async function assignTags(stores: Stores, ctx: RequestContext): Promise<Reply> {
   const body = parseBody(AssignTagsSchema, await ctx.json());
   const found = stores.templates.resolve(body.target);
   if (!found || found.template.builtIn) throw new ApiError(404, `template '${nameOf(body.target)}' not found`);
-  const build = stores.templates.buildFor(found.template, found.tag);
+  const build = buildForTarget(found.template, found.tag);
   if (!build) throw new ApiError(404, `tag '${found.tag}' does not exist for template '${nameOf(body.target)}'`);
   const tags = body.tags.map((t) => t.trim().toLowerCase());
   if (tags.length === 0) throw new ApiError(400, "at least one tag is required");

@@ -34,6 +34,9 @@ const MAX_READY_LAG_MS = 1000;
  */
 export function runBuild(build: BuildRecord, delayMs: number, onDone: (build: BuildRecord) => void, v2?: V2Inputs): CancelBuild {
   const actions = build.spec && v2 ? v2Actions(build, build.spec, v2) : buildActions(build);
+  // A v2 start hands the build to the builder and marks it building before its 202 goes out
+  // (infra: packages/api/internal/template-manager/create_template.go, BuildStatusGroupInProgress).
+  if (build.spec && v2) build.status = "building";
   const tick = (delayMs * (1 - WAITING_SHARE)) / actions.length;
   let timer: NodeJS.Timeout | undefined;
   let index = 0;

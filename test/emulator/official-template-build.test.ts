@@ -121,6 +121,8 @@ describe("tags", () => {
     expect((await Template.getTags(built.templateId, opts)).map((t) => [t.tag, t.buildId])).toEqual([
       ["v1", built.buildId], ["prod", built.buildId],
     ]);
+    // A target may name the build by its ID in place of a tag.
+    expect(await Template.assignTags(`official-tags:${built.buildId}`, "pinned", opts)).toEqual({ buildId: built.buildId, tags: ["pinned"] });
     const sandbox = await start("official-tags:prod");
     expect(await sandbox.files.read("/home/user/notes.md")).toMatch(/^# notes/);
     await expect(Sandbox.create("official-tags:stable", opts)).rejects.toThrow("tag 'stable' does not exist for template 'official-tags'");

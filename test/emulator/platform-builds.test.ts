@@ -94,6 +94,16 @@ describe("build timer", () => {
   });
 });
 
+describe("v2 start", () => {
+  test("a started build reports building at once, not waiting", async () => {
+    const req = await s.post("/v3/templates", { name: "started-v2" });
+    expect((await status(s, req.body.templateID, req.body.buildID)).body.status).toBe("waiting");
+    const started = await s.post(`/v2/templates/${req.body.templateID}/builds/${req.body.buildID}`, { fromImage: "e2bdev/base", steps: [] });
+    expect(started.status).toBe(202);
+    expect((await status(s, req.body.templateID, req.body.buildID)).body.status).toBe("building");
+  });
+});
+
 describe("rebuilds", () => {
   test("keep the template ID; buildID is the last successful build; a failed rebuild keeps the old one", async () => {
     const first = await requestBuild(c, { dockerfile: DOCKERFILE, alias: "rebuilt", cpuCount: 1, memoryMB: 256 });

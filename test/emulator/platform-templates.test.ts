@@ -36,6 +36,8 @@ describe("POST /templates (v1)", () => {
     ["cpuCount 3", { dockerfile: D, cpuCount: 3 }, "CPU count must be 1 or an even number"],
     ["memoryMB 100", { dockerfile: D, memoryMB: 100 }, "Memory must be at least 128 MiB"],
     ["memoryMB 1001", { dockerfile: D, memoryMB: 1001 }, "Memory must be divisible by 2"],
+    ["cpuCount 16", { dockerfile: D, cpuCount: 16 }, "CPU count can't be higher than 8 (if you need to increase this limit, please contact support)"],
+    ["memoryMB 8194", { dockerfile: D, memoryMB: 8194 }, "Memory can't be higher than 8192 MiB (if you need to increase this limit, please contact support)"],
     ["a bad alias", { dockerfile: D, alias: "Bad Alias!" }, "Invalid alias: 'Bad Alias!' must contain only lowercase letters, numbers, dashes and underscores"],
     ["a foreign namespace", { dockerfile: D, alias: "other/app" }, "Invalid alias: namespace 'other' must match your team 'emulator'"],
   ])("%s → 400", async (_label, body, message) => {
