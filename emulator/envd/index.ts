@@ -22,6 +22,7 @@ import type { SandboxDirectory } from "../types";
 import { serveFiles } from "./files";
 import { filesystemService } from "./filesystem/service";
 import { notFound, refuseAtEnvd, refuseAtProxy, targetOf } from "./gate";
+import { refuseControlPlane } from "./control-plane";
 import { isConnectPath, serveEnvdHttp } from "./http-api";
 import { resolveLimits, type SandboxLimits } from "./limits";
 import { binaryProcessStreams } from "./process/binary-stream";
@@ -77,6 +78,7 @@ export function createEnvdHandler(options: EnvdOptions): EnvdHandler {
     handle(req, res) {
       const target = targetOf(req);
       if (!target) return notFound(req, res);
+      if (refuseControlPlane(req, res, target)) return;
       const runtime = options.directory.running(target.sandboxID);
       if (refuseAtProxy(res, target, runtime) || !runtime) return;
       const http = !isConnectPath((req.url ?? "/").split("?")[0] ?? "/");
