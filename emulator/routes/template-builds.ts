@@ -117,7 +117,7 @@ async function startBuild(stores: Stores, ctx: RequestContext): Promise<Reply> {
   }
   stores.templates.startV2(template, build, {
     fromImage: body.fromImage, fromTemplate: body.fromTemplate, force: body.force === true,
-    steps: (body.steps ?? []).map((s) => ({ type: s.type, args: s.args, filesHash: s.filesHash })),
+    steps: (body.steps ?? []).map((s) => ({ type: s.type, args: s.args, filesHash: s.filesHash, force: s.force })),
   });
   build.startCmd = body.startCmd ?? null;
   build.readyCmd = body.readyCmd ?? null;
