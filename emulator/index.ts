@@ -28,6 +28,7 @@ import { adminRoutes } from "./routes/admin";
 import { sandboxListRoutes } from "./routes/sandbox-list";
 import { sandboxRoutes } from "./routes/sandboxes";
 import { sandboxUpdateRoutes } from "./routes/sandbox-updates";
+import { snapshotRoutes } from "./routes/snapshots";
 import { templateBuildRoutes } from "./routes/template-builds";
 import { teamRoutes } from "./routes/teams";
 import { templateRoutes } from "./routes/templates";
@@ -164,6 +165,7 @@ function allRoutes(stores: Stores, faults: Faults, calls: CallLog, apiKey: strin
     ...sandboxListRoutes(stores),
     ...sandboxRoutes(stores),
     ...sandboxUpdateRoutes(stores),
+    ...snapshotRoutes(stores),
     ...templateRoutes(stores),
     ...templateBuildRoutes(stores),
     ...teamRoutes(stores, apiKey),

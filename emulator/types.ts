@@ -38,6 +38,8 @@ export interface SandboxDefaults {
 export interface SandboxDirectory {
   /** The sandbox if it is running now; undefined when unknown, paused, expired or killed. */
   running(sandboxID: string): SandboxRuntime | undefined;
+  /** Every running sandbox: a signed file URL that names none is matched against their tokens (envd/signing.ts). */
+  allRunning(): SandboxRuntime[];
   /** Called when a sandbox stops running (killed, expired, paused) so its processes can be ended. */
   onStopped(listener: (sandboxID: string) => void): void;
 }

@@ -17,7 +17,8 @@ export interface SandboxTarget {
   port: number;
 }
 
-function header(req: IncomingMessage, name: string): string | undefined {
+/** A request header's (first) value. */
+export function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
@@ -71,6 +72,8 @@ export function refuseAtEnvd(req: IncomingMessage, res: ServerResponse, runtime:
     res.writeHead(204).end();
     return true;
   }
+  // /files checks its own signed URLs or token (./signing.ts), as envd's authExcludedPaths say.
+  if ((req.method === "GET" || req.method === "POST") && path === "/files") return false;
   const token = runtime.envdAccessToken;
   if (runtime.secure && (token === null || !sameSecret(header(req, "x-access-token"), token))) {
     sendError(res, 401, "unauthorized access, please provide a valid access token or method signing if supported");

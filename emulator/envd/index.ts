@@ -19,16 +19,17 @@ import { Filesystem } from "../../sdk/gen/filesystem/filesystem_pb";
 import { Process } from "../../sdk/gen/process/process_pb";
 import { observeResponse, type ExchangeObserver } from "../exchanges";
 import type { SandboxDirectory } from "../types";
+import { refuseControlPlane } from "./control-plane";
 import { serveFiles } from "./files";
 import { filesystemService } from "./filesystem/service";
-import { notFound, refuseAtEnvd, refuseAtProxy, targetOf } from "./gate";
-import { refuseControlPlane } from "./control-plane";
+import { ENVD_PORT, notFound, refuseAtEnvd, refuseAtProxy, sendError, targetOf } from "./gate";
 import { isConnectPath, serveEnvdHttp } from "./http-api";
 import { resolveLimits, type SandboxLimits } from "./limits";
 import { binaryProcessStreams } from "./process/binary-stream";
 import { processService } from "./process/service";
 import { SandboxStates } from "./sandboxes";
 import { scopeKey, userFromAuthorization, type RequestScope } from "./scope";
+import { isSignedFiles, signedTarget } from "./signing";
 
 export interface EnvdOptions {
   directory: SandboxDirectory;
@@ -73,11 +74,17 @@ export function createEnvdHandler(options: EnvdOptions): EnvdHandler {
     fallback: notFound,
   });
   const binaryStreams = binaryProcessStreams(process, { interceptors: [userCheck], contextValues: contextOf });
+  // A signed /files URL made from a shared sandbox URL names no sandbox; its signature does (./signing.ts).
+  const bySignature = (req: IncomingMessage) => {
+    const signer = signedTarget(req, options.directory.allRunning());
+    return signer ? { sandboxID: signer.sandboxID, port: ENVD_PORT } : undefined;
+  };
   return {
-    matches: (req) => targetOf(req) !== undefined,
+    matches: (req) => targetOf(req) !== undefined || isSignedFiles(req),
     handle(req, res) {
-      const target = targetOf(req);
-      if (!target) return notFound(req, res);
+      const target = targetOf(req) ?? bySignature(req);
+      // No running sandbox's token made this signature.
+      if (!target) return isSignedFiles(req) ? sendError(res, 401, "invalid signature") : notFound(req, res);
       if (refuseControlPlane(req, res, target)) return;
       const runtime = options.directory.running(target.sandboxID);
       if (refuseAtProxy(res, target, runtime) || !runtime) return;

@@ -52,8 +52,16 @@ export function templateRoutes(stores: Stores): Route[] {
     {
       method: "DELETE", pattern: "/templates/:id", auth: "apiKey",
       handler: (ctx) => {
-        const template = own(resolveRef(stores, ctx.params.id!), ctx.params.id!);
-        checkUnused(stores, template, ctx.params.id!);
+        const ref = ctx.params.id!;
+        // A snapshot is a template of its own kind, deleted the same way (docs/service.md#sandbox-snapshots).
+        const snapshot = templates.resolve(ref) ? undefined : stores.snapshots.resolve(ref)?.snapshot;
+        if (snapshot) {
+          checkUnused(stores, snapshot, ref);
+          stores.snapshots.delete(snapshot);
+          return noContent();
+        }
+        const template = own(resolveRef(stores, ref), ref);
+        checkUnused(stores, template, ref);
         templates.delete(template);
         return noContent();
       },
@@ -109,7 +117,7 @@ function own(template: TemplateRecord, ref = template.templateID): TemplateRecor
   return template;
 }
 
-function checkUnused(stores: Stores, template: TemplateRecord, ref: string): void {
+function checkUnused(stores: Stores, template: { templateID: string }, ref: string): void {
   const users = stores.sandboxes.all().filter((s) => s.templateID === template.templateID);
   for (const state of ["running", "paused"] as const) {
     if (users.some((s) => s.state === state)) {

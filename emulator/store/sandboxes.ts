@@ -155,6 +155,10 @@ export class SandboxStore implements SandboxDirectory {
     };
   }
 
+  allRunning(): SandboxRuntime[] {
+    return [...this.sandboxes.keys()].flatMap((id) => this.running(id) ?? []);
+  }
+
   onStopped(listener: (sandboxID: string) => void): void {
     this.listeners.push(listener);
   }

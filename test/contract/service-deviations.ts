@@ -42,6 +42,7 @@ export const DEVIATIONS: Deviation[] = [
   { operation: "GET /templates/{templateID}", status: 404, why: "docs/service.md#templates: 404 \"Template X not found\"" },
   { operation: "PATCH /v2/templates/{templateID}", status: 403, why: "docs/service.md#templates" },
   { operation: "PATCH /v2/templates/{templateID}", status: 404, why: "docs/service.md#templates" },
+  { operation: "GET /snapshots", status: 400, why: "docs/service.md#sandbox-snapshots: a bad sandboxID, name or nextToken is a 400" },
   { operation: "DELETE /templates/{templateID}", status: 400, why: "docs/service.md#templates: running or paused sandboxes use it" },
   { operation: "DELETE /templates/{templateID}", status: 403, why: "docs/service.md#templates" },
   { operation: "DELETE /templates/{templateID}", status: 404, why: "docs/service.md#templates" },
