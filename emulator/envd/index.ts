@@ -19,6 +19,7 @@ import { Filesystem } from "../../sdk/gen/filesystem/filesystem_pb";
 import { Process } from "../../sdk/gen/process/process_pb";
 import { observeResponse, type ExchangeObserver } from "../exchanges";
 import type { SandboxDirectory } from "../types";
+import { refuseControlPlane } from "./control-plane";
 import { serveFiles } from "./files";
 import { filesystemService } from "./filesystem/service";
 import { ENVD_PORT, notFound, refuseAtEnvd, refuseAtProxy, sendError, targetOf } from "./gate";
@@ -89,6 +90,7 @@ export function createEnvdHandler(options: EnvdOptions): EnvdHandler {
       const target = targetOf(req) ?? bySignature(req);
       // No running sandbox's token made this signature.
       if (!target) return isSignedFiles(req) ? sendError(res, 401, "invalid signature") : notFound(req, res);
+      if (refuseControlPlane(req, res, target)) return;
       const runtime = options.directory.running(target.sandboxID);
       if (refuseAtProxy(req, res, target, runtime) || !runtime) return;
       if (target.port !== ENVD_PORT) return void servePort(req, res, target.port, runtime, sandboxes.of(target.sandboxID));
