@@ -19,6 +19,7 @@ import { Filesystem } from "../../sdk/gen/filesystem/filesystem_pb";
 import { Process } from "../../sdk/gen/process/process_pb";
 import { observeResponse, type ExchangeObserver } from "../exchanges";
 import type { SandboxDirectory } from "../types";
+import { refuseControlPlane } from "./control-plane";
 import { serveFiles } from "./files";
 import { filesystemService } from "./filesystem/service";
 import { ENVD_PORT, notFound, refuseAtEnvd, refuseAtProxy, refuseResume, resumeRequestOf, sendError, targetOf, type SandboxTarget } from "./gate";
@@ -91,6 +92,7 @@ export function createEnvdHandler(options: EnvdOptions): EnvdHandler {
       const target = targetOf(req) ?? bySignature(req);
       // No running sandbox's token made this signature.
       if (!target) return isSignedFiles(req) ? sendError(res, 401, "invalid signature") : notFound(req, res);
+      if (refuseControlPlane(req, res, target)) return;
       const { directory } = options;
       // A paused sandbox with auto-resume comes back for this request, or refuses it (store/auto-resume.ts).
       const resume = directory.running(target.sandboxID) ? undefined : directory.resumeOnRequest?.(target.sandboxID, resumeRequestOf(req, target));

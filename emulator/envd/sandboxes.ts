@@ -74,7 +74,7 @@ export class SandboxState {
   }
 
   private cutConnections(): void {
-    for (const res of this.open) res.destroy();
+    for (const res of this.open) cut(res);
     this.open.clear();
   }
 
@@ -88,6 +88,19 @@ export class SandboxState {
     const ns = await this.ns?.catch(() => undefined);
     await ns?.stop();
   }
+}
+
+/**
+ * Cuts a response's connection as a dying sandbox's does: a TCP reset, not an orderly close. The
+ * Python SDK (e2b-dev/E2B: packages/python-sdk/e2b/envd/rpc.py, is_transport_failure) tells a killed
+ * sandbox by a transport error (its HTTP client's ReadError on a reset connection); a close in the
+ * middle of a chunked body reads to it as a protocol error, which it reports as a timeout instead.
+ * The JS SDK reads both as a dropped connection.
+ */
+function cut(res: ServerResponse): void {
+  const socket = res.socket;
+  if (socket && !socket.destroyed) socket.resetAndDestroy();
+  else res.destroy();
 }
 
 function startNamespace(runtime: SandboxRuntime, isolation: SandboxRuntime["isolation"] & { mode: "namespaces" }) {

@@ -11,10 +11,6 @@ import type { Route } from "../router";
 
 /** `METHOD /spec/path/{param}` of each operation the emulator does not serve. */
 export const UNSERVED_OPERATIONS: readonly string[] = [
-  "GET /teams",
-  "GET /teams/{teamID}/metrics",
-  "GET /teams/{teamID}/metrics/max",
-  "GET /v2/templates",
   "POST /v2/templates",
   "PATCH /templates/{templateID}",
   "POST /templates/{templateID}/builds/{buildID}",

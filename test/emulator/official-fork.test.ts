@@ -76,8 +76,8 @@ describe("fork", () => {
   it("with a count outside 1..100 or a timeout of 0 is a 400 (this SDK sends them as given)", async () => {
     const id = bench.sandbox.sandboxId;
     const refusal = (opts: { count?: number; timeoutMs?: number }) => Sandbox.fork(id, { ...bench.opts, ...opts }).then(() => undefined, (e: unknown) => (e as Error).message);
-    expect(await refusal({ count: 0 })).toBe('400: request body has an error: Error at "/count": number must be at least 1');
-    expect(await refusal({ count: 101 })).toBe('400: request body has an error: Error at "/count": number must be at most 100');
+    expect(await refusal({ count: 0 })).toBe('400: validation error: request body has an error: Error at "/count": number must be at least 1');
+    expect(await refusal({ count: 101 })).toBe('400: validation error: request body has an error: Error at "/count": number must be at most 100');
     expect(await refusal({ timeoutMs: 0 })).toBe("400: Timeout must be greater than 0");
     expect(await refusal({ timeoutMs: 25 * 3_600_000 })).toBe("400: Timeout cannot be greater than 24 hours");
   });

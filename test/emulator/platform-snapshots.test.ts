@@ -56,7 +56,7 @@ describe("POST /sandboxes/{id}/snapshots", () => {
     [{ name: "b@d/ok" }, "Invalid name: invalid namespace: b@d"],
     [{ name: "other-team/ok" }, "namespace 'other-team' must match your team 'emulator'"],
     [{ name: "base" }, "Invalid name: 'base' is the name of a template, not of a snapshot"],
-    [undefined, "request body has an error: value is required but missing"],
+    [undefined, "validation error: request body has an error: value is required but missing"],
   ])("400 for %j", async (body, message) => {
     const id = await createSandbox(t.c, { timeout: 60 });
     expect(await t.c.post(`/sandboxes/${id}/snapshots`, body)).toMatchObject({ status: 400, body: { code: 400, message } });
@@ -133,7 +133,7 @@ describe("GET /snapshots", () => {
     ["name=x:bad%20tag", "Invalid name: invalid tag: bad tag"],
     ["name=elsewhere/x", "namespace 'elsewhere' must match your team 'emulator'"],
     ["nextToken=nonsense", "Invalid next token"],
-    ["limit=0", 'parameter "limit" in query has an error: number must be at least 1'],
+    ["limit=0", 'validation error: parameter "limit" in query has an error: number must be at least 1'],
   ])("400 for %s", async (query, message) => {
     expect(await t.c.get(`/snapshots?${query}`)).toMatchObject({ status: 400, body: { code: 400, message } });
   });
@@ -161,7 +161,7 @@ describe("POST /sandboxes/{id}/fork", () => {
     const paused = await createSandbox(t.c, { timeout: 60 });
     await t.c.post(`/sandboxes/${paused}/pause`);
     expect(await t.c.post(`/sandboxes/${paused}/fork`, {})).toMatchObject({ status: 409, body: { message: `Sandbox '${paused}' is paused and cannot be forked; resume it first` } });
-    expect(await t.c.post(`/sandboxes/${paused}/fork`, { timeout: -1 })).toMatchObject({ status: 400, body: { message: 'request body has an error: Error at "/timeout": number must be at least 0' } });
+    expect(await t.c.post(`/sandboxes/${paused}/fork`, { timeout: -1 })).toMatchObject({ status: 400, body: { message: 'validation error: request body has an error: Error at "/timeout": number must be at least 0' } });
     expect(await t.c.post("/sandboxes/BAD!/fork", {})).toMatchObject({ status: 400, body: { message: "Invalid sandbox ID" } });
   });
 });

@@ -7,7 +7,7 @@ import { useEmulator, waitFor } from "./platform-helpers";
 
 const env = useEmulator();
 
-const NAME_RULE = 'request body has an error: Error at "/name": string doesn\'t match the regular expression "^[a-zA-Z0-9_-]+$"';
+const NAME_RULE = 'validation error: request body has an error: Error at "/name": string doesn\'t match the regular expression "^[a-zA-Z0-9_-]+$"';
 
 function claims(token: string): Record<string, unknown> {
   const [, payload] = token.split(".");
@@ -26,7 +26,7 @@ describe("volume CRUD", () => {
   test.each([
     ["a space", { name: "bad name" }, NAME_RULE],
     ["a dot", { name: "a.b" }, NAME_RULE],
-    ["no name", {}, 'request body has an error: Error at "/name": property "name" is missing'],
+    ["no name", {}, 'validation error: request body has an error: Error at "/name": property "name" is missing'],
   ])("a name with %s → 400", async (_label, body, message) => {
     const res = await env.c.post("/volumes", body);
     expect(res.status).toBe(400);
