@@ -13,25 +13,14 @@ import { join } from "node:path";
 import { Sandbox } from "e2b";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEmulator, type Emulator } from "../../emulator";
+import { useOfficialEmulator } from "./official-helpers";
 import { get, serve, urlOf } from "./ports-helpers";
 
-let emu: Emulator;
-let opts: { apiKey: string; apiUrl: string; sandboxUrl: string; domain: string };
-const made: Sandbox[] = [];
-
-beforeAll(async () => {
-  emu = await createEmulator();
-  // The domain makes getHost(port) name the emulator (as test/emulator/sandbox-ports.test.ts does).
-  opts = { apiKey: emu.apiKey, apiUrl: emu.apiUrl, sandboxUrl: emu.sandboxUrl, domain: `localhost:${new URL(emu.apiUrl).port}` };
-});
-afterAll(async () => {
-  await Promise.all(made.map((s) => s.kill().catch(() => undefined)));
-  await emu?.close();
-});
+const bench = useOfficialEmulator();
 
 async function sandbox(extra: Parameters<typeof Sandbox.create>[1] = {}): Promise<Sandbox> {
-  const s = await Sandbox.create("base", { ...opts, timeoutMs: 120_000, ...extra });
-  made.push(s);
+  const s = await Sandbox.create("base", { ...bench.opts, timeoutMs: 120_000, ...extra });
+  bench.made.push(s);
   return s;
 }
 
@@ -109,9 +98,9 @@ describe("auto-resume", () => {
     const cmd = await s.commands.run("sleep 3600", { background: true });
     await s.pause();
     // Not isRunning(): its health probe is itself a call that resumes the sandbox.
-    expect((await Sandbox.getInfo(s.sandboxId, opts)).state).toBe("paused");
+    expect((await Sandbox.getInfo(s.sandboxId, bench.opts)).state).toBe("paused");
     expect((await s.commands.run("echo back")).stdout).toBe("back\n");
-    expect((await Sandbox.getInfo(s.sandboxId, opts)).state).toBe("running");
+    expect((await Sandbox.getInfo(s.sandboxId, bench.opts)).state).toBe("running");
     expect((await s.commands.list()).map((p) => p.pid)).toContain(cmd.pid);
   });
 
@@ -120,7 +109,7 @@ describe("auto-resume", () => {
     await s.pause();
     const res = await envdCall(s.sandboxId, {});
     expect(res.status).toBe(502);
-    expect((await Sandbox.getInfo(s.sandboxId, opts)).state).toBe("paused");
+    expect((await Sandbox.getInfo(s.sandboxId, bench.opts)).state).toBe("paused");
   });
 
   it("a secure sandbox called without its token: 403 with the proxy's message, still paused; with it, resumed", async () => {
@@ -133,9 +122,9 @@ describe("auto-resume", () => {
       message: "This sandbox can't be resumed with the credentials provided. Check your access token and try again.",
       code: 403,
     });
-    expect((await Sandbox.getInfo(s.sandboxId, opts)).state).toBe("paused");
+    expect((await Sandbox.getInfo(s.sandboxId, bench.opts)).state).toBe("paused");
     expect((await s.commands.run("echo back")).stdout).toBe("back\n");
-    expect((await Sandbox.getInfo(s.sandboxId, opts)).state).toBe("running");
+    expect((await Sandbox.getInfo(s.sandboxId, bench.opts)).state).toBe("running");
   });
 });
 
@@ -144,11 +133,11 @@ describe("auto-resume through a sandbox port", () => {
     const s = await sandbox({ lifecycle: { onTimeout: "pause", autoResume: true } });
     await serve(s, 8000, "frozen");
     await s.pause();
-    expect((await Sandbox.getInfo(s.sandboxId, opts)).state).toBe("paused");
+    expect((await Sandbox.getInfo(s.sandboxId, bench.opts)).state).toBe("paused");
     const answer = await get(urlOf(s, 8000));
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.text)).toMatchObject({ label: "frozen" });
-    expect((await Sandbox.getInfo(s.sandboxId, opts)).state).toBe("running");
+    expect((await Sandbox.getInfo(s.sandboxId, bench.opts)).state).toBe("running");
   });
 
   it("without public traffic, a request without the traffic token is refused (403) and the sandbox stays paused", async () => {
@@ -161,7 +150,7 @@ describe("auto-resume through a sandbox port", () => {
       message: "This sandbox can't be resumed with the credentials provided. Check your access token and try again.",
       code: 403,
     });
-    expect((await Sandbox.getInfo(s.sandboxId, opts)).state).toBe("paused");
+    expect((await Sandbox.getInfo(s.sandboxId, bench.opts)).state).toBe("paused");
   });
 });
 
@@ -173,7 +162,7 @@ function hostPids(cmdline: string): string[] {
 
 /** A Connect call to envd's List, addressed by routing header, with the given extra headers. */
 function envdCall(sandboxID: string, headers: Record<string, string>): Promise<Response> {
-  return fetch(`${emu.sandboxUrl}/process.Process/List`, {
+  return fetch(`${bench.emu.sandboxUrl}/process.Process/List`, {
     method: "POST",
     headers: { "content-type": "application/json", "connect-protocol-version": "1", "e2b-sandbox-id": sandboxID, ...headers },
     body: "{}",
