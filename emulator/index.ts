@@ -29,6 +29,7 @@ import { createRouter } from "./router";
 import { adminRoutes } from "./routes/admin";
 import { sandboxListRoutes } from "./routes/sandbox-list";
 import { sandboxRoutes } from "./routes/sandboxes";
+import { sandboxResumeRoutes } from "./routes/sandbox-resume";
 import { sandboxUpdateRoutes } from "./routes/sandbox-updates";
 import { snapshotRoutes } from "./routes/snapshots";
 import { templateBuildRoutes } from "./routes/template-builds";
@@ -171,6 +172,7 @@ function allRoutes(stores: Stores, faults: Faults, calls: CallLog, apiKey: strin
     ...sandboxListRoutes(stores),
     ...sandboxRoutes(stores),
     ...sandboxUpdateRoutes(stores),
+    ...sandboxResumeRoutes(stores),
     ...snapshotRoutes(stores),
     ...templateRoutes(stores),
     ...templateBuildRoutes(stores),

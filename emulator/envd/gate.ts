@@ -10,7 +10,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { sameSecret } from "../auth";
-import type { SandboxRuntime } from "../types";
+import type { ResumeRequest, SandboxRuntime } from "../types";
 import { sendRefusal, TRAFFIC_TOKEN_HEADER } from "./ports/answers";
 
 /** envd's port inside every sandbox. */
@@ -68,6 +68,16 @@ export function refuseAtProxy(req: IncomingMessage, res: ServerResponse, target:
   if (given && sameSecret(given, token)) return false;
   sendRefusal(req, res, target.sandboxID, { kind: given ? "tokenInvalid" : "tokenMissing" });
   return true;
+}
+
+/** The credentials a request shows, for the auto-resume of a paused sandbox (types.ts). */
+export function resumeRequestOf(req: IncomingMessage, target: SandboxTarget): ResumeRequest {
+  return { port: target.port, envdAccessToken: header(req, "x-access-token"), trafficAccessToken: header(req, TRAFFIC_TOKEN_HEADER) };
+}
+
+/** The proxy's answer when a paused sandbox may not be resumed with the request's credentials. */
+export function refuseResume(req: IncomingMessage, res: ServerResponse, target: SandboxTarget): void {
+  sendRefusal(req, res, target.sandboxID, { kind: "resumeDenied" });
 }
 
 /** Answers the request if envd's middleware would (health, token check); returns true when it did. */

@@ -22,7 +22,7 @@ import type { SandboxDirectory } from "../types";
 import { refuseControlPlane } from "./control-plane";
 import { serveFiles } from "./files";
 import { filesystemService } from "./filesystem/service";
-import { ENVD_PORT, notFound, refuseAtEnvd, refuseAtProxy, sendError, targetOf } from "./gate";
+import { ENVD_PORT, notFound, refuseAtEnvd, refuseAtProxy, refuseResume, resumeRequestOf, sendError, targetOf, type SandboxTarget } from "./gate";
 import { isConnectPath, serveEnvdHttp } from "./http-api";
 import { resolveLimits, type SandboxLimits } from "./limits";
 import { servePort } from "./ports/serve";
@@ -66,6 +66,8 @@ export function createEnvdHandler(options: EnvdOptions): EnvdHandler {
   const limits = resolveLimits(options.limits);
   const scopes = new WeakMap<IncomingMessage, RequestScope>();
   options.directory.onStopped((sandboxID) => void sandboxes.stop(sandboxID));
+  options.directory.onFrozen?.((sandboxID) => sandboxes.freeze(sandboxID));
+  options.directory.onThawed?.((sandboxID) => sandboxes.thaw(sandboxID));
   const process = processService();
   const contextOf = (req: IncomingMessage) => createContextValues().set(scopeKey, scopes.get(req));
   const adapter = connectNodeAdapter({
@@ -91,19 +93,27 @@ export function createEnvdHandler(options: EnvdOptions): EnvdHandler {
       // No running sandbox's token made this signature.
       if (!target) return isSignedFiles(req) ? sendError(res, 401, "invalid signature") : notFound(req, res);
       if (refuseControlPlane(req, res, target)) return;
-      const runtime = options.directory.running(target.sandboxID);
-      if (refuseAtProxy(req, res, target, runtime) || !runtime) return;
-      if (target.port !== ENVD_PORT) return void servePort(req, res, target.port, runtime, sandboxes.of(target.sandboxID));
-      const http = !isConnectPath((req.url ?? "/").split("?")[0] ?? "/");
-      if (http && options.onExchange) observeResponse(req, res, "envd", options.onExchange);
-      if (refuseAtEnvd(req, res, runtime) || (http && serveEnvdHttp(req, res, runtime))) return;
-      const state = sandboxes.of(target.sandboxID);
-      state.track(res);
-      const scope = { runtime, registry: state.registry, watchers: state.watchers, limits, namespace: () => state.namespace(runtime), ...userFromAuthorization(req.headers.authorization, runtime.defaults?.user) };
-      if ((req.url ?? "").split("?")[0] === "/files") return void serveFiles(req, res, scope);
-      scopes.set(req, scope);
-      if (!binaryStreams(req, res)) adapter(req, res);
+      const { directory } = options;
+      // A paused sandbox with auto-resume comes back for this request, or refuses it (store/auto-resume.ts).
+      const resume = directory.running(target.sandboxID) ? undefined : directory.resumeOnRequest?.(target.sandboxID, resumeRequestOf(req, target));
+      if (!resume) return serve(req, res, target);
+      void resume.then((outcome) => (outcome === "denied" ? refuseResume(req, res, target) : serve(req, res, target)), () => serve(req, res, target));
     },
     close: () => sandboxes.stopAll(),
   };
+
+  function serve(req: IncomingMessage, res: ServerResponse, target: SandboxTarget): void {
+    const runtime = options.directory.running(target.sandboxID);
+    if (refuseAtProxy(req, res, target, runtime) || !runtime) return;
+    if (target.port !== ENVD_PORT) return void servePort(req, res, target.port, runtime, sandboxes.of(target.sandboxID));
+    const http = !isConnectPath((req.url ?? "/").split("?")[0] ?? "/");
+    if (http && options.onExchange) observeResponse(req, res, "envd", options.onExchange);
+    if (refuseAtEnvd(req, res, runtime) || (http && serveEnvdHttp(req, res, runtime))) return;
+    const state = sandboxes.of(target.sandboxID);
+    state.track(res);
+    const scope = { runtime, registry: state.registry, watchers: state.watchers, limits, namespace: () => state.namespace(runtime), ...userFromAuthorization(req.headers.authorization, runtime.defaults?.user) };
+    if ((req.url ?? "").split("?")[0] === "/files") return void serveFiles(req, res, scope);
+    scopes.set(req, scope);
+    if (!binaryStreams(req, res)) adapter(req, res);
+  }
 }

@@ -5,10 +5,12 @@
  * stream, not a made-up end event), its processes are killed and its namespaces ended.
  */
 import type { ServerResponse } from "node:http";
+import { join } from "node:path";
 import type { SandboxRuntime } from "../types";
 import { WatcherRegistry } from "./filesystem/watcher-registry";
 import { accountBinds, systemBindsOf, systemDirOf, writeAccountFiles } from "./isolation/layout";
 import { SandboxNamespace } from "./isolation/namespace";
+import { toolsLayerOf } from "./isolation/tools-layer";
 import { mountsOf } from "./paths";
 import { SandboxPorts } from "./ports/dial";
 import { ProcessRegistry } from "./process/registry";
@@ -47,11 +49,39 @@ export class SandboxState {
     return this.ns;
   }
 
+  /**
+   * A pause that keeps the memory: the open connections are cut (the service's proxy drops them
+   * when the sandbox stops) and every process is stopped where it is; thaw continues them. The
+   * registry, its pids and the namespaces stay, so after the resume List and Connect find them.
+   */
+  async freeze(): Promise<void> {
+    this.cutConnections();
+    await this.signalAll("SIGSTOP");
+  }
+
+  async thaw(): Promise<void> {
+    await this.signalAll("SIGCONT");
+  }
+
+  /**
+   * With namespaces, every process of the sandbox; without, each command's process group (what a
+   * command moved out of its group with `setsid` is not reached: see the README's emulator section).
+   */
+  private async signalAll(signal: "SIGSTOP" | "SIGCONT"): Promise<void> {
+    const ns = await this.ns?.catch(() => undefined);
+    if (ns) return ns.signalAll(signal === "SIGSTOP" ? "STOP" : "CONT");
+    for (const proc of this.registry.list()) proc.suspend(signal === "SIGSTOP");
+  }
+
+  private cutConnections(): void {
+    for (const res of this.open) cut(res);
+    this.open.clear();
+  }
+
   /** Cuts the open connections, kills the processes and ends the namespaces; waits for all. */
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const res of this.open) cut(res);
-    this.open.clear();
+    this.cutConnections();
     this.watchers.closeAll();
     await this.registry.killAll();
     await this.ports.stop();
@@ -77,9 +107,12 @@ function startNamespace(runtime: SandboxRuntime, isolation: SandboxRuntime["isol
   const systemDir = systemDirOf(runtime.rootDir);
   writeAccountFiles(systemDir);
   const volumes = mountsOf(runtime).filter((m) => !m.readOnly).reverse();
+  // The base image's sudo and python, over the host's /usr (isolation/tools-layer.ts).
+  const tools = join(toolsLayerOf(systemDir, isolation), "usr");
+  const system = systemBindsOf(runtime.rootDir).map((b) => (b.sandboxPath === "/usr" ? { ...b, lowers: [tools] } : b));
   return SandboxNamespace.start(isolation, {
     rootDir: runtime.rootDir,
-    readOnly: [...systemBindsOf(runtime.rootDir), ...accountBinds(systemDir)],
+    readOnly: [...system, ...accountBinds(systemDir)],
     volumes,
   });
 }
@@ -102,6 +135,16 @@ export class SandboxStates {
     const state = this.states.get(sandboxID);
     this.states.delete(sandboxID);
     return state ? state.stop() : Promise.resolve();
+  }
+
+  /** Freezes a sandbox paused with its memory (SandboxState.freeze). */
+  freeze(sandboxID: string): Promise<void> {
+    return this.states.get(sandboxID)?.freeze() ?? Promise.resolve();
+  }
+
+  /** Continues a frozen sandbox's processes at its resume. */
+  thaw(sandboxID: string): Promise<void> {
+    return this.states.get(sandboxID)?.thaw() ?? Promise.resolve();
   }
 
   /** Stops every sandbox's calls and processes. */

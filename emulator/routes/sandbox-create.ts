@@ -70,6 +70,7 @@ export async function createSandbox(stores: Stores, ctx: RequestContext, version
     allowInternetAccess: body.allow_internet_access ?? null,
     autoPause: body.autoPause === true,
     autoResume: body.autoResume?.enabled === true,
+    autoPauseMemory: body.autoPauseMemory !== false,
     volumeMounts,
     timeoutMs,
     defaults: base.defaults,

@@ -46,8 +46,8 @@ export function sandboxRoutes(stores: Stores): Route[] {
       method: "POST", pattern: "/sandboxes/:id/pause", auth: "apiKey",
       handler: async (ctx) => {
         const body = await ctx.json();
-        if (body !== undefined) parseBody(PauseSchema, body);
-        sandboxes.pause(find(ctx).sandboxID);
+        const { memory } = body === undefined ? {} : parseBody(PauseSchema, body);
+        await sandboxes.pause(find(ctx).sandboxID, memory !== false);
         return noContent();
       },
     },
@@ -57,7 +57,7 @@ export function sandboxRoutes(stores: Stores): Route[] {
         // The timeout is checked before the lookup, so an over-long one is a 400 even for an
         // unknown sandbox (infra: packages/api/internal/handlers/sandbox_connect.go).
         const timeoutS = checkMax(parseBody(ConnectSchema, await ctx.json()).timeout);
-        const { record, resumed } = sandboxes.connect(find(ctx).sandboxID, timeoutS * 1000);
+        const { record, resumed } = await sandboxes.connect(find(ctx).sandboxID, timeoutS * 1000);
         return json(resumed ? 201 : 200, sandboxView(record));
       },
     },
@@ -65,9 +65,9 @@ export function sandboxRoutes(stores: Stores): Route[] {
       method: "POST", pattern: "/v2/sandboxes/:id/connect", auth: "apiKey",
       handler: async (ctx) => {
         const body = await ctx.json();
-        const { timeout } = body === undefined ? { timeout: V2_CONNECT_TIMEOUT_S } : parseBody(ConnectV2Schema, body);
+        const { timeout, memory } = body === undefined ? { timeout: V2_CONNECT_TIMEOUT_S, memory: undefined } : parseBody(ConnectV2Schema, body);
         const timeoutS = checkMax(timeout);
-        const { record, resumed } = sandboxes.connect(find(ctx).sandboxID, timeoutS * 1000);
+        const { record, resumed } = await sandboxes.connect(find(ctx).sandboxID, timeoutS * 1000, { keepMemory: memory });
         return json(resumed ? 201 : 200, sandboxView(record));
       },
     },

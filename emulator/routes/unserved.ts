@@ -11,7 +11,6 @@ import type { Route } from "../router";
 
 /** `METHOD /spec/path/{param}` of each operation the emulator does not serve. */
 export const UNSERVED_OPERATIONS: readonly string[] = [
-  "POST /sandboxes/{sandboxID}/resume",
   "POST /v2/templates",
   "PATCH /templates/{templateID}",
   "POST /templates/{templateID}/builds/{buildID}",

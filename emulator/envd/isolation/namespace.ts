@@ -20,6 +20,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { realpathSync, writeFileSync } from "node:fs";
+import { access } from "node:fs/promises";
 import { ID_COUNT, type Isolation } from "./mode";
 import { setupScript, type SetupPlan } from "./setup-script";
 
@@ -115,6 +116,28 @@ export class SandboxNamespace {
       ],
       ...(opts.reportPid ? { reportsPid: true as const } : {}),
     };
+  }
+
+  /**
+   * Whether the sandbox's own process list still has `pid` (a zombie included, as `kill -0` sees
+   * it), read from the host through the init's root, whose `/proc` is the sandbox's.
+   */
+  hasPid(pid: number): Promise<boolean> {
+    return access(`/proc/${this.initPid}/root/proc/${pid}/stat`).then(() => true, () => false);
+  }
+
+  /**
+   * Sends `signal` to every process of the sandbox but its init, from inside as its root
+   * (`kill -1`: the kernel walks the namespace's processes at once, so none forked meanwhile is
+   * missed). SIGSTOP freezes the sandbox for a pause that keeps its memory; SIGCONT resumes it.
+   */
+  signalAll(signal: "STOP" | "CONT"): Promise<void> {
+    const launch = this.launch(0, "/", ["/bin/sh", "-c", `kill -${signal} -1`]);
+    return new Promise((resolve) => {
+      const child = spawn(launch.file, launch.args, { stdio: "ignore", env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" } });
+      child.once("error", () => resolve());
+      child.once("exit", () => resolve());
+    });
   }
 
   /** The init's pid as the host sees it: the handle to enter its namespaces by. */

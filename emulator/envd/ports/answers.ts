@@ -14,7 +14,8 @@ export type ProxyRefusal =
   | { kind: "notFound" }
   | { kind: "portClosed"; port: number }
   | { kind: "tokenMissing" }
-  | { kind: "tokenInvalid" };
+  | { kind: "tokenInvalid" }
+  | { kind: "resumeDenied" };
 
 /** The header a sandbox without public traffic needs on every request to its ports. */
 export const TRAFFIC_TOKEN_HEADER = "e2b-traffic-access-token";
@@ -58,6 +59,11 @@ function answerOf(sandboxID: string, refusal: ProxyRefusal): Answer {
     case "tokenMissing": {
       const message = tokenMessage(`Token header '${TRAFFIC_TOKEN_HEADER}' is missing`);
       return { status: 403, title: "Missing Traffic Access Token", fields: { message, code: 403 }, sentence: `The sandbox ${sandboxID} needs its traffic access token in the header "${TRAFFIC_TOKEN_HEADER}", which this request lacks.` };
+    }
+    case "resumeDenied": {
+      // infra: packages/shared/pkg/proxy/template/sandbox_resume_permission_denied.go (auto-resume refused).
+      const message = "This sandbox can't be resumed with the credentials provided. Check your access token and try again.";
+      return { status: 403, title: "Sandbox Resume Denied", fields: { message, code: 403 }, sentence: `The sandbox ${sandboxID} is paused and cannot be resumed with the credentials this request carries.` };
     }
     case "tokenInvalid": {
       const message = tokenMessage(`Provided token in header '${TRAFFIC_TOKEN_HEADER}' is invalid`);
