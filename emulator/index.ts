@@ -35,7 +35,7 @@ import { templateBuildRoutes } from "./routes/template-builds";
 import { templateRoutes } from "./routes/templates";
 import { unservedRoutes } from "./routes/unserved";
 import { volumeRoutes } from "./routes/volumes";
-import { volumeContentRoutes } from "./volumes/content-routes";
+import { volumeContentRoutes } from "./volume-content/routes";
 import { createListener } from "./server";
 import { restoreInto, snapshotOf, type EmulatorSnapshot } from "./snapshot";
 import { closeStores, createStores, type Stores } from "./store";

@@ -15,7 +15,7 @@ import { resourceKeyOf } from "./resource-key";
 import { secretValuesOf } from "./secret-values";
 import { shallowStacks } from "./shallow-stacks";
 import type { ResourceKind } from "./spec";
-import type { SPECS } from "./specs";
+import type { SPECS } from "./kinds";
 import { stackInstance } from "./stack-instance";
 
 /** Inputs of a resource: each value (and each nested value) may be a Pulumi Input. */

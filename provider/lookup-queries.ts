@@ -4,7 +4,7 @@
  * and results are the shapes of ./lookup-shapes.ts.
  */
 import type { z } from "zod";
-import type { PlatformClient } from "../sdk/client";
+import type { PlatformClient } from "../sdk/platform/client";
 import type { GetTemplateArgs, ListSandboxesArgs, SandboxInfo, TemplateInfo } from "./lookup-shapes";
 
 /**

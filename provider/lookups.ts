@@ -13,7 +13,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
 import "../sdk/node-version";
-import { PlatformClient } from "../sdk/client";
+import { PlatformClient } from "../sdk/platform/client";
 import type { ClientOptions } from "../sdk/config";
 import { optionsFromConfig } from "./config-keys";
 import { findSandboxes, findTemplate } from "./lookup-queries";

@@ -11,7 +11,7 @@ import { compileBuilder } from "./gen-schema.mjs";
 
 export const CLASS_SHAPES_FILE = join("provider", "class-shapes.ts");
 
-/** The text of provider/class-shapes.ts for the registry `specs` (provider/specs/index.ts SPECS). */
+/** The text of provider/class-shapes.ts for the registry `specs` (provider/kinds/index.ts SPECS). */
 export function renderClassShapes(specs) {
   const shapes = Object.fromEntries(
     Object.entries(specs).map(([kind, spec]) => [
@@ -52,9 +52,9 @@ export function renderClassShapes(specs) {
 
 /** Writes `<outDir>/provider/class-shapes.ts` from the specs of the project at `root`. */
 export function generate(root, outDir) {
-  const compiled = compileBuilder(root, join("provider", "specs", "index.ts"));
+  const compiled = compileBuilder(root, join("provider", "kinds", "index.ts"));
   try {
-    const { SPECS } = createRequire(import.meta.url)(join(compiled, "provider", "specs", "index.js"));
+    const { SPECS } = createRequire(import.meta.url)(join(compiled, "provider", "kinds", "index.js"));
     const file = join(outDir, CLASS_SHAPES_FILE);
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, renderClassShapes(SPECS));

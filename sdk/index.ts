@@ -8,25 +8,25 @@
 import "./node-version";
 export * from "./errors";
 export * from "./config";
-export { USER_AGENT } from "./user-agent";
-export { HttpClient, labelOf, type AuthScheme, type CallOptions, type HttpMethod, type Operation, type RawResponse } from "./http";
+export { USER_AGENT } from "./transport/user-agent";
+export { HttpClient, labelOf, type AuthScheme, type CallOptions, type HttpMethod, type Operation, type RawResponse } from "./transport/http";
 export * from "./schemas/common";
 export * from "./schemas/sandboxes";
 export * from "./schemas/templates";
 export * from "./schemas/builds";
 export * from "./schemas/volumes";
 export { parseWire } from "./schemas/parse";
-export { Sandboxes, encodeMetadata, type ListSandboxesQuery, type SandboxPage } from "./sandboxes";
-export { Templates, BuildFailedError, DEFAULT_BUILD_TIMEOUT_MS, type WaitForBuildOptions } from "./templates";
-export { Volumes } from "./volumes";
-export { VolumeContent, contentBaseUrl, type WriteOptions as VolumeWriteOptions } from "./volume-content";
-export * from "./build";
-export { PlatformClient } from "./client";
+export { Sandboxes, encodeMetadata, type ListSandboxesQuery, type SandboxPage } from "./platform/sandboxes";
+export { Templates, BuildFailedError, DEFAULT_BUILD_TIMEOUT_MS, type WaitForBuildOptions } from "./platform/templates";
+export { Volumes } from "./platform/volumes";
+export { VolumeContent, contentBaseUrl, type WriteOptions as VolumeWriteOptions } from "./volume-content/client";
+export * from "./template-build";
+export { PlatformClient } from "./platform/client";
 
 // ---- in-sandbox API (rpc.ts, process.ts, filesystem.ts, tail.ts): export lines go below ----
-export { SandboxRpc, toRpc, KEEPALIVE_PING_INTERVAL_S, type SandboxTarget, type RpcCallOptions } from "./rpc";
-export { toSandboxError, type RpcErrorContext } from "./rpc-errors";
-export { ENVD_PORT, sandboxAddress, basicUserAuth, type SandboxAddress } from "./sandbox-host";
+export { SandboxRpc, toRpc, KEEPALIVE_PING_INTERVAL_S, type SandboxTarget, type RpcCallOptions } from "./transport/rpc";
+export { toSandboxError, type RpcErrorContext } from "./transport/rpc-errors";
+export { ENVD_PORT, sandboxAddress, basicUserAuth, type SandboxAddress } from "./transport/sandbox-host";
 export {
   ProcessClient,
   DEFAULT_COMMAND_TIMEOUT_MS,
@@ -36,8 +36,8 @@ export {
   type ProcessInfo,
   type PtySize,
   type StartOptions,
-} from "./process";
-export { CommandError, throwIfFailed, type RunOptions, type RunResult, type WaitOptions } from "./process-run";
-export { FilesystemClient, type EntryInfo, type EntryType, type ListDirOptions } from "./filesystem";
-export { TailBuffer, DEFAULT_TAIL_BYTES } from "./tail";
+} from "./in-sandbox/process";
+export { CommandError, throwIfFailed, type RunOptions, type RunResult, type WaitOptions } from "./in-sandbox/process-run";
+export { FilesystemClient, type EntryInfo, type EntryType, type ListDirOptions } from "./in-sandbox/filesystem";
+export { TailBuffer, DEFAULT_TAIL_BYTES } from "./in-sandbox/tail";
 // ---- end of in-sandbox API exports ----

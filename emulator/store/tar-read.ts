@@ -1,6 +1,6 @@
 /**
  * Reads the archives clients upload for COPY steps: gzipped or plain tar, ustar with PAX (`x`) and
- * GNU long-name (`L`, `K`) headers, as the service's SDK (node-tar) and ours (sdk/build) write them.
+ * GNU long-name (`L`, `K`) headers, as the service's SDK (node-tar) and ours (sdk/template-build) write them.
  * Regular files, directories and symlinks are kept; other entry types are skipped. An entry whose
  * path climbs out with `..` is refused, as Docker's extraction refuses a breakout.
  */

@@ -9,7 +9,7 @@
  */
 import { secretKeys, wrapSecrets } from "../runtime/secrets";
 import type { ResourceKind } from "../spec";
-import { SPECS } from "../specs";
+import { SPECS } from "../kinds";
 import { unwrap } from "./wire-values";
 
 type Obj = Record<string, unknown>;

@@ -10,7 +10,7 @@
  * calls around the waits run on, each under its own request deadline.
  */
 import { runAsOperation } from "../runtime/operation";
-import { formatDuration } from "../../sdk/wait";
+import { formatDuration } from "../../sdk/transport/wait";
 
 interface Stoppable {
   controller: AbortController;

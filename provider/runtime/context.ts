@@ -3,7 +3,7 @@
  * Config comes from `configure` (stack config `sandbox:*`, kept in ./configured.ts), else the env vars
  * the sdk reads. It lives only in the provider host process: nothing here is in the provider text.
  */
-import { PlatformClient } from "../../sdk/client";
+import { PlatformClient } from "../../sdk/platform/client";
 import type { RetryOptions } from "../../sdk/config";
 import { clientOptions } from "./configured";
 

@@ -6,7 +6,7 @@
 import type { z } from "zod";
 import { isSandboxError } from "../../sdk/errors";
 import type { ResourceKind } from "../spec";
-import type { SPECS } from "../specs";
+import type { SPECS } from "../kinds";
 
 /** The provider's own fields (INTERNAL_INPUTS), as `check` sets them. A type, not an interface, so state stays assignable to plain records. */
 export type Internals = {

@@ -17,21 +17,21 @@ import { checkInputs, type CheckOutcome } from "../check";
 import { diffInputs, type DiffOutcome } from "../diff";
 import type { Credential } from "../config-keys";
 import { underCurrentNames, type ResourceKind } from "../spec";
-import { SPECS } from "../specs";
+import { SPECS } from "../kinds";
 import { clientOptions, configProblems, configure as configureContext, type ConfigSource } from "./configured";
 import { unlessGone } from "./gone";
 import { untyped, type DeriveOutcome, type Inputs, type Outputs, type ResourceHandlers, type UntypedHandlers } from "./handlers";
-import { deriveTemplateSteps } from "../resources/template-derive";
+import { deriveTemplateSteps } from "../kinds/template/derive";
 import { migrate, stamped } from "./migrate";
 import { derivedSecretKeys, hiddenValues, secretInputs, wrapSecrets } from "./secrets";
 
 // Keyed by the registry's kinds: the compiler refuses a kind without handlers, or another kind's.
 // Imported at the first call that needs them: a preview never loads the clients.
 const LOADERS: { [K in ResourceKind]: () => Promise<ResourceHandlers<K>> } = {
-  Template: async () => (await import("../resources/template.js")).templateHandlers,
-  Volume: async () => (await import("../resources/volume.js")).volumeHandlers,
-  Sandbox: async () => (await import("../resources/sandbox.js")).sandboxHandlers,
-  TemplateTag: async () => (await import("../resources/template-tag.js")).templateTagHandlers,
+  Template: async () => (await import("../kinds/template/template.js")).templateHandlers,
+  Volume: async () => (await import("../kinds/volume/volume.js")).volumeHandlers,
+  Sandbox: async () => (await import("../kinds/sandbox/sandbox.js")).sandboxHandlers,
+  TemplateTag: async () => (await import("../kinds/template-tag/template-tag.js")).templateTagHandlers,
 };
 /**
  * Adds a spec's `derived` inputs to checked inputs (unknown ones at preview stay unknown), before any

@@ -5,8 +5,8 @@
  */
 import { versionOlder } from "../../sdk/node-version";
 import { underCurrentNames, type ResourceKind } from "../spec";
-import { SPECS } from "../specs";
-import { PlanError, planBuild } from "../resources/template-steps";
+import { SPECS } from "../kinds";
+import { PlanError, planBuild } from "../kinds/template/steps";
 import type { Outputs } from "./handlers";
 
 /** The version of this package, as recorded in state. */

@@ -5,10 +5,10 @@
  * A run picks up where an interrupted one stopped (./resume.ts).
  */
 import { redact, SandboxError } from "../../sdk/errors";
-import { FilesystemClient } from "../../sdk/filesystem";
-import { ProcessClient } from "../../sdk/process";
-import { SandboxRpc } from "../../sdk/rpc";
-import type { ProvisionInput, ProvisionResult } from "../specs/provision";
+import { FilesystemClient } from "../../sdk/in-sandbox/filesystem";
+import { ProcessClient } from "../../sdk/in-sandbox/process";
+import { SandboxRpc } from "../../sdk/transport/rpc";
+import type { ProvisionInput, ProvisionResult } from "../kinds/sandbox/provision";
 import { clientOptions } from "./context";
 import { lineWriter, type Logger } from "./log";
 import { operationWait } from "./operation";

@@ -9,7 +9,7 @@ import { copyFileSync, cpSync, mkdtempSync, rmSync, symlinkSync } from "node:fs"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { PlatformClient } from "../../sdk/client";
+import { PlatformClient } from "../../sdk/platform/client";
 import { callsSince, inventoryOfStack, lastSeq, ROOT, startStack, type E2eStack } from "./harness";
 
 let s: E2eStack;

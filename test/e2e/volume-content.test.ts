@@ -12,7 +12,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { ProcessClient } from "../../sdk/process";
+import { ProcessClient } from "../../sdk/in-sandbox/process";
 import { callsSince, inventoryOfStack, lastSeq, startStack, type E2eStack } from "./harness";
 
 const FIXTURE = join(__dirname, "fixtures", "volume-content");

@@ -2,7 +2,7 @@
  * Conformance: the official `e2b` SDK's own template build (Template().…, Template.build, and its
  * fromDockerfile), unmodified, against the emulator's v3/v2 build system; a sandbox created from the
  * result sees the copied files, their modes and the template's environment. The files hashes the
- * official SDK sends are checked against sdk/build's for the same context.
+ * official SDK sends are checked against sdk/template-build's for the same context.
  */
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { BuildError, Sandbox, Template, type ConnectionOpts } from "e2b";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEmulator, type Emulator } from "../../emulator";
-import { filesHash } from "../../sdk/build";
+import { filesHash } from "../../sdk/template-build";
 
 let emu: Emulator;
 let opts: ConnectionOpts;

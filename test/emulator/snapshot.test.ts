@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Emulator, EmulatorSnapshot } from "../../emulator";
-import { ProcessClient } from "../../sdk/process";
+import { ProcessClient } from "../../sdk/in-sandbox/process";
 import { client, DOCKERFILE, readyTemplate, requestBuild, startEmulator, waitFor, type Client } from "./platform-helpers";
 
 let first: Emulator;

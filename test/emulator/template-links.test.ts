@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_ARCHIVE_BYTES, readTar } from "../../emulator/store/tar-read";
-import { tarEntry } from "../../sdk/build/context-tar";
+import { tarEntry } from "../../sdk/template-build/context-tar";
 import { climbing, hostBait, type HostBait } from "./host-bait";
 import { buildFinished, useEmulator } from "./platform-helpers";
 

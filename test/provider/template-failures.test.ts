@@ -47,7 +47,7 @@ test("an upload that fails once the template exists records it (what is known, w
     configureFor(emu());
     await proxy.close();
   }
-  // The first PUT is the build's record (../../provider/resources/template-record.ts), whose failure is
+  // The first PUT is the build's record (../../provider/kinds/template/record.ts), whose failure is
   // only logged; the second is the COPY step's archive, the failure that stops the create.
   expect(proxy.failed.map((c) => c.split(" ")[0])).toEqual(["PUT", "PUT", "GET"]);
   const [template] = emu().state.templates().filter((t) => t.aliases.includes("failed-upload"));

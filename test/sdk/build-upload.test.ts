@@ -5,7 +5,7 @@
  * operation but not the URL, whose token is a credential of its own.
  */
 import { afterEach, expect, test } from "vitest";
-import { PlatformClient } from "../../sdk/client";
+import { PlatformClient } from "../../sdk/platform/client";
 import { failure } from "./expect-error";
 import { startPeer, type Peer } from "./http-peer";
 

@@ -6,9 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createEmulator, type Emulator } from "../../emulator";
-import { PlatformClient } from "../../sdk/client";
+import { PlatformClient } from "../../sdk/platform/client";
 import type { BuildLogEntry } from "../../sdk/schemas/templates";
-import type { BuildFailedError } from "../../sdk/templates";
+import type { BuildFailedError } from "../../sdk/platform/templates";
 import { failure } from "./expect-error";
 
 let emu: Emulator;

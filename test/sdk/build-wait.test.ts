@@ -3,9 +3,9 @@
  * paged logs, the drain after the final status, failures with a reason, deadlines and aborts.
  */
 import { afterEach, describe, expect, test } from "vitest";
-import { PlatformClient } from "../../sdk/client";
+import { PlatformClient } from "../../sdk/platform/client";
 import { failure } from "./expect-error";
-import type { BuildFailedError } from "../../sdk/templates";
+import type { BuildFailedError } from "../../sdk/platform/templates";
 import type { BuildLogEntry } from "../../sdk/schemas/templates";
 import { json, startPeer, type Peer } from "./http-peer";
 

@@ -4,7 +4,7 @@
  */
 import type { Emulator } from "../../emulator";
 import type { RpcCodec } from "../../sdk/config";
-import type { SandboxTarget } from "../../sdk/rpc";
+import type { SandboxTarget } from "../../sdk/transport/rpc";
 
 /**
  * Creates a running sandbox (`secure` for one that needs its access token) and its client target,

@@ -7,9 +7,9 @@ import { mkdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RPC_CODECS } from "../../sdk/config";
-import { FilesystemClient } from "../../sdk/filesystem";
-import { ProcessClient } from "../../sdk/process";
-import { SandboxRpc } from "../../sdk/rpc";
+import { FilesystemClient } from "../../sdk/in-sandbox/filesystem";
+import { ProcessClient } from "../../sdk/in-sandbox/process";
+import { SandboxRpc } from "../../sdk/transport/rpc";
 import { startPeer, type Peer } from "./envd-peer";
 
 const ID = "sbxfs1";

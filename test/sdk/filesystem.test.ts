@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEmulator, type Emulator } from "../../emulator";
 import { RPC_CODECS } from "../../sdk/config";
 import type { SandboxError } from "../../sdk/errors";
-import { FilesystemClient } from "../../sdk/filesystem";
-import { ProcessClient } from "../../sdk/process";
+import { FilesystemClient } from "../../sdk/in-sandbox/filesystem";
+import { ProcessClient } from "../../sdk/in-sandbox/process";
 import { createSandbox } from "./emulator-sandbox";
 
 let emu: Emulator;

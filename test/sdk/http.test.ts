@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, test } from "vitest";
 import { version } from "../../package.json";
-import { PlatformClient } from "../../sdk/client";
+import { PlatformClient } from "../../sdk/platform/client";
 import type { ClientOptions } from "../../sdk/config";
 import { failure } from "./expect-error";
 import { closedPort, json, startPeer, type Peer, type PeerHandler } from "./http-peer";

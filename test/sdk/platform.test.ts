@@ -4,10 +4,10 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createEmulator, type Emulator } from "../../emulator";
-import { PlatformClient } from "../../sdk/client";
+import { PlatformClient } from "../../sdk/platform/client";
 import type { ClientOptions } from "../../sdk/config";
 import { failure } from "./expect-error";
-import type { BuildFailedError } from "../../sdk/templates";
+import type { BuildFailedError } from "../../sdk/platform/templates";
 
 let emu: Emulator;
 let sdk: PlatformClient;

@@ -6,8 +6,8 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RPC_CODECS, type RpcCodec } from "../../sdk/config";
-import { ProcessClient } from "../../sdk/process";
-import { throwIfFailed, type RunResult } from "../../sdk/process-run";
+import { ProcessClient } from "../../sdk/in-sandbox/process";
+import { throwIfFailed, type RunResult } from "../../sdk/in-sandbox/process-run";
 import { startPeer, type Peer, type Reply } from "./envd-peer";
 import { memoryProbe } from "./memory-probe";
 

@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createEmulator, type Emulator } from "../../emulator";
 import { RPC_CODECS } from "../../sdk/config";
 import type { SandboxError } from "../../sdk/errors";
-import { ProcessClient, type ProcessEvent } from "../../sdk/process";
-import type { CommandError } from "../../sdk/process-run";
-import type { SandboxTarget } from "../../sdk/rpc";
+import { ProcessClient, type ProcessEvent } from "../../sdk/in-sandbox/process";
+import type { CommandError } from "../../sdk/in-sandbox/process-run";
+import type { SandboxTarget } from "../../sdk/transport/rpc";
 import { createSandbox } from "./emulator-sandbox";
 import { memoryProbe } from "./memory-probe";
 

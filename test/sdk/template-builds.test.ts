@@ -1,5 +1,5 @@
 /**
- * The current build system through the sdk (sdk/build) against the emulator: each call with the
+ * The current build system through the sdk (sdk/template-build) against the emulator: each call with the
  * service's codes and messages, the upload URL's object-store rules, tags, and a whole Dockerfile
  * build whose files reach a sandbox's root.
  */
@@ -10,8 +10,8 @@ import { Readable } from "node:stream";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createEmulator, type Emulator } from "../../emulator";
-import { contextArchive, dockerfileToSteps, filesHash, listContextFiles, runTemplateBuild } from "../../sdk/build";
-import { PlatformClient } from "../../sdk/client";
+import { contextArchive, dockerfileToSteps, filesHash, listContextFiles, runTemplateBuild } from "../../sdk/template-build";
+import { PlatformClient } from "../../sdk/platform/client";
 import { failure } from "./expect-error";
 
 let emu: Emulator;

@@ -6,8 +6,8 @@
  */
 import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
 import { createEmulator, type Emulator } from "../../emulator";
-import { PlatformClient } from "../../sdk/client";
-import type { AttemptOutcome } from "../../sdk/retry";
+import { PlatformClient } from "../../sdk/platform/client";
+import type { AttemptOutcome } from "../../sdk/transport/retry";
 import { failure } from "./expect-error";
 
 /** The deadline of each request (room for an unhurried answer on a loaded machine); the injected latency is well past it. */

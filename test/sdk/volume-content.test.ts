@@ -7,9 +7,9 @@ import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createEmulator, type Emulator } from "../../emulator";
-import { PlatformClient } from "../../sdk/client";
+import { PlatformClient } from "../../sdk/platform/client";
 import type { VolumeAndToken } from "../../sdk/schemas/volumes";
-import { contentBaseUrl, type VolumeContent } from "../../sdk/volume-content";
+import { contentBaseUrl, type VolumeContent } from "../../sdk/volume-content/client";
 import { failure } from "./expect-error";
 
 let emu: Emulator;

@@ -1,9 +1,9 @@
-/** The context archive (sdk/build/context-tar.ts) reads back, member for member, with the emulator's tar reader. */
+/** The context archive (sdk/template-build/context-tar.ts) reads back, member for member, with the emulator's tar reader. */
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test } from "vitest";
-import { contextArchive, listContextFiles } from "../../sdk/build";
+import { contextArchive, listContextFiles } from "../../sdk/template-build";
 import { readTar } from "../../emulator/store/tar-read";
 
 test("files, directories, symlinks, modes and a path longer than ustar's 100 bytes survive", () => {

@@ -1,6 +1,6 @@
-/** Dockerfile → steps (sdk/build/dockerfile-steps.ts): the service SDK's conversion, and what is refused, by line. */
+/** Dockerfile → steps (sdk/template-build/dockerfile-steps.ts): the service SDK's conversion, and what is refused, by line. */
 import { describe, expect, test } from "vitest";
-import { dockerfileToSteps, DockerfileError } from "../../sdk/build";
+import { dockerfileToSteps, DockerfileError } from "../../sdk/template-build";
 
 describe("dockerfileToSteps", () => {
   test("each instruction becomes its step, between the Docker and the service defaults", () => {

@@ -1,5 +1,5 @@
 /**
- * The files hash pinned against fixtures derived from the service SDK's algorithm (sdk/build/
+ * The files hash pinned against fixtures derived from the service SDK's algorithm (sdk/template-build/
  * files-hash.ts header): sha256 of "COPY <src> <dest>", then per entry in path order its relative
  * path, st_mode and size in decimal, then its content or link target. The literal hashes were
  * computed outside this code from that description (`printf '%s' 'COPY a.txt /app/a.txt331885hello' | sha256sum`),
@@ -10,7 +10,7 @@ import { chmodSync, lstatSync, mkdirSync, mkdtempSync, rmSync, statSync, symlink
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { filesHash, listContextFiles } from "../../sdk/build";
+import { filesHash, listContextFiles } from "../../sdk/template-build";
 
 let ctx: string;
 beforeAll(() => {

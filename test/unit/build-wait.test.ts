@@ -1,9 +1,9 @@
 /**
- * The pace of a build wait (sdk/build-wait.ts), as pure functions: which stage the build's own log
+ * The pace of a build wait (sdk/template-build/build-wait.ts), as pure functions: which stage the build's own log
  * puts it in, and the pause each stage, 429 and Retry-After lead to.
  */
 import { describe, expect, test } from "vitest";
-import { BUILD_MAX_PAUSE_MS, BuildPace, stageAfter } from "../../sdk/build-wait";
+import { BUILD_MAX_PAUSE_MS, BuildPace, stageAfter } from "../../sdk/template-build/build-wait";
 import type { BuildLogEntry } from "../../sdk/schemas/templates";
 
 const at = "2026-01-01T00:00:00Z";

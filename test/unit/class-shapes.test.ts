@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";
 import { CLASS_SHAPES } from "../../provider/class-shapes";
-import { SPECS } from "../../provider/specs";
+import { SPECS } from "../../provider/kinds";
 // @ts-expect-error: plain ESM script, shared with npm run gen
 import { CLASS_SHAPES_FILE, renderClassShapes } from "../../scripts/gen-class-shapes.mjs";
 

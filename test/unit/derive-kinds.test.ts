@@ -5,7 +5,7 @@
  */
 import { expect, test } from "vitest";
 import { DERIVING_KINDS } from "../../provider/runtime";
-import { SPECS } from "../../provider/specs";
+import { SPECS } from "../../provider/kinds";
 
 test("the kinds whose check derives inputs are the kinds whose spec declares derived inputs", () => {
   const declaring = Object.entries(SPECS)

@@ -1,9 +1,9 @@
 /**
- * sdk/envelopes.ts: envelopes come out whole and in order however the stream is cut into chunks, an
+ * sdk/transport/envelopes.ts: envelopes come out whole and in order however the stream is cut into chunks, an
  * envelope within one chunk is a view of it (no copy), and bytes left at the end are reported.
  */
 import { expect, test } from "vitest";
-import { EnvelopeCutter } from "../../sdk/envelopes";
+import { EnvelopeCutter } from "../../sdk/transport/envelopes";
 
 function envelope(flags: number, payload: number[]): number[] {
   const n = payload.length;

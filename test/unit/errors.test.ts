@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { CONNECT_CODES, codeForStatus, isSandboxError, redact, RETRYABLE_STATUSES, SandboxError } from "../../sdk/errors";
-import { BuildFailedError } from "../../sdk/templates";
+import { BuildFailedError } from "../../sdk/platform/templates";
 
 describe("HTTP status → code", () => {
   test.each([

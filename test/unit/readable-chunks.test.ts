@@ -1,8 +1,8 @@
-/** sdk/readable-chunks.ts: chunks handed on as received, never joined, with the sender held back. */
+/** sdk/transport/readable-chunks.ts: chunks handed on as received, never joined, with the sender held back. */
 import { setTimeout as sleep } from "node:timers/promises";
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { chunksOf } from "../../sdk/readable-chunks";
+import { chunksOf } from "../../sdk/transport/readable-chunks";
 
 describe("chunksOf", () => {
   it("hands on each chunk as it was pushed, where the stream's own iterator joins what waits", async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { DEFAULT_RETRY } from "../../sdk/config";
-import { backoffDelay, classifyTransportError, isIdempotentMethod, parseRetryAfter, retryDecision, type AttemptOutcome } from "../../sdk/retry";
+import { backoffDelay, classifyTransportError, isIdempotentMethod, parseRetryAfter, retryDecision, type AttemptOutcome } from "../../sdk/transport/retry";
 
 const policy = { maxAttempts: 4, baseDelayMs: 100, maxDelayMs: 1_000 };
 const top = () => 0.999999; // jitter draw at the ceiling

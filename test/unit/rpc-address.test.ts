@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { resolveOptions } from "../../sdk/config";
-import { basicUserAuth, ENVD_PORT, sandboxAddress } from "../../sdk/sandbox-host";
+import { basicUserAuth, ENVD_PORT, sandboxAddress } from "../../sdk/transport/sandbox-host";
 
 describe("sandboxAddress", () => {
   it("builds the per-sandbox host on port 49983 under the domain", () => {

@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from "vitest";
 import { resolveOptions } from "../../sdk/config";
-import { SandboxRpc } from "../../sdk/rpc";
+import { SandboxRpc } from "../../sdk/transport/rpc";
 
 describe("rpcCodec", () => {
   test("binary by default", () => {

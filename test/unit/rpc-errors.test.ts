@@ -1,7 +1,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
 import { SandboxError } from "../../sdk/errors";
-import { toSandboxError, type RpcErrorContext } from "../../sdk/rpc-errors";
+import { toSandboxError, type RpcErrorContext } from "../../sdk/transport/rpc-errors";
 
 const TOKEN = "envd-secret-token-123";
 const ctx: RpcErrorContext = { sandboxID: "sbx1", baseUrl: "http://127.0.0.1:9", what: "ListDir /tmp", secrets: [TOKEN] };

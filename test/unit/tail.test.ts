@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_TAIL_BYTES, TailBuffer } from "../../sdk/tail";
+import { DEFAULT_TAIL_BYTES, TailBuffer } from "../../sdk/in-sandbox/tail";
 
 /** Deterministic PRNG (mulberry32) so a failure reproduces. */
 function rng(seed: number): () => number {

@@ -6,12 +6,12 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, w
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
-import { MAX_VOLUME_FILE_BYTES } from "../../emulator/volumes/content-routes";
+import { MAX_VOLUME_FILE_BYTES } from "../../emulator/volume-content/routes";
 import { checkInputs } from "../../provider/check";
-import { readContent } from "../../provider/resources/volume-source";
-import { volumeSpec } from "../../provider/specs/volume";
+import { readContent } from "../../provider/kinds/volume/source";
+import { volumeSpec } from "../../provider/kinds/volume/spec";
 import { specialArchiveSig, specialAssetSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
-import { MAX_SEED_FILE_BYTES, parentDirs, planSeed, readSeed, sha256Of, targetProblem, type SeedManifest } from "../../sdk/volume-content-seed";
+import { MAX_SEED_FILE_BYTES, parentDirs, planSeed, readSeed, sha256Of, targetProblem, type SeedManifest } from "../../provider/kinds/volume/volume-content-seed";
 
 const root = mkdtempSync(join(tmpdir(), "volume-seed-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { isSandboxError } from "../../sdk/errors";
 import { failure } from "../sdk/expect-error";
-import { abortable, formatDuration, sleep, waitFor } from "../../sdk/wait";
+import { abortable, formatDuration, sleep, waitFor } from "../../sdk/transport/wait";
 
 describe("waitFor", () => {
   test("resolves with the first value that is done, polling until then", async () => {

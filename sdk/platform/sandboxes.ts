@@ -1,0 +1,174 @@
+/**
+ * Sandboxes area of the platform API. Every call authenticates with the API key (`X-API-Key`,
+ * env `E2B_API_KEY`). Timeouts are seconds, as on the wire.
+ *
+ * | method     | verb and path                       | success |
+ * |------------|-------------------------------------|---------|
+ * | create     | POST /sandboxes                     | 201     |
+ * | get        | GET /sandboxes/{id}                 | 200     |
+ * | list       | GET /v2/sandboxes (X-Next-Token)    | 200     |
+ * | kill       | DELETE /sandboxes/{id}              | 204     |
+ * | setTimeout | POST /sandboxes/{id}/timeout        | 204     |
+ * | pause      | POST /sandboxes/{id}/pause          | 204     |
+ * | connect    | POST /sandboxes/{id}/connect        | 200/201 |
+ * | metrics    | GET /sandboxes/metrics?sandbox_ids= | 200     |
+ * | logs       | GET /sandboxes/{id}/logs            | 200     |
+ */
+import { z } from "zod";
+import { isSandboxError } from "../errors";
+import { header, type CallOptions, type HttpClient } from "../transport/http";
+import {
+  ListedSandbox,
+  Sandbox,
+  SandboxDetail,
+  SandboxLogs,
+  SandboxMetrics,
+  type NetworkUpdate,
+  type NewSandbox,
+  type SandboxMetric,
+  type SandboxState,
+} from "../schemas/sandboxes";
+
+/** Filters and paging of {@link Sandboxes.list}. */
+export interface ListSandboxesQuery {
+  /** Only sandboxes whose metadata holds every one of these pairs. */
+  metadata?: Record<string, string>;
+  /** Default: both states. */
+  state?: SandboxState[];
+  /** Page size, 1–100; service default 100. */
+  limit?: number;
+  /** Token from a previous page. */
+  nextToken?: string;
+}
+
+/** One page of {@link Sandboxes.list}; `nextToken` is absent on the last page. */
+export interface SandboxPage {
+  sandboxes: ListedSandbox[];
+  nextToken?: string;
+}
+
+/** The service accepts at most this many IDs in one metrics call. */
+const METRICS_BATCH = 100;
+
+const ListedSandboxes = z.array(ListedSandbox);
+
+export class Sandboxes {
+  constructor(private readonly http: HttpClient) {}
+
+  /** Creates a sandbox. Not repeated after a dropped connection (it could create a second one). */
+  create(body: NewSandbox, call?: CallOptions): Promise<Sandbox> {
+    return this.http.call({ method: "POST", route: "/sandboxes", body, auth: "apiKey" }, Sandbox, call);
+  }
+
+  /** A running or paused sandbox. @throws `not_found` when it does not exist (or is being killed). */
+  get(id: string, call?: CallOptions): Promise<SandboxDetail> {
+    return this.http.call({ method: "GET", route: "/sandboxes/{id}", params: { id }, auth: "apiKey" }, SandboxDetail, call);
+  }
+
+  /** One page of sandboxes, newest first. */
+  async list(q: ListSandboxesQuery = {}, call?: CallOptions): Promise<SandboxPage> {
+    const query = {
+      metadata: q.metadata && Object.keys(q.metadata).length > 0 ? encodeMetadata(q.metadata) : undefined,
+      state: q.state && q.state.length > 0 ? q.state.join(",") : undefined,
+      limit: q.limit,
+      nextToken: q.nextToken,
+    };
+    const op = { method: "GET", route: "/v2/sandboxes", query, auth: "apiKey" } as const;
+    const res = await this.http.exchange(op, call);
+    const sandboxes = this.http.parse(op, ListedSandboxes, res);
+    const nextToken = header(res, "x-next-token");
+    return nextToken ? { sandboxes, nextToken } : { sandboxes };
+  }
+
+  /** Every page of {@link list}, following `nextToken` (starting from `q.nextToken` if given). */
+  async listAll(q: ListSandboxesQuery = {}, call?: CallOptions): Promise<ListedSandbox[]> {
+    const all: ListedSandbox[] = [];
+    const seen = new Set<string>();
+    let token = q.nextToken;
+    for (;;) {
+      const page = await this.list({ ...q, nextToken: token }, call);
+      all.push(...page.sandboxes);
+      // A token seen before would loop forever; a service that repeats one has no more pages.
+      if (!page.nextToken || seen.has(page.nextToken)) return all;
+      seen.add(page.nextToken);
+      token = page.nextToken;
+    }
+  }
+
+  /** Kills a running sandbox and/or deletes its pause snapshot. @throws `not_found` if neither exists. */
+  kill(id: string, call?: CallOptions): Promise<void> {
+    return this.http.callVoid({ method: "DELETE", route: "/sandboxes/{id}", params: { id }, auth: "apiKey" }, call);
+  }
+
+  /**
+   * Sets the sandbox to expire `seconds` from now (≤ 0: now); may shorten its life.
+   * @throws `conflict` while it is being paused or killed.
+   */
+  setTimeout(id: string, seconds: number, call?: CallOptions): Promise<void> {
+    const op = { method: "POST", route: "/sandboxes/{id}/timeout", params: { id }, body: { timeout: seconds }, auth: "apiKey", idempotent: true } as const;
+    return this.http.callVoid(op, call);
+  }
+
+  /**
+   * Replaces the egress rules of a live sandbox (allowOut, denyOut, allow_internet_access); what is
+   * left out is cleared. Idempotent: the same body leaves the same rules.
+   * @throws `invalid_argument` for rules the service refuses; `conflict` while it is being paused or killed.
+   */
+  setNetwork(id: string, body: NetworkUpdate, call?: CallOptions): Promise<void> {
+    const op = { method: "PUT", route: "/sandboxes/{id}/network", params: { id }, body, auth: "apiKey", idempotent: true } as const;
+    return this.http.callVoid(op, call);
+  }
+
+  /**
+   * Pauses a running sandbox (memory snapshot). A sandbox that is already paused counts as success:
+   * the service's 409 "already paused" is what a repeated pause gets.
+   */
+  async pause(id: string, call?: CallOptions): Promise<void> {
+    try {
+      await this.http.callVoid({ method: "POST", route: "/sandboxes/{id}/pause", params: { id }, auth: "apiKey", idempotent: true }, call);
+    } catch (err) {
+      if (isSandboxError(err) && err.reason === "already_paused") return;
+      throw err;
+    }
+  }
+
+  /**
+   * Resumes a paused sandbox or extends a running one's life to at least `timeout` seconds from
+   * now. Declared idempotent: repeating it leaves the same state.
+   */
+  connect(id: string, opts: { timeout: number }, call?: CallOptions): Promise<Sandbox> {
+    const op = { method: "POST", route: "/sandboxes/{id}/connect", params: { id }, body: { timeout: opts.timeout }, auth: "apiKey", idempotent: true } as const;
+    return this.http.call(op, Sandbox, call);
+  }
+
+  /**
+   * Latest metric of each sandbox, keyed by sandbox ID. More than 100 IDs are sent in batches;
+   * an empty list sends nothing and returns `{}`.
+   */
+  async metrics(ids: string[], call?: CallOptions): Promise<Record<string, SandboxMetric>> {
+    const unique = [...new Set(ids)];
+    const out: Record<string, SandboxMetric> = {};
+    for (let i = 0; i < unique.length; i += METRICS_BATCH) {
+      const query = { sandbox_ids: unique.slice(i, i + METRICS_BATCH).join(",") };
+      const res = await this.http.call({ method: "GET", route: "/sandboxes/metrics", query, auth: "apiKey" }, SandboxMetrics, call);
+      Object.assign(out, res.sandboxes);
+    }
+    return out;
+  }
+
+  /** Logs of a sandbox. `start`: epoch milliseconds; `limit`: service default 1000. */
+  logs(id: string, q: { start?: number; limit?: number } = {}, call?: CallOptions): Promise<SandboxLogs> {
+    const op = { method: "GET", route: "/sandboxes/{id}/logs", params: { id }, query: { start: q.start, limit: q.limit }, auth: "apiKey" } as const;
+    return this.http.call(op, SandboxLogs, call);
+  }
+}
+
+/**
+ * The `metadata` filter: `k=v&k2=v2` with each key and value URL-encoded, as the official SDK
+ * sends it (the query string encodes it once more).
+ */
+export function encodeMetadata(metadata: Record<string, string>): string {
+  return Object.entries(metadata)
+    .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`)
+    .join("&");
+}
