@@ -9,7 +9,7 @@ import { portUrl } from "../../sdk/transport/port-url";
 describe("portUrl", () => {
   test("the service: https and the SDK's getHost, the sandbox's own domain winning over the client's", () => {
     const sdk = new ConnectionConfig({ domain: "example.dev" });
-    expect(portUrl("sbx1", 8000, { domain: "example.dev", sandboxUrl: undefined })).toBe(`https://${sdk.getHost("sbx1", 8000)}`);
+    expect(portUrl("sbx1", 8000, { domain: "example.dev", sandboxUrl: undefined })).toBe(`https://${sdk.getHost("sbx1", 8000, "example.dev")}`);
     expect(portUrl("sbx1", 8000, { domain: "example.dev", sandboxUrl: undefined }, "own.dev")).toBe(`https://${sdk.getHost("sbx1", 8000, "own.dev")}`);
     expect(portUrl("sbx1", 3000, { domain: "e2b.app", sandboxUrl: undefined }, null)).toBe("https://3000-sbx1.e2b.app");
   });
