@@ -14,8 +14,7 @@ const Port = z.number({ error: "must be a port number" }).int({ error: "must be 
   .refine((p) => p !== ENVD_PORT, { error: `${ENVD_PORT} is the in-sandbox API's own port (envd); serve on another one` });
 
 export const PortsInput = z.array(Port, { error: "must be a list of port numbers" })
-  .refine((ports) => new Set(ports).size === ports.length, { error: "must not list a port twice" })
-  .describe("Ports the sandbox serves; each gets a URL in `urls`. A change is made in place, with no call to the service.");
+  .refine((ports) => new Set(ports).size === ports.length, { error: "must not list a port twice" });
 
 export const PortUrls = z.record(z.string(), z.string())
   .describe("URL of each port in `ports`, by port number. When public traffic is off, requests need the header `e2b-traffic-access-token: <trafficAccessToken>`.");

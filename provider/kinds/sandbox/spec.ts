@@ -89,7 +89,8 @@ export const SandboxInputs = z.strictObject({
     .describe("Commands run inside the sandbox after it is created. A change re-runs them in the same sandbox; a change of `triggers` replaces the sandbox."),
   state: z.enum(["running", "paused"], { error: "must be \"running\" or \"paused\"" }).optional()
     .describe("The state to keep the sandbox in: `paused` pauses it (POST .../pause; memory and files are kept), `running` resumes it (POST .../connect). Left out, the service's own pauses (autoPause) are left alone; set, `pulumi refresh` shows them as drift and the next `up` resumes it."),
-  ports: PortsInput.optional(),
+  ports: PortsInput.optional()
+    .describe("Ports the sandbox serves; each gets a URL in `urls`. A change is made in place, with no call to the service."),
   timeout: Seconds.describe("Deprecated: the name of `timeoutSeconds` before 0.2, kept until 0.3. A value given here is taken as `timeoutSeconds`."),
 });
 
