@@ -143,7 +143,7 @@ export class Sandbox extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly trafficAccessToken: pulumi.Output<string | undefined>;
     /**
-     * URL of each port in `ports`, by port number. When public traffic is off, requests need the header `e2b-traffic-access-token: <trafficAccessToken>`.
+     * URL of each port in `ports`, by port number. When public traffic is off, requests need the header `e2b-traffic-access-token: <trafficAccessToken>`. Secret when `ports` is.
      */
     declare public /*out*/ readonly urls: pulumi.Output<{[key: string]: string}>;
     /**

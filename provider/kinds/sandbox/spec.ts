@@ -132,8 +132,8 @@ export const sandboxSpec = defineSpec({
   renamed: { timeout: "timeoutSeconds" },
   secretInputs: ["envVars", "provision"],
   secretOutputs: ["envVars", "provision", "provisionResults", "envdAccessToken", "trafficAccessToken"],
-  // The service reports the alias of the template `templateID` names.
-  secretFrom: { alias: ["templateID"] },
+  // The service reports the alias of the template `templateID` names; `urls` names the ports.
+  secretFrom: { alias: ["templateID"], urls: ["ports"] },
   credentials: ["apiKey"],
   crossChecks: (inputs) => {
     const network = inputs.network as { allowPublicTraffic?: boolean; allowOut?: string[]; denyOut?: string[] } | undefined;

@@ -70,7 +70,7 @@ type Sandbox struct {
 	TimeoutSeconds pulumi.IntPtrOutput `pulumi:"timeoutSeconds"`
 	// Token to reach the sandbox's ports when public traffic is off. Secret.
 	TrafficAccessToken pulumi.StringPtrOutput `pulumi:"trafficAccessToken"`
-	// URL of each port in `ports`, by port number. When public traffic is off, requests need the header `e2b-traffic-access-token: <trafficAccessToken>`.
+	// URL of each port in `ports`, by port number. When public traffic is off, requests need the header `e2b-traffic-access-token: <trafficAccessToken>`. Secret when `ports` is.
 	Urls pulumi.StringMapOutput `pulumi:"urls"`
 	// Volumes to mount, by name, at absolute paths.
 	VolumeMounts VolumeMountArrayOutput `pulumi:"volumeMounts"`
@@ -389,7 +389,7 @@ func (o SandboxOutput) TrafficAccessToken() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Sandbox) pulumi.StringPtrOutput { return v.TrafficAccessToken }).(pulumi.StringPtrOutput)
 }
 
-// URL of each port in `ports`, by port number. When public traffic is off, requests need the header `e2b-traffic-access-token: <trafficAccessToken>`.
+// URL of each port in `ports`, by port number. When public traffic is off, requests need the header `e2b-traffic-access-token: <trafficAccessToken>`. Secret when `ports` is.
 func (o SandboxOutput) Urls() pulumi.StringMapOutput {
 	return o.ApplyT(func(v *Sandbox) pulumi.StringMapOutput { return v.Urls }).(pulumi.StringMapOutput)
 }

@@ -660,7 +660,7 @@ class Sandbox(pulumi.CustomResource):
     @pulumi.getter
     def urls(self) -> pulumi.Output[Mapping[str, _builtins.str]]:
         """
-        URL of each port in `ports`, by port number. When public traffic is off, requests need the header `e2b-traffic-access-token: <trafficAccessToken>`.
+        URL of each port in `ports`, by port number. When public traffic is off, requests need the header `e2b-traffic-access-token: <trafficAccessToken>`. Secret when `ports` is.
         """
         return pulumi.get(self, "urls")
 
