@@ -26,8 +26,8 @@ export const CLASS_SHAPES: Record<ResourceKind, ClassShape> = {
     secretOutputs: ["token"],
   },
   Sandbox: {
-    inputs: ["templateID", "timeoutSeconds", "autoPause", "autoResume", "secure", "allowInternetAccess", "network", "metadata", "envVars", "mcp", "volumeMounts", "provision", "state", "timeout"],
-    outputs: ["sandboxID", "alias", "envdVersion", "envdAccessToken", "trafficAccessToken", "state", "startedAt", "endAt", "cpuCount", "memoryMB", "diskSizeMB", "provisioned", "provisionResults"],
+    inputs: ["templateID", "timeoutSeconds", "autoPause", "autoResume", "secure", "allowInternetAccess", "network", "metadata", "envVars", "mcp", "volumeMounts", "provision", "state", "ports", "timeout"],
+    outputs: ["sandboxID", "alias", "envdVersion", "envdAccessToken", "trafficAccessToken", "state", "startedAt", "endAt", "cpuCount", "memoryMB", "diskSizeMB", "provisioned", "urls", "provisionResults"],
     secretInputs: ["envVars", "provision"],
     secretOutputs: ["envVars", "provision", "provisionResults", "envdAccessToken", "trafficAccessToken"],
   },

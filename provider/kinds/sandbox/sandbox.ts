@@ -20,6 +20,7 @@ import { PartialCreateError } from "../../runtime/partial";
 import { runKey, runNumber } from "../../runtime/resume";
 import { wireBody, type WireMap } from "../../runtime/wire";
 import { fieldDigests } from "../../runtime/made-from";
+import { urlsOf } from "./ports";
 import { findByMarker, INPUTS_KEY, madeEarlier, markerOf, markings, withoutMarkings } from "./adoption";
 
 type Inputs = InputsOf<"Sandbox">;
@@ -60,6 +61,7 @@ export const NEW_SANDBOX: WireMap<SpecInputs<"Sandbox">, NewSandbox> = {
   volumeMounts: (volumeMounts) => ({ volumeMounts }),
   provision: "not sent: its commands run inside the sandbox once it exists",
   state: "not sent: a sandbox is made running; paused, it is paused after its provisioning",
+  ports: "not sent: the service's proxy reaches every port; they only name the URLs reported",
 };
 
 /**
@@ -81,6 +83,7 @@ export const NETWORK_UPDATE: WireMap<SpecInputs<"Sandbox">, NetworkUpdate> = {
   volumeMounts: "not sent: fixed at creation",
   provision: "not sent: run inside the sandbox",
   state: "not sent: POST .../pause or .../connect",
+  ports: "not sent: they only name the URLs reported",
 };
 
 function networkBody(inputs: Inputs): NetworkUpdate {
@@ -101,9 +104,11 @@ function requestBody(inputs: Inputs, made: string): NewSandbox {
   return { ...wireBody(NEW_SANDBOX, inputs), templateID: inputs.templateID, metadata: { ...inputs.metadata, ...markings(inputs), [INPUTS_KEY]: made } };
 }
 
-function fromDetail(detail: SandboxDetail) {
+/** What the service reports of the sandbox, and the URLs of the `ports` it serves. */
+function fromDetail(detail: SandboxDetail, ports: readonly number[] | undefined) {
   const { sandboxID, envdVersion, state, startedAt, endAt, cpuCount, memoryMB, diskSizeMB } = detail;
-  return { sandboxID, envdVersion, state, startedAt, endAt, cpuCount, memoryMB, diskSizeMB, alias: detail.alias ?? undefined };
+  const urls = urlsOf(sandboxID, ports, detail.domain);
+  return { sandboxID, envdVersion, state, startedAt, endAt, cpuCount, memoryMB, diskSizeMB, alias: detail.alias ?? undefined, urls };
 }
 
 interface Provisioned {
@@ -175,7 +180,7 @@ export const sandboxHandlers: ResourceHandlers<"Sandbox"> = {
     const tokens = { envdAccessToken: made.envdAccessToken ?? null, trafficAccessToken: made.trafficAccessToken ?? null };
     const { failure, ...provisioned } = await provisionIn(id, inputs, tokens, 0, !adopted);
     if (!failure && inputs.state === "paused") await applyState(id, "paused", timeout, logFor(inputs, tokens));
-    const outs: State = { ...inputs, ...fromDetail(await sandboxes.get(id)), ...tokens, ...provisioned };
+    const outs: State = { ...inputs, ...fromDetail(await sandboxes.get(id), inputs.ports), ...tokens, ...provisioned };
     if (!failure) return { id, outs };
     if (inputs.provision?.onFailure === "delete") {
       await ignoreNotFound(() => sandboxes.kill(id));
@@ -192,7 +197,7 @@ export const sandboxHandlers: ResourceHandlers<"Sandbox"> = {
       if (isNotFound(err)) return {}; // killed, or expired at its endAt
       throw err;
     }
-    const props: State = { ...olds, ...fromDetail(detail), templateID: olds.templateID ?? detail.templateID };
+    const props: State = { ...olds, ...fromDetail(detail, olds.ports), templateID: olds.templateID ?? detail.templateID };
     props.envdAccessToken = detail.envdAccessToken ?? olds.envdAccessToken ?? null;
     const metadata = withoutMarkings(detail.metadata);
     if (!sameValue(metadata ?? {}, olds.metadata ?? {})) props.metadata = metadata;
@@ -215,7 +220,7 @@ export const sandboxHandlers: ResourceHandlers<"Sandbox"> = {
       if (failure) throw new PartialCreateError(`Sandbox ${id}: ${failure}\nThe next \`pulumi up\` runs the provisioning again.`, id, outs, news.__provider);
     }
     if (news.state === "paused") await applyState(id, "paused", timeout, log);
-    return { outs: { ...outs, ...fromDetail(await platform().sandboxes.get(id)) } };
+    return { outs: { ...outs, ...fromDetail(await platform().sandboxes.get(id), news.ports) } };
   },
 
   async delete(id) {

@@ -7,13 +7,14 @@
  *   update  `state`: POST /sandboxes/{id}/pause, or POST /sandboxes/{id}/connect to resume;
  *           `network` egress (allowOut, denyOut) and `allowInternetAccess`: PUT /sandboxes/{id}/network;
  *           `timeoutSeconds`: POST /sandboxes/{id}/timeout (not while paused); `provision`: re-run it in the same
- *           sandbox (a change of `logging` or `onFailure` alone re-runs nothing)
+ *           sandbox (a change of `logging` or `onFailure` alone re-runs nothing); `ports`: no call, new `urls`
  *   delete  DELETE /sandboxes/{id}               (404: already gone)
  * Replacement: every other input (the service cannot change a live sandbox), `provision.triggers`,
  *   and `network.allowPublicTraffic` / `network.maskRequestHost` (ingress is fixed at creation).
  */
 import { z } from "zod";
 import { defineSpec } from "../../spec";
+import { PortsInput, PortUrls } from "./ports";
 import { ProvisionInput, ProvisionResult } from "./provision";
 
 /** Metadata key that marks a sandbox with the Pulumi resource that made it (see provider/kinds/sandbox/sandbox.ts). */
@@ -88,6 +89,8 @@ export const SandboxInputs = z.strictObject({
     .describe("Commands run inside the sandbox after it is created. A change re-runs them in the same sandbox; a change of `triggers` replaces the sandbox."),
   state: z.enum(["running", "paused"], { error: "must be \"running\" or \"paused\"" }).optional()
     .describe("The state to keep the sandbox in: `paused` pauses it (POST .../pause; memory and files are kept), `running` resumes it (POST .../connect). Left out, the service's own pauses (autoPause) are left alone; set, `pulumi refresh` shows them as drift and the next `up` resumes it."),
+  ports: PortsInput.optional()
+    .describe("Ports the sandbox serves; each gets a URL in `urls`. A change is made in place, with no call to the service."),
   timeout: Seconds.describe("Deprecated: the name of `timeoutSeconds` before 0.2, kept until 0.3. A value given here is taken as `timeoutSeconds`."),
 });
 
@@ -105,6 +108,7 @@ export const SandboxOutputs = z.object({
   memoryMB: z.number().describe("Memory in MiB."),
   diskSizeMB: z.number().describe("Disk size in MiB."),
   provisioned: z.boolean().describe("Whether every provisioning command succeeded."),
+  urls: PortUrls,
   provisionResults: z.array(ProvisionResult).describe("Per provisioning command: exit code, duration and output tails (secrets redacted)."),
 });
 
@@ -117,7 +121,8 @@ export const sandboxSpec = defineSpec({
   inputs: SandboxInputs,
   outputs: SandboxOutputs,
   // The egress rules (and allowInternetAccess, which is denyOut 0.0.0.0/0) change in place: one PUT .../network.
-  inPlace: ["timeoutSeconds", "provision", "network", "allowInternetAccess", "state"],
+  // `ports` makes no call: only the `urls` reported change (./ports.ts).
+  inPlace: ["timeoutSeconds", "provision", "network", "allowInternetAccess", "state", "ports"],
   // How the output is shown, and what a failure does, change nothing already done: no re-run.
   localOnly: ["provision.logging", "provision.onFailure"],
   // Ingress is fixed at creation: the service has no call that changes it.
@@ -127,8 +132,8 @@ export const sandboxSpec = defineSpec({
   renamed: { timeout: "timeoutSeconds" },
   secretInputs: ["envVars", "provision"],
   secretOutputs: ["envVars", "provision", "provisionResults", "envdAccessToken", "trafficAccessToken"],
-  // The service reports the alias of the template `templateID` names.
-  secretFrom: { alias: ["templateID"] },
+  // The service reports the alias of the template `templateID` names; `urls` names the ports.
+  secretFrom: { alias: ["templateID"], urls: ["ports"] },
   credentials: ["apiKey"],
   crossChecks: (inputs) => {
     const network = inputs.network as { allowPublicTraffic?: boolean; allowOut?: string[]; denyOut?: string[] } | undefined;
