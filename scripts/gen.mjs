@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run gen`: regenerates every generated file of the project from its source of truth.
 //   proto/*.proto            -> sdk/gen/**/*_pb.ts       (protoc-gen-es through buf, all local)
-//   provider specs (zod)     -> schema.json, README reference   (scripts/gen-schema.mjs, when present)
+//   provider kinds (zod)     -> schema.json, README reference   (scripts/gen-schema.mjs, when present)
 //   provider kinds (zod)     -> provider/classes.ts, class-shapes.ts  (scripts/gen-class-shapes.mjs)
 //   schema.json              -> sdks/{nodejs,python,go}   (scripts/gen-sdks.mjs: Pulumi's generators, needs Go)
 // `node scripts/gen.mjs --check` generates into a temp dir and fails if anything differs from the
