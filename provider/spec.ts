@@ -22,7 +22,6 @@ export const INTERNAL_INPUTS = ["__provider", "__resource", "__generation", "__a
  * `z.ZodObject`: a spec's name lists are typed by its schemas' keys, and a specific spec is then
  * assignable to the generic one only if that one accepts any keys.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyObject = z.ZodObject<any>;
 
 /** The names of an object schema's top-level fields. */
