@@ -24,6 +24,10 @@ export type ResourceKind = keyof typeof DEFINITIONS;
 /** Every kind, in the order of the README reference. */
 export const KINDS = Object.keys(DEFINITIONS) as ResourceKind[];
 
+/** The name each kind's spec gives it. The constant below exists for the compiler: it refuses a kind listed under another name. */
+type SpecNames = { [K in ResourceKind]: (typeof DEFINITIONS)[K]["spec"]["kind"] };
+const LISTED_UNDER_OWN_NAME: { readonly [K in ResourceKind]: K } = Object.fromEntries(KINDS.map((k) => [k, DEFINITIONS[k].spec.kind])) as SpecNames;
+
 /** Each kind's spec, by kind. */
 export const SPECS = Object.fromEntries(KINDS.map((kind) => [kind, DEFINITIONS[kind].spec])) as {
   [K in ResourceKind]: (typeof DEFINITIONS)[K]["spec"];
