@@ -130,6 +130,7 @@ export const sandboxSpec = defineSpec({
   // Removing `timeoutSeconds` keeps the sandbox's deadline: the service has no "unset", and its default (15 s) would be a fuse.
   computed: ["timeoutSeconds", "state"],
   renamed: { timeout: "timeoutSeconds" },
+  idOutputs: ["sandboxID"],
   secretInputs: ["envVars", "provision"],
   secretOutputs: ["envVars", "provision", "provisionResults", "envdAccessToken", "trafficAccessToken"],
   // The service reports the alias of the template `templateID` names; `urls` names the ports.

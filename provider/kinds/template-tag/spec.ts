@@ -73,6 +73,7 @@ export const templateTagSpec = defineSpec({
   secretFrom: { buildID: ["target"] },
   // The ID is `alias:tag`.
   idFrom: ["template", "tag"],
+  // No `idOutputs`: its ID is `alias:tag`; its outputs name the template and build it points to, not itself.
   credentials: ["apiKey"],
   crossChecks: (inputs) =>
     inputs.tag !== undefined && inputs.tag === inputs.target

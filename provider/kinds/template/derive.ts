@@ -2,7 +2,7 @@
  * What `check` adds to a Template's inputs: `buildSteps`, from the Dockerfile and the context. Kept
  * apart from the handlers so a preview loads no client: it reads files and calls nothing.
  */
-import type { DeriveOutcome } from "../../runtime/handlers";
+import type { DeriveOutcome } from "../handler-shape";
 import { containsUnknown, UNKNOWN } from "../../spec";
 import { keepPlan } from "./plans";
 import { PlanError, planBuild, type StepInputs } from "./steps";

@@ -125,6 +125,7 @@ export const templateSpec = defineSpec({
   // `context` and `buildSystem` change nothing by themselves: what the context holds shows in `buildSteps`.
   localOnly: ["buildTimeoutSeconds", "context", "buildSystem"],
   derived: ["buildSteps"],
+  idOutputs: ["templateID"],
   uniqueNames: ["alias"],
   computed: ["cpuCount", "memoryMB"],
   secretInputs: [],

@@ -1,6 +1,6 @@
 /**
  * Volume: a team volume that sandboxes mount by name, optionally seeded with the files of a local directory
- * or a Pulumi archive (./source.ts).
+ * or a Pulumi archive (./source.ts; the manifest of its files is derived by `check`: ./derive.ts).
  *   create  POST /volumes                 (an unknown outcome is resolved by listing volumes by name),
  *           then the seed through the content API (mkdir, PUT file per file)
  *   read    GET /volumes/{id}             (404: gone; the token it re-mints each time is not drift);
@@ -19,7 +19,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { MAX_SEED_BYTES, MAX_SEED_FILE_BYTES, MAX_SEED_FILES, targetProblem } from "./volume-content-seed";
-import { isArchive, readContent } from "./source";
+import { isArchive } from "./source";
 import { defineSpec } from "../../spec";
 import { autoName } from "../naming";
 
@@ -35,8 +35,9 @@ const Archive = z
   .refine(isArchive, { error: "must be a Pulumi archive (pulumi.asset.FileArchive of a directory, or pulumi.asset.AssetArchive)" }) as unknown as z.ZodType<pulumi.asset.Archive, pulumi.asset.Archive>;
 
 /**
- * `content` as written, then its manifest: `check` reads the directory or archive (at preview too), so
- * the diff names each file added, changed or removed, and a bad seed fails before any API call.
+ * `content` as written. Its manifest (`files`) is derived by `check` (./derive.ts), which reads the
+ * directory or archive at preview too, so the diff names each file added, changed or removed; the
+ * rules here need no file.
  */
 const ContentInput = z
   .strictObject({
@@ -61,27 +62,18 @@ const ContentInput = z
           `${MAX_SEED_FILES} files, ${MAX_SEED_FILE_BYTES / 1024 / 1024} MiB per file, ${MAX_SEED_BYTES / 1024 / 1024} MiB in all.`,
       ),
   })
-  .transform((content, ctx) => {
-    const fail = (path: string, message: string, input: unknown) => {
-      ctx.addIssue({ code: "custom", path: [path], message, input });
-      return z.NEVER;
-    };
+  .superRefine((content, ctx) => {
     if ((content.path === undefined) === (content.archive === undefined)) {
-      return fail(content.path === undefined ? "path" : "archive", "give either path (a local directory) or archive (a Pulumi archive), not both and not neither", undefined);
+      const message = "give either path (a local directory) or archive (a Pulumi archive), not both and not neither";
+      ctx.addIssue({ code: "custom", path: [content.path === undefined ? "path" : "archive"], message, input: undefined });
+      return;
     }
     const bad = targetProblem(content.target);
-    if (bad) return fail("target", bad, content.target);
-    const field = content.path === undefined ? "archive" : "path";
-    let reading: ReturnType<typeof readContent>;
-    try {
-      reading = readContent(content);
-    } catch (err) {
-      return fail(field, `cannot be read: ${(err as Error).message}`, undefined);
-    }
-    for (const problem of reading.problems) ctx.addIssue({ code: "custom", path: [field], message: problem, input: undefined });
-    return reading.problems.length > 0 ? z.NEVER : { ...content, files: reading.manifest };
-  })
-  .pipe(z.object({ path: z.string().optional(), archive: Archive.optional(), target: z.string(), files: z.record(z.string(), SeedFile) }));
+    if (bad) ctx.addIssue({ code: "custom", path: ["target"], message: bad, input: content.target });
+  });
+
+/** `content` as `check` leaves it: as written, with the manifest of the seed's files (./derive.ts). */
+export const CheckedContent = z.object({ path: z.string().optional(), archive: Archive.optional(), target: z.string(), files: z.record(z.string(), SeedFile) });
 
 export const VOLUME_NAME = /^[a-zA-Z0-9_-]+$/;
 
@@ -128,12 +120,14 @@ export const volumeSpec = defineSpec({
     "volume loses its data**. Guard volumes that hold data with the `protect` or `retainOnDelete` resource options.",
   inputs: VolumeInputs,
   outputs: VolumeOutputs,
+  checked: z.object({ content: CheckedContent.optional() }),
   // Seeding goes through the content API: the same volume, other files.
   inPlace: ["content"],
   localOnly: [],
   uniqueNames: ["name"],
   secretInputs: [],
   secretOutputs: ["token"],
+  idOutputs: ["volumeID", "volumeId"],
   // Keyed by the volume paths the seed wrote (`content.target` and the seed's own paths).
   secretFrom: { contentWritten: ["content"], contentDrift: ["content"] },
   credentials: ["apiKey"],
