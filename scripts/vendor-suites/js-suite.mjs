@@ -1,0 +1,76 @@
+/**
+ * The JS suite (packages/js-sdk/tests) of an E2B checkout, run unedited with its own vitest config.
+ *
+ * The tests import the SDK as `../src` and reach into its modules (`../src/envd/api`,
+ * `../src/template/utils`...), which the published `e2b` bundle does not expose; so the suite runs
+ * on the checkout's own src, compiled on the fly by vitest (no build step), which is also the exact
+ * SDK version the tests were written for. Its packages (the SDK's dependencies and the test tools
+ * it imports, at the checkout's own version ranges) are installed from npm into the work dir.
+ * The `browser` project (a Chromium, which this machine cannot download) and tests/runtimes
+ * (Bun, Deno, Cloudflare) are not run.
+ */
+import { spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { internetRule, testBody } from "./needs-internet.mjs";
+import { firstLine } from "./report.mjs";
+
+/** Test tools the suite imports (its config included) beyond the SDK's own dependencies. */
+const TEST_PACKAGES = ["vitest", "msw", "dotenv", "@vitest/browser-playwright", "error-stack-parser-es"];
+const PROJECTS = ["unit", "template", "connectionConfig"];
+const STARTS_TEST = /^\s*(?:sandboxTest|buildTemplateTest|volumeTest|test|it)(?:\.\w+)*\(/;
+
+/** Copies the suite into `work`, installs its packages once, runs it; returns the parsed results. */
+export function runJsSuite({ checkout, work, env, timeoutMs, workers }) {
+  const sdk = join(checkout, "packages", "js-sdk");
+  const manifest = JSON.parse(readFileSync(join(sdk, "package.json"), "utf8"));
+  const dir = join(work, "js");
+  mkdirSync(dir, { recursive: true });
+  installPackages(dir, manifest);
+  const pkg = join(dir, "pkg");
+  rmSync(pkg, { recursive: true, force: true });
+  cpSync(sdk, pkg, { recursive: true, filter: (src) => !src.includes("node_modules") });
+  const out = join(dir, "results.json");
+  rmSync(out, { force: true });
+  const args = ["run", ...PROJECTS.flatMap((p) => ["--project", p]), "--reporter=json", `--outputFile=${out}`,
+    "--reporter=dot", "--includeTaskLocation", `--testTimeout=${timeoutMs}`, `--hookTimeout=${timeoutMs}`,
+    `--maxWorkers=${workers}`];
+  const run = spawnSync(join(dir, "node_modules", ".bin", "vitest"), args, { cwd: pkg, env, stdio: ["ignore", "inherit", "inherit"] });
+  if (!existsSync(out)) throw new Error(`the JS suite wrote no results (exit ${run.status})`);
+  return parseVitest(JSON.parse(readFileSync(out, "utf8")), pkg);
+}
+
+function installPackages(dir, manifest) {
+  const wanted = { ...manifest.dependencies };
+  for (const name of TEST_PACKAGES) wanted[name] = manifest.devDependencies[name];
+  const text = JSON.stringify({ name: "vendor-js-suite", private: true, dependencies: wanted }, null, 1);
+  const file = join(dir, "package.json");
+  if (existsSync(join(dir, "node_modules", ".bin", "vitest")) && existsSync(file) && readFileSync(file, "utf8") === text) return;
+  writeFileSync(file, text);
+  const npm = spawnSync("npm", ["install", "--no-audit", "--no-fund"], { cwd: dir, stdio: "inherit" });
+  if (npm.status !== 0) throw new Error(`npm install of the JS suite's packages failed (exit ${npm.status})`);
+}
+
+/** vitest's JSON report → { tests: [{ file, name, status, error, internet }] }. */
+function parseVitest(report, pkg) {
+  const tests = [];
+  for (const file of report.testResults) {
+    const rel = relative(pkg, file.name);
+    const lines = existsSync(file.name) ? readFileSync(file.name, "utf8").split("\n") : [];
+    if (file.assertionResults.length === 0 && file.status === "failed") {
+      tests.push({ file: rel, name: "(file did not load)", status: "failed", error: firstLine(file.message), internet: undefined });
+    }
+    for (const t of file.assertionResults) {
+      const body = t.location ? testBody(lines, t.location.line, (l) => STARTS_TEST.test(l)) : "";
+      tests.push({
+        file: rel,
+        name: [...t.ancestorTitles, t.title].join(" > "),
+        status: t.status === "passed" ? "passed" : t.status === "failed" ? "failed" : "skipped",
+        error: firstLine(t.failureMessages?.[0]),
+        internet: internetRule(body)?.id,
+      });
+    }
+  }
+  return { tests };
+}
+
