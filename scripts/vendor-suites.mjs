@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `npm run vendor-suites -- <e2b-checkout> [--suite js|py|both] [--work DIR] [--timeout S] [--workers N]`
+ * `npm run vendor-suites -- <e2b-checkout> [--suite js|py|both] [--work DIR] [--timeout S] [--workers N] [--last]`
  *
  * Runs E2B's own SDK test suites, unedited, against this project's emulator (issue #25): the JS suite
  * (packages/js-sdk/tests) and the Python suite (packages/python-sdk/tests) of a local checkout of
@@ -10,6 +10,7 @@
  * Both suites run at once against one emulator. Prints, per suite, the tests per file, the failures with
  * the first line of each error, and the tests that need the public internet (a fixed rule,
  * scripts/vendor-suites/needs-internet.mjs); writes the whole result to <work>/summary.json.
+ * `--last` runs nothing: it reports the work dir's last results again (after a change of the rule).
  * Exit code: 0 when every test that needs no internet passed or was skipped, 1 otherwise, 2 on bad use.
  */
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
@@ -17,19 +18,21 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startEmulator, suiteEnv } from "./vendor-suites/emulator.mjs";
-import { runJsSuite } from "./vendor-suites/js-suite.mjs";
-import { runPySuite } from "./vendor-suites/py-suite.mjs";
+import { readJsResults, runJsSuite } from "./vendor-suites/js-suite.mjs";
+import { readPyResults, runPySuite } from "./vendor-suites/py-suite.mjs";
 import { figures, report, ruleText } from "./vendor-suites/report.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const SUITES = { js: runJsSuite, py: runPySuite };
+const LAST = { js: readJsResults, py: readPyResults };
 
 function parse(argv) {
   const opts = { suite: "both", work: join(tmpdir(), "pulumi-sandbox-vendor-suites"), timeout: 300, workers: 2 };
   const rest = [];
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
-    if (flag === "--suite" || flag === "--work" || flag === "--timeout" || flag === "--workers") opts[flag.slice(2)] = argv[++i];
+    if (flag === "--last") opts.last = true;
+    else if (flag === "--suite" || flag === "--work" || flag === "--timeout" || flag === "--workers") opts[flag.slice(2)] = argv[++i];
     else rest.push(flag);
   }
   if (rest.length !== 1 || !["js", "py", "both"].includes(opts.suite)) return undefined;
@@ -39,13 +42,25 @@ function parse(argv) {
 async function main() {
   const opts = parse(process.argv.slice(2));
   if (!opts || !existsSync(join(opts.checkout, "packages", "js-sdk", "tests"))) {
-    console.error("usage: npm run vendor-suites -- <checkout of e2b-dev/E2B> [--suite js|py|both] [--work DIR] [--timeout S] [--workers N]");
+    console.error("usage: npm run vendor-suites -- <checkout of e2b-dev/E2B> [--suite js|py|both] [--work DIR] [--timeout S] [--workers N] [--last]");
     process.exit(2);
   }
+  const names = opts.suite === "both" ? ["js", "py"] : [opts.suite];
+  const results = opts.last
+    ? Object.fromEntries(names.map((name) => [name, LAST[name](opts.work).tests]))
+    : await runSuites(opts, names);
+  const lines = [...ruleText(), ""];
+  for (const name of names) lines.push(...report(name, results[name]), "");
+  console.log(lines.join("\n"));
+  writeFileSync(join(opts.work, "summary.json"), JSON.stringify(results, null, 1));
+  process.exit(names.every((n) => figures(results[n]).offlineFailed === 0) ? 0 : 1);
+}
+
+/** Starts the emulator and runs the suites against it; their tests by suite name. */
+async function runSuites(opts, names) {
   mkdirSync(opts.work, { recursive: true });
   const emulator = await startEmulator(ROOT, join(opts.work, "emulator.log"));
   console.log(`emulator at ${emulator.env.E2B_API_URL} (isolation: ${emulator.isolation}); work dir ${opts.work}`);
-  const names = opts.suite === "both" ? ["js", "py"] : [opts.suite];
   const results = {};
   try {
     // Each suite runs in a child process of its own; running them side by side halves the wall time.
@@ -55,11 +70,7 @@ async function main() {
   } finally {
     await emulator.stop();
   }
-  const lines = [...ruleText(), ""];
-  for (const name of names) lines.push(...report(name, results[name]), "");
-  console.log(lines.join("\n"));
-  writeFileSync(join(opts.work, "summary.json"), JSON.stringify(results, null, 1));
-  process.exit(names.every((n) => figures(results[n]).offlineFailed === 0) ? 0 : 1);
+  return results;
 }
 
 /** Runs one suite off the main thread, so the two suites' child processes overlap. */

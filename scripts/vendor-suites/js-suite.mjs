@@ -18,7 +18,8 @@ import { firstLine } from "./report.mjs";
 /** Test tools the suite imports (its config included) beyond the SDK's own dependencies. */
 const TEST_PACKAGES = ["vitest", "msw", "dotenv", "@vitest/browser-playwright", "error-stack-parser-es"];
 const PROJECTS = ["unit", "template", "connectionConfig"];
-const STARTS_TEST = /^\s*(?:sandboxTest|buildTemplateTest|volumeTest|test|it)(?:\.\w+)*\(/;
+// A `describe(` ends the test before it too: its own setup lines belong to the tests inside it.
+const STARTS_TEST = /^\s*(?:sandboxTest|buildTemplateTest|volumeTest|test|it|describe)(?:\.\w+)*\(/;
 
 /** Copies the suite into `work`, installs its packages once, runs it; returns the parsed results. */
 export function runJsSuite({ checkout, work, env, timeoutMs, workers }) {
@@ -37,7 +38,13 @@ export function runJsSuite({ checkout, work, env, timeoutMs, workers }) {
     `--maxWorkers=${workers}`];
   const run = spawnSync(join(dir, "node_modules", ".bin", "vitest"), args, { cwd: pkg, env, stdio: ["ignore", "inherit", "inherit"] });
   if (!existsSync(out)) throw new Error(`the JS suite wrote no results (exit ${run.status})`);
-  return parseVitest(JSON.parse(readFileSync(out, "utf8")), pkg);
+  return readJsResults(work);
+}
+
+/** The results of the last JS run in `work`, classed again (`--last`). */
+export function readJsResults(work) {
+  const dir = join(work, "js");
+  return parseVitest(JSON.parse(readFileSync(join(dir, "results.json"), "utf8")), join(dir, "pkg"));
 }
 
 function installPackages(dir, manifest) {

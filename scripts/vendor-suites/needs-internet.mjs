@@ -1,6 +1,6 @@
 /**
- * The one rule that classes a vendor test as "needs internet": the emulator has no public network
- * behind it (docs/service.md#network), and neither has CI. It is fixed here, not judged per run,
+ * The one rule that classes a vendor test as "needs internet": this machine, CI's and the emulator's
+ * sandboxes (which share the host's network) reach no public host. It is fixed here, not judged per run,
  * so a reader can check every classing: a test needs the internet when the source of its own body
  * (from its `test(`/`def test_` line to the next test's) matches one of these patterns.
  */
@@ -33,12 +33,15 @@ export function internetRule(body) {
 }
 
 /**
- * The source of the test starting at `line` (1-based): up to the next line that starts a test, as
- * `startsTest` recognises it, or the end of the file.
+ * The source of the test whose report points at `line` (1-based; pytest points at the first
+ * decorator): from there through its own start, as `startsTest` recognises it, up to the next
+ * test's start or the end of the file.
  */
 export function testBody(lines, line, startsTest) {
   const start = Math.max(0, line - 1);
-  let end = start + 1;
+  let own = start;
+  while (own < lines.length && !startsTest(lines[own])) own++;
+  let end = own + 1;
   while (end < lines.length && !startsTest(lines[end])) end++;
   return lines.slice(start, end).join("\n");
 }

@@ -30,7 +30,13 @@ export function runPySuite({ checkout, work, env, timeoutMs, workers }) {
     `--timeout=${Math.ceil(timeoutMs / 1000)}`, ...(workers > 1 ? ["-n", String(workers)] : [])];
   const run = spawnSync(python, args, { cwd: suite, env, stdio: ["ignore", "inherit", "inherit"] });
   if (!existsSync(out)) throw new Error(`the Python suite wrote no results (exit ${run.status})`);
-  return parseJunit(readFileSync(out, "utf8"), suite);
+  return readPyResults(work);
+}
+
+/** The results of the last Python run in `work`, classed again (`--last`). */
+export function readPyResults(work) {
+  const dir = join(work, "py");
+  return parseJunit(readFileSync(join(dir, "results.xml"), "utf8"), join(dir, "suite"));
 }
 
 /** The pyproject's version and the `dev` group's pytest tools, as pip requirements. */
