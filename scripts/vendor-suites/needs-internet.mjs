@@ -21,6 +21,11 @@ export const INTERNET_RULES = [
     why: "uses the vendor's `httpbin` template, a sidecar reached through the service's public domain",
   },
   {
+    id: "sandbox-host",
+    pattern: /\b\w*(?:sandbox|httpbin)\.(?:getHost|get_host)\(/i,
+    why: "reaches a sandbox's port at `<port>-<id>.<E2B_DOMAIN>`, a public DNS name (e2b.app) under the three variables",
+  },
+  {
     id: "package-install",
     pattern: /\b(?:pip3?|npm|pnpm|yarn|bun)\s+(?:install|add|i)\b|\bapt(?:-get)?\s+install\b/,
     why: "installs packages from a public registry inside the sandbox",
