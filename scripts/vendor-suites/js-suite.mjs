@@ -35,11 +35,14 @@ export function runJsSuite({ checkout, work, env, timeoutMs, workers }) {
   // Files that replace the service with msw answer only the default domain's URLs, so under the
   // three variables every request of theirs is refused by msw: they reach no service, the emulator
   // included. They run apart, without the variables, as a new user would run the SDK's unit tests.
-  const mocked = testFiles(join(pkg, "tests")).filter((f) => MOCKS_SERVICE.test(readFileSync(join(pkg, f), "utf8")));
+  const files = testFiles(join(pkg, "tests"));
+  const mocked = files.filter((f) => MOCKS_SERVICE.test(readFileSync(join(pkg, f), "utf8")));
+  // Named files, not `--exclude`: a CLI exclude does not reach the config's projects.
+  const served = files.filter((f) => !mocked.includes(f));
   const bare = Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith("E2B_")));
   const common = [...PROJECTS.flatMap((p) => ["--project", p]), "--reporter=dot", "--includeTaskLocation",
     `--testTimeout=${timeoutMs}`, `--hookTimeout=${timeoutMs}`, `--maxWorkers=${workers}`];
-  vitest(dir, pkg, env, [...common, ...mocked.flatMap((f) => ["--exclude", f])], "results.json");
+  vitest(dir, pkg, env, [...common, ...served], "results.json");
   if (mocked.length > 0) vitest(dir, pkg, bare, [...common, ...mocked], "results-mocked.json");
   return readJsResults(work);
 }
