@@ -34,12 +34,13 @@ export function runJsSuite({ checkout, work, env, timeoutMs, workers }) {
   cpSync(sdk, pkg, { recursive: true, filter: (src) => !src.includes("node_modules") });
   // Files that replace the service with msw answer only the default domain's URLs, so under the
   // three variables every request of theirs is refused by msw: they reach no service, the emulator
-  // included. They run apart, without the variables, as a new user would run the SDK's unit tests.
+  // included. They run apart, with the API key (the SDK demands one) but not the two URLs, as the
+  // vendor runs its unit tests.
   const files = testFiles(join(pkg, "tests"));
   const mocked = files.filter((f) => MOCKS_SERVICE.test(readFileSync(join(pkg, f), "utf8")));
   // Named files, not `--exclude`: a CLI exclude does not reach the config's projects.
   const served = files.filter((f) => !mocked.includes(f));
-  const bare = Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith("E2B_")));
+  const bare = Object.fromEntries(Object.entries(env).filter(([name]) => name !== "E2B_API_URL" && name !== "E2B_SANDBOX_URL"));
   const common = [...PROJECTS.flatMap((p) => ["--project", p]), "--reporter=dot", "--includeTaskLocation",
     `--testTimeout=${timeoutMs}`, `--hookTimeout=${timeoutMs}`, `--maxWorkers=${workers}`];
   vitest(dir, pkg, env, [...common, ...served], "results.json");
