@@ -34,7 +34,8 @@ export type ErrorReason =
   | "template_in_use" // a template cannot be deleted while sandboxes use it
   | "name_taken" // a unique name (volume name, template alias) is held by another resource
   | "already_paused" // pausing a sandbox that is already paused
-  | "build_not_waiting"; // starting a v2 build that was already started (or has ended)
+  | "build_not_waiting" // starting a v2 build that was already started (or has ended)
+  | "sandbox_limit"; // a create (or resume) past the team's concurrent-sandbox limit: nothing was made
 
 export interface SandboxErrorInit {
   code: ErrorCode;

@@ -11,6 +11,7 @@ import { MAX_TIMEOUT_MS, type SandboxRecord } from "../store/sandbox-records";
 import { parseBody, queryRequired } from "../validate";
 import { logsV1, logsV2 } from "./sandbox-logs";
 import { createSandbox } from "./sandbox-create";
+import { operationDelay } from "../op-latency";
 import { detailView, sandboxView } from "./sandbox-views";
 
 const TimeoutSchema = z.object({ timeout: z.int32() });
@@ -24,6 +25,21 @@ const V2_CONNECT_TIMEOUT_S = 300;
 const MAX_METRICS_IDS = 100;
 const MiB = 1024 * 1024;
 
+/**
+ * Connect: a paused sandbox resumes, which takes a slot of the team's limit as a create does (the
+ * service starts it through the same reservation: docs/service.md#limits); a running one just answers.
+ */
+async function connect(stores: Stores, record: SandboxRecord, timeoutMs: number) {
+  const release = record.state === "paused" ? stores.slots.reserve(stores.sandboxes.runningCount()) : () => {};
+  try {
+    await operationDelay(stores.latency, "connectMs");
+    const { record: now, resumed } = stores.sandboxes.connect(record.sandboxID, timeoutMs);
+    return json(resumed ? 201 : 200, sandboxView(now));
+  } finally {
+    release();
+  }
+}
+
 /** The /sandboxes routes other than the lists. */
 export function sandboxRoutes(stores: Stores): Route[] {
   const { sandboxes } = stores;
@@ -32,7 +48,15 @@ export function sandboxRoutes(stores: Stores): Route[] {
     { method: "POST", pattern: "/sandboxes", auth: "apiKey", handler: (ctx) => createSandbox(stores, ctx) },
     { method: "GET", pattern: "/sandboxes/metrics", auth: "apiKey", handler: (ctx) => metrics(stores, ctx.query) },
     { method: "GET", pattern: "/sandboxes/:id", auth: "apiKey", handler: (ctx) => json(200, detailView(find(ctx))) },
-    { method: "DELETE", pattern: "/sandboxes/:id", auth: "apiKey", handler: (ctx) => (sandboxes.kill(find(ctx).sandboxID), noContent()) },
+    {
+      method: "DELETE", pattern: "/sandboxes/:id", auth: "apiKey",
+      handler: async (ctx) => {
+        const { sandboxID } = find(ctx);
+        await operationDelay(stores.latency, "killMs");
+        sandboxes.kill(sandboxID);
+        return noContent();
+      },
+    },
     {
       method: "POST", pattern: "/sandboxes/:id/timeout", auth: "apiKey",
       handler: async (ctx) => {
@@ -54,8 +78,7 @@ export function sandboxRoutes(stores: Stores): Route[] {
       method: "POST", pattern: "/sandboxes/:id/connect", auth: "apiKey",
       handler: async (ctx) => {
         const { timeout } = parseBody(ConnectSchema, await ctx.json());
-        const { record, resumed } = sandboxes.connect(find(ctx).sandboxID, checkMax(timeout) * 1000);
-        return json(resumed ? 201 : 200, sandboxView(record));
+        return connect(stores, find(ctx), checkMax(timeout) * 1000);
       },
     },
     {
@@ -63,8 +86,7 @@ export function sandboxRoutes(stores: Stores): Route[] {
       handler: async (ctx) => {
         const body = await ctx.json();
         const { timeout } = body === undefined ? { timeout: V2_CONNECT_TIMEOUT_S } : parseBody(ConnectV2Schema, body);
-        const { record, resumed } = sandboxes.connect(find(ctx).sandboxID, checkMax(timeout) * 1000);
-        return json(resumed ? 201 : 200, sandboxView(record));
+        return connect(stores, find(ctx), checkMax(timeout) * 1000);
       },
     },
     { method: "POST", pattern: "/v2/sandboxes", auth: "apiKey", handler: (ctx) => createSandbox(stores, ctx, "v2") },
