@@ -47,6 +47,8 @@ export interface SandboxErrorInit {
   service?: { code: number | string; message: string };
   /** Whether repeating the same request may succeed (429, 503, dropped connections...). */
   retryable?: boolean;
+  /** The pause a 429's `Retry-After` asked for, in milliseconds, when it named one. */
+  retryAfterMs?: number | undefined;
   cause?: unknown;
 }
 
@@ -57,6 +59,7 @@ export class SandboxError extends Error {
   readonly status: number | undefined;
   readonly service: { code: number | string; message: string } | undefined;
   readonly retryable: boolean;
+  readonly retryAfterMs: number | undefined;
 
   constructor(init: SandboxErrorInit) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -65,6 +68,7 @@ export class SandboxError extends Error {
     this.status = init.status;
     this.service = init.service;
     this.retryable = init.retryable ?? false;
+    this.retryAfterMs = init.retryAfterMs;
   }
 }
 

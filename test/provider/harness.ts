@@ -4,7 +4,7 @@
  * module state (vitest isolates files), so configuring here touches no other file.
  */
 import { afterAll, beforeAll, expect } from "vitest";
-import { createEmulator, type Emulator } from "../../emulator";
+import { createEmulator, type Emulator, type EmulatorOptions } from "../../emulator";
 import * as runtime from "../../provider/runtime/index";
 import type { ResourceKind } from "../../provider/spec";
 
@@ -18,9 +18,9 @@ export interface TestEmulator extends Emulator {
   onRequest(listener: (line: string) => void): () => void;
 }
 
-export async function startEmulator(): Promise<TestEmulator> {
+export async function startEmulator(options: EmulatorOptions = {}): Promise<TestEmulator> {
   const listeners = new Set<(line: string) => void>();
-  const emu = await createEmulator({ buildDelayMs: 50, log: (line) => listeners.forEach((l) => l(line)) });
+  const emu = await createEmulator({ buildDelayMs: 50, ...options, log: (line) => listeners.forEach((l) => l(line)) });
   return Object.assign(emu, {
     onRequest(listener: (line: string) => void) {
       listeners.add(listener);
@@ -30,10 +30,10 @@ export async function startEmulator(): Promise<TestEmulator> {
 }
 
 /** An emulator for the calling test file, with the runtime configured for it; a getter, as it starts in beforeAll. */
-export function emulatorForFile(): () => TestEmulator {
+export function emulatorForFile(options: EmulatorOptions = {}): () => TestEmulator {
   let emu: TestEmulator | undefined;
   beforeAll(async () => {
-    emu = await startEmulator();
+    emu = await startEmulator(options);
     configureFor(emu);
   });
   afterAll(async () => {
