@@ -3,27 +3,16 @@
  * with a limit of 2: creates past it wait on their own row and go through as slots free, with one
  * sandbox each (no duplicate, none left over), and a wait that never ends fails with what to do.
  */
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { waitingForLimit } from "../../provider/runtime/limit-wait";
 import { platform } from "../../provider/runtime/context";
-import { checked, emulatorForFile, lastSeq, runtime } from "./harness";
+import { capturedStderr, checked, emulatorForFile, lastSeq, runtime } from "./harness";
 
 const emu = emulatorForFile({ sandboxLimit: 2, latency: { createMs: 30 } });
 
 /** What the provider printed for the engine's log (its stderr) while a test ran. */
-let printed: string[] = [];
-const realWrite = process.stderr.write.bind(process.stderr);
-beforeEach(() => {
-  printed = [];
-  process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-    printed.push(String(chunk));
-    return (realWrite as (c: string | Uint8Array, ...r: unknown[]) => boolean)(chunk, ...rest);
-  }) as typeof process.stderr.write;
-});
-afterEach(() => {
-  process.stderr.write = realWrite;
-});
-const linesOf = (name: string) => printed.join("").split("\n").filter((l) => l.startsWith(`[Sandbox ${name}] `));
+const stderr = capturedStderr();
+const linesOf = (name: string) => stderr.text().split("\n").filter((l) => l.startsWith(`[Sandbox ${name}] `));
 const LIMIT = "you have reached the maximum number of concurrent E2B sandboxes (2)";
 
 describe("creates past the limit", () => {
@@ -69,7 +58,8 @@ describe("creates past the limit", () => {
 
   test("a limit that stays reached fails the create with what to do, and leaves nothing", async () => {
     const held = await Promise.all([1, 2].map(async (n) => runtime.create("Sandbox", await checked("Sandbox", { templateID: "base", __resource: `proj/dev/held-${n}` }))));
-    const log = (line: string) => printed.push(`${line}\n`);
+    const lines: string[] = [];
+    const log = (line: string) => lines.push(line);
     const started = Date.now();
     const err = await waitingForLimit("create", () => platform().sandboxes.create({ templateID: "base" }), log, { maxWaitMs: 1_500 }).catch((e: Error) => e);
     expect(Date.now() - started).toBeLessThan(10_000);
@@ -77,6 +67,7 @@ describe("creates past the limit", () => {
       `^The create waited [\\d.]+ s for the team's concurrent-sandbox limit and gave up: ${LIMIT.replace(/[()]/g, "\\$&")}\\. If you need more, please visit 'https://e2b.dev/docs/billing'\\. ` +
         "Nothing was made\\. Kill or pause sandboxes the team no longer needs, run fewer at once \\(`pulumi up --parallel`\\), or raise the limit, then run `pulumi up` again\\.$",
     ));
+    expect(lines[0]).toMatch(/^waiting for the team's concurrent-sandbox limit \(you have reached the maximum number of concurrent E2B sandboxes \(2\)/);
     expect(emu().state.sandboxes()).toHaveLength(2);
     for (const { id, outs } of held) await runtime.remove("Sandbox", id, outs);
   });
