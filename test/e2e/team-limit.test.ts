@@ -47,9 +47,10 @@ function mostAtOnce(since: number, pick: (method: string, path: string) => boole
 test("creates past the limit wait on their rows and go through when slots free; up succeeds, one sandbox each", async () => {
   const outside = [await outsideSandbox(), await outsideSandbox()];
   const since = lastSeq(s.emulator);
-  const up = s.ok("up", "--yes", "--skip-preview", "--parallel", "2");
-  // The other user's sandboxes end once the stack's creates have been refused for a while.
-  for (;;) {
+  let settled = false;
+  const up = s.ok("up", "--yes", "--skip-preview", "--parallel", "2").finally(() => (settled = true));
+  // The other user's sandboxes end once the stack's creates have been refused for a while (an `up` that ended first fails below).
+  while (!settled) {
     const refused = s.emulator.calls(since).filter((c) => c.method === "POST" && c.path === "/sandboxes" && c.status === 429);
     if (refused.length >= 2) break;
     await new Promise((r) => setTimeout(r, 50));
