@@ -35,14 +35,14 @@ const MAX_READY_LAG_MS = 1000;
 
 /**
  * Starts the timer chain of `build` (which must be `waiting`). `delayMs` is the whole duration of a
- * successful build; `onDone` runs once, when the build reaches `ready` or `error`.
+ * successful build, plus `stepMs` for each step; `onDone` runs once, when the build reaches `ready` or `error`.
  */
-export function runBuild(build: BuildRecord, delayMs: number, onDone: (build: BuildRecord) => void, v2?: V2Inputs): CancelBuild {
+export function runBuild(build: BuildRecord, delayMs: number, onDone: (build: BuildRecord) => void, v2?: V2Inputs, stepMs = 0): CancelBuild {
   const actions = build.spec && v2 ? v2Actions(build, build.spec, v2) : buildActions(build);
   // A v2 start hands the build to the builder and marks it building before its 202 goes out
   // (infra: packages/api/internal/template-manager/create_template.go, BuildStatusGroupInProgress).
   if (build.spec && v2) build.status = "building";
-  const tick = (delayMs * (1 - WAITING_SHARE)) / actions.length;
+  const tick = (delayMs * (1 - WAITING_SHARE)) / actions.length + stepMs;
   let timer: NodeJS.Timeout | undefined;
   let index = 0;
   let finished = false;

@@ -43,8 +43,8 @@ export class TemplateStore {
   /** The archives COPY steps uploaded, and their upload URLs. */
   readonly files = new BuildFileStore();
 
-  /** `buildDelayMs`: how long a successful build takes, in milliseconds. */
-  constructor(private readonly buildDelayMs: number) {
+  /** `buildDelayMs`: how long a successful build takes, in milliseconds; `buildStepMs`: time added to each step (../op-latency.ts). */
+  constructor(private readonly buildDelayMs: number, private readonly buildStepMs = 0) {
     this.seedBase();
   }
 
@@ -160,7 +160,7 @@ export class TemplateStore {
     const cancel = runBuild(build, this.buildDelayMs, () => {
       this.cancels.delete(build.buildID);
       template.updatedAt = new Date();
-    }, build.spec ? this.v2Inputs(template, build, build.spec) : undefined);
+    }, build.spec ? this.v2Inputs(template, build, build.spec) : undefined, this.buildStepMs);
     this.cancels.set(build.buildID, cancel);
   }
 
