@@ -24,6 +24,17 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * A request the service's OpenAPI validator refuses before any handler runs: a 400 whose message the
+ * platform API prefixes with "validation error: " (infra: packages/api/internal/utils/error.go,
+ * ErrorHandler). `detail` is the validator's own text, which the volume content API answers bare.
+ */
+export class ValidationError extends ApiError {
+  constructor(readonly detail: string) {
+    super(400, `validation error: ${detail}`);
+  }
+}
+
 /** The parts of a request a route handler sees. */
 export interface RequestContext {
   method: string;
@@ -48,6 +59,11 @@ export const MAX_BODY_BYTES = 5 * 1024 * 1024;
 /** A JSON reply with the given status (and extra headers). */
 export function json(status: number, body: unknown, headers?: Record<string, string>): Reply {
   return headers ? { status, body, headers } : { status, body };
+}
+
+/** A plain-text reply, as Go's gin answers `c.String`. */
+export function text(status: number, body: string): Reply {
+  return { status, body: Buffer.from(body), headers: { "content-type": "text/plain; charset=utf-8" } };
 }
 
 /** A 204 reply with no body. */
@@ -83,7 +99,7 @@ export function parseJsonText(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {
-    throw new ApiError(400, `request body has an error: failed to decode request body: ${(err as Error).message}`);
+    throw new ValidationError(`request body has an error: failed to decode request body: ${(err as Error).message}`);
   }
 }
 
@@ -97,7 +113,8 @@ export function sendReply(res: ServerResponse, reply: Reply): void {
   }
   const raw = Buffer.isBuffer(reply.body);
   const data = raw ? (reply.body as Buffer) : Buffer.from(JSON.stringify(reply.body));
-  headers["content-type"] = raw ? "application/octet-stream" : "application/json";
+  // A raw body keeps the content type its route chose (text, XML); JSON bodies always say JSON.
+  headers["content-type"] = raw ? (headers["content-type"] ?? "application/octet-stream") : "application/json";
   headers["content-length"] = String(data.length);
   res.writeHead(reply.status, headers);
   res.end(data);

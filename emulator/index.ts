@@ -9,26 +9,31 @@
  */
 import { mkdirSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerOptions } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
+import type { Duplex } from "node:stream";
 import { join } from "node:path";
 import { CallLog, type CallRecord } from "./calls";
 import { createEnvdHandler } from "./envd";
 import type { Isolation } from "./envd/isolation/mode";
 import { detectIsolation } from "./envd/isolation/probe";
+import { responseOn } from "./envd/ports/upgrade";
 import type { SandboxLimits } from "./envd/limits";
 import { Faults, type FaultSettings } from "./faults";
 import { exchangeObserver, type ExchangeObserver } from "./exchanges";
-import { json } from "./http";
+import { text } from "./http";
 import { newAccessToken, newApiKey, newUUID } from "./ids";
 import { inventoryOf, sandboxesOf, templatesOf, volumesOf, type Inventory, type InventorySandbox, type InventoryTemplate, type InventoryVolume } from "./inventory";
 import { createRouter } from "./router";
 import { adminRoutes } from "./routes/admin";
 import { sandboxListRoutes } from "./routes/sandbox-list";
 import { sandboxRoutes } from "./routes/sandboxes";
+import { sandboxResumeRoutes } from "./routes/sandbox-resume";
 import { sandboxUpdateRoutes } from "./routes/sandbox-updates";
+import { snapshotRoutes } from "./routes/snapshots";
 import { templateBuildRoutes } from "./routes/template-builds";
+import { teamRoutes } from "./routes/teams";
 import { templateRoutes } from "./routes/templates";
 import { unservedRoutes } from "./routes/unserved";
 import { volumeRoutes } from "./routes/volumes";
@@ -110,6 +115,9 @@ export interface Emulator {
   close(): Promise<void>;
 }
 
+/** The body of GET /health. */
+export const HEALTH_TEXT = "Health check successful";
+
 /** Default duration of a successful template build, in milliseconds. */
 export const DEFAULT_BUILD_DELAY_MS = 1500;
 
@@ -129,8 +137,12 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   const calls = new CallLog();
   const onExchange = exchangeObserver(options.onExchange);
   const envd = createEnvdHandler({ directory: stores.sandboxes, onExchange, limits: options.limits });
-  const router = createRouter(allRoutes(stores, faults, calls), creds);
-  const server = createServer(createListener({ envd, router, faults, calls, log: options.log, onExchange }));
+  const router = createRouter(allRoutes(stores, faults, calls, creds.apiKey), creds);
+  const listener = createListener({ envd, router, faults, calls, log: options.log, onExchange });
+  // Only upgrades to a sandbox's port switch protocols (Node 24.9+; see envd/ports/upgrade.ts).
+  const serverOptions: ServerOptions & { shouldUpgradeCallback?: (req: IncomingMessage) => boolean } = { shouldUpgradeCallback: (req) => envd.upgrades(req) };
+  const server = createServer(serverOptions, listener);
+  server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => listener(req, responseOn(req, socket, head)));
   const port = await listen(server, options.port ?? 0, options.host ?? "127.0.0.1");
   apiUrl = `http://${urlHost(options.host ?? "127.0.0.1")}:${port}`;
   let closing: Promise<void> | undefined;
@@ -153,14 +165,18 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   };
 }
 
-function allRoutes(stores: Stores, faults: Faults, calls: CallLog) {
+function allRoutes(stores: Stores, faults: Faults, calls: CallLog, apiKey: string) {
   return [
-    { method: "GET" as const, pattern: "/health", auth: "none" as const, handler: () => json(204, undefined) },
+    // The service's health check answers 200 with a fixed text (infra: packages/api/internal/handlers/store.go, GetHealth).
+    { method: "GET" as const, pattern: "/health", auth: "none" as const, handler: () => text(200, HEALTH_TEXT) },
     ...sandboxListRoutes(stores),
     ...sandboxRoutes(stores),
     ...sandboxUpdateRoutes(stores),
+    ...sandboxResumeRoutes(stores),
+    ...snapshotRoutes(stores),
     ...templateRoutes(stores),
     ...templateBuildRoutes(stores),
+    ...teamRoutes(stores, apiKey),
     ...volumeRoutes(stores),
     ...volumeContentRoutes(stores.volumes),
     ...adminRoutes(stores, faults, calls),

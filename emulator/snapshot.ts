@@ -5,8 +5,9 @@
  * JSON, put back under the same IDs by `createEmulator({ restore })`.
  *
  * Not kept: file contents (sandbox roots and volumes come back empty; mount links are made again),
- * the built-in `base` template (every emulator seeds it), and volume tokens (each GET mints a fresh
- * one and nothing checks them). Sandboxes keep their clock relative to the snapshot: a sandbox that
+ * the built-in `base` template (every emulator seeds it), volume tokens (each GET mints a fresh
+ * one and nothing checks them), and snapshots of sandboxes (store/sandbox-snapshots.ts): a sandbox
+ * snapshot is nothing but its files, which a restore would not have, and no Pulumi resource makes one. Sandboxes keep their clock relative to the snapshot: a sandbox that
  * had 50 minutes to live when the snapshot was taken has 50 minutes from the restore, whenever that is.
  */
 import { basename } from "node:path";

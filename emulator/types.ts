@@ -11,6 +11,10 @@ export interface SandboxRuntime {
   /** Created with `secure: true`: every in-sandbox call needs `X-Access-Token: envdAccessToken`. */
   secure: boolean;
   envdAccessToken: string | null;
+  /** Set when created with `network.allowPublicTraffic: false`: every port but envd's needs it. */
+  trafficAccessToken?: string | null | undefined;
+  /** `network.maskRequestHost`: the Host a server in the sandbox sees (`${PORT}`: the port). */
+  maskRequestHost?: string | undefined;
   /**
    * Host directory that stands for the sandbox's `/`. Sandbox paths are mapped under it (a request
    * for `/home/user/x` touches `<rootDir>/home/user/x`), except volume mount points and, with
@@ -38,6 +42,29 @@ export interface SandboxDefaults {
 export interface SandboxDirectory {
   /** The sandbox if it is running now; undefined when unknown, paused, expired or killed. */
   running(sandboxID: string): SandboxRuntime | undefined;
+  /** Every running sandbox: a signed file URL that names none is matched against their tokens (envd/signing.ts). */
+  allRunning(): SandboxRuntime[];
   /** Called when a sandbox stops running (killed, expired, paused) so its processes can be ended. */
   onStopped(listener: (sandboxID: string) => void): void;
+  /**
+   * Called when a sandbox pauses with its memory kept: its processes are frozen, not ended, and its
+   * connections cut; the pause waits for the returned promise (docs/service.md#pause-and-resume).
+   */
+  onFrozen?(listener: (sandboxID: string) => Promise<void>): void;
+  /** Called when such a sandbox resumes: its frozen processes continue; the resume waits for it. */
+  onThawed?(listener: (sandboxID: string) => Promise<void>): void;
+  /** A request reached a sandbox that is not running: resumes it when its auto-resume allows. */
+  resumeOnRequest?(sandboxID: string, request: ResumeRequest): Promise<ResumeOutcome>;
 }
+
+/** What a request to a paused sandbox shows of its credentials, for auto-resume. */
+export interface ResumeRequest {
+  port: number;
+  /** `X-Access-Token`. */
+  envdAccessToken?: string | undefined;
+  /** `e2b-traffic-access-token`. */
+  trafficAccessToken?: string | undefined;
+}
+
+/** `denied`: the request lacked the credentials (the proxy answers 403 and the sandbox stays paused). */
+export type ResumeOutcome = "resumed" | "denied" | "not-resumed";

@@ -1,17 +1,17 @@
 /**
  * Request validation with the real server's wording. The service checks requests against its
  * OpenAPI schema before any handler runs, answering 400 with messages such as
- * `request body has an error: Error at "/timeout": …`; these helpers produce the same shape.
+ * `validation error: request body has an error: Error at "/timeout": …`; these helpers produce the same shape.
  */
 import { z } from "zod";
-import { ApiError } from "./http";
+import { ApiError, ValidationError } from "./http";
 
 /** Parses a JSON body with a zod schema; the first issue becomes a 400. */
 export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
-  if (body === undefined) throw new ApiError(400, "request body has an error: value is required but missing");
+  if (body === undefined) throw new ValidationError("request body has an error: value is required but missing");
   const result = schema.safeParse(body);
   if (result.success) return result.data;
-  throw new ApiError(400, `request body has an error: ${describe(result.error.issues[0], body)}`);
+  throw new ValidationError(`request body has an error: ${describe(result.error.issues[0], body)}`);
 }
 
 function describe(issue: z.core.$ZodIssue | undefined, body: unknown): string {
@@ -31,8 +31,9 @@ function valueAt(root: unknown, path: string[]): unknown {
   return node;
 }
 
-function queryError(name: string, reason: string): ApiError {
-  return new ApiError(400, `parameter "${name}" in query has an error: ${reason}`);
+/** A query parameter the service's OpenAPI validator refuses. */
+export function queryError(name: string, reason: string): ApiError {
+  return new ValidationError(`parameter "${name}" in query has an error: ${reason}`);
 }
 
 /** An optional integer query parameter within [min, max]; `fallback` when absent. */
@@ -75,15 +76,25 @@ function notOneOf(allowed: readonly string[]): string {
   return `value is not one of the allowed values [${allowed.map((a) => JSON.stringify(a)).join(",")}]`;
 }
 
+/**
+ * The team's plan caps, the `tiers` table's defaults (infra: packages/db/migrations/
+ * 20250507134356_add_max_specs_to_tier.sql, 20250513111201_tier_fix_max_memory.sql).
+ */
+export const PLAN_MAX_VCPU = 8;
+export const PLAN_MAX_RAM_MB = 8192;
+const RAISE = "(if you need to increase this limit, please contact support)";
+
 /** Template resource limits (infra: team/limits.go); each violation is a 400 with its own message. */
 export function checkResources(cpuCount: number | undefined, memoryMB: number | undefined): void {
   if (cpuCount !== undefined) {
     if (cpuCount < 1) throw new ApiError(400, "CPU count must be at least 1");
     if (cpuCount > 32) throw new ApiError(400, "CPU count must be at most 32");
     if (cpuCount !== 1 && cpuCount % 2 !== 0) throw new ApiError(400, "CPU count must be 1 or an even number");
+    if (cpuCount > PLAN_MAX_VCPU) throw new ApiError(400, `CPU count can't be higher than ${PLAN_MAX_VCPU} ${RAISE}`);
   }
   if (memoryMB !== undefined) {
     if (memoryMB < 128) throw new ApiError(400, "Memory must be at least 128 MiB");
     if (memoryMB % 2 !== 0) throw new ApiError(400, "Memory must be divisible by 2");
+    if (memoryMB > PLAN_MAX_RAM_MB) throw new ApiError(400, `Memory can't be higher than ${PLAN_MAX_RAM_MB} MiB ${RAISE}`);
   }
 }

@@ -12,7 +12,7 @@
  * `configure`, `check`, ... `remove` of the runtime with the kind first: the runtime keeps serving
  * those (test/e2e/upgrade.test.ts).
  */
-import type { ResourceKind } from "./spec";
+import type { ResourceKind } from "./kinds";
 
 export function providerText(kind: ResourceKind): string {
   return `exports.handler = () => require("pulumi-sandbox/runtime").provider(${JSON.stringify(kind)});\n`;

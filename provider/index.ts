@@ -6,4 +6,5 @@
  */
 // First: on a Node.js too old for the dependencies, fail here with the fix, not deep inside them.
 import "../sdk/node-version";
-export { Sandbox, Template, TemplateTag, Volume, type SandboxArgs, type TemplateArgs, type TemplateTagArgs, type VolumeArgs } from "./classes";
+// The classes, one per kind of the registry (generated from provider/kinds: scripts/gen-class-shapes.mjs).
+export * from "./classes";

@@ -1,6 +1,6 @@
 /**
- * The resource key: what a resource's auto-names (./specs/naming.ts), its sandbox marker and the list
- * of its stack's sandboxes (./resources/sandbox-adoption.ts) derive from. `check` mints it at the first
+ * The resource key: what a resource's auto-names (./kinds/naming.ts), its sandbox marker and the list
+ * of its stack's sandboxes (./kinds/sandbox/adoption.ts) derive from. `check` mints it at the first
  * create and keeps it in state from then on (./check.ts), so nothing here ever renames a resource.
  *
  * A key is `<stack instance>/<URN>`. The URN makes it unique within its stack (two components' children

@@ -11,15 +11,17 @@
 /**
  * Stacks of no frames until the returned function runs: call it in a `finally`, and in a `catch` with
  * the error thrown, which then gets its stack taken again, there, with frames: a registration that
- * fails (a resource with no name) still points at the program's line.
+ * fails (a resource with no name) still points at the program's line. `above`: the function whose
+ * frame and those it called are left out of that stack (the shared base of the classes: the stack
+ * then starts at the kind's own class).
  */
-export function shallowStacks(): (thrown?: unknown) => unknown {
+export function shallowStacks(above?: Function): (thrown?: unknown) => unknown {
   if (process.env.PULUMI_DEBUG_PROMISE_LEAKS) return (thrown) => thrown;
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   const done = (thrown?: unknown): unknown => {
     Error.stackTraceLimit = limit;
-    if (thrown instanceof Error) Error.captureStackTrace(thrown, done);
+    if (thrown instanceof Error) Error.captureStackTrace(thrown, above ?? done);
     return thrown;
   };
   return done;

@@ -9,8 +9,6 @@
 import type { z } from "zod";
 import type { Credential } from "./config-keys";
 
-export type ResourceKind = "Template" | "Volume" | "Sandbox" | "TemplateTag";
-
 /**
  * Inputs the provider adds for itself; never user-facing, never diffed, never in the schema.
  * `__resource`: the key auto-names and markers derive from (./resource-key.ts: minted at the first create, kept after);
@@ -19,8 +17,32 @@ export type ResourceKind = "Template" | "Volume" | "Sandbox" | "TemplateTag";
  */
 export const INTERNAL_INPUTS = ["__provider", "__resource", "__generation", "__auto", "__secrets"] as const;
 
-export interface SpecDeclaration<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
-  kind: ResourceKind;
+/**
+ * What a spec's generic readers (check, diff, the schema) take: any object schema. `any` and not
+ * `z.ZodObject`: a spec's name lists are typed by its schemas' keys, and a specific spec is then
+ * assignable to the generic one only if that one accepts any keys.
+ */
+type AnyObject = z.ZodObject<any>;
+
+/** The names of an object schema's top-level fields. */
+type FieldOf<S extends z.ZodObject> = Extract<keyof S["shape"], string>;
+/** Fields of a field's object value (`provision.logging`); nothing for lists and scalars. */
+type SubfieldOf<T> = T extends readonly unknown[] ? never : T extends object ? Extract<keyof T, string> : never;
+/** A top-level input, or a dotted path one level inside one. */
+type InputPath<I extends z.ZodObject> = { [K in FieldOf<I>]: K | `${K}.${SubfieldOf<NonNullable<z.output<I>[K]>>}` }[FieldOf<I>];
+
+/**
+ * A spec's lists name its own fields: a typo or a field removed from the schema is a compile error
+ * where the list is written. `NoInfer`: the schemas alone fix what the lists may name.
+ */
+export interface SpecDeclaration<
+  N extends string = string,
+  I extends z.ZodObject = AnyObject,
+  O extends z.ZodObject = AnyObject,
+  D extends z.ZodObject = AnyObject,
+> {
+  /** The kind's name: its class, its type tokens (`sandbox:index:<kind>`) and its registry key. */
+  kind: N;
   /** Markdown: what the resource is, and what to know before using it. */
   description: string;
   /** User-facing inputs (camelCase, defaults, docs). Strict: an unknown field is an error. */
@@ -28,39 +50,39 @@ export interface SpecDeclaration<I extends z.ZodObject = z.ZodObject, O extends 
   /** Outputs besides the echoed inputs. Used for the class's output properties and schema.json. */
   outputs: O;
   /** Top-level inputs the update handler applies to the live resource (same ID). */
-  inPlace: readonly string[];
+  inPlace: readonly NoInfer<FieldOf<I>>[];
   /**
    * Inputs that change no remote state (a client-side deadline, how output is logged): never reported
    * as a change. Top-level names, or dotted paths inside an in-place input (`provision.logging`).
    */
-  localOnly: readonly string[];
+  localOnly: readonly NoInfer<InputPath<I>>[];
   /** Dotted paths inside in-place inputs whose change still forces a replacement (`provision.triggers`). */
-  replaceWithin?: readonly string[];
+  replaceWithin?: readonly NoInfer<InputPath<I>>[];
   /**
    * Inputs that name the resource uniquely in the service. A replacement that keeps a user-chosen value
    * deletes the old resource first, since the new one could not be made while the old one holds the name.
    */
-  uniqueNames?: readonly string[];
+  uniqueNames?: readonly NoInfer<FieldOf<I>>[];
   /**
    * Optional inputs the service fills with its own default, reported back in the output of the same
    * name. Leaving one out keeps the current value (no change), as the service would.
    */
-  computed?: readonly string[];
+  computed?: readonly NoInfer<FieldOf<I>>[];
   /** Inputs the class wraps in `pulumi.secret`, so state holds them encrypted. */
-  secretInputs: readonly string[];
+  secretInputs: readonly NoInfer<FieldOf<I>>[];
   /** Outputs marked secret (`additionalSecretOutputs`). */
-  secretOutputs: readonly string[];
+  secretOutputs: readonly NoInfer<FieldOf<I> | FieldOf<O>>[];
   /**
    * Outputs and derived inputs that carry what other inputs hold, by those inputs: each is secret
    * whenever one of them came in secret (a Template's `buildSteps` quote a Dockerfile built around a
    * token). The engine itself keeps secret only a result named like a secret input.
    */
-  secretFrom?: Readonly<Record<string, readonly string[]>>;
+  secretFrom?: { readonly [P in NoInfer<FieldOf<I> | FieldOf<O>>]?: readonly NoInfer<FieldOf<I>>[] };
   /**
    * Inputs the resource's ID is made of. Pulumi stores IDs in plain text and cannot mark one secret,
    * so `check` refuses these when they come in secret.
    */
-  idFrom?: readonly string[];
+  idFrom?: readonly NoInfer<FieldOf<I>>[];
   /** The credentials every call for this kind needs; `check` fails at preview when one is missing. */
   credentials: readonly Credential[];
   /** Credentials some inputs need besides those (a Template's legacy build system needs the access token). */
@@ -70,7 +92,13 @@ export interface SpecDeclaration<I extends z.ZodObject = z.ZodObject, O extends 
    * inputs, so a change of what they sum up (a file of a build context) shows at preview under their name.
    * Documented among the outputs, which echo them.
    */
-  derived?: readonly string[];
+  derived?: readonly NoInfer<FieldOf<I> | FieldOf<O>>[];
+  /**
+   * Inputs whose checked value has more than a program gives, as the kind's `derive` makes them (a
+   * Volume's `content` with the manifest of its files): their type in the handlers' inputs and in state.
+   * Declared here, not computed in zod, so validating a schema reads no file (one way to derive).
+   */
+  checked?: D;
   /**
    * Inputs filled in by `check` when the user leaves them out (auto-naming), derived from the resource's
    * key and replacement generation, so a re-run of an interrupted `up` computes the same value.
@@ -81,21 +109,51 @@ export interface SpecDeclaration<I extends z.ZodObject = z.ZodObject, O extends 
    * given under the old name to the new one (a failure still names the field as it was written), old
    * state is read the same way, and outputs echo the old name too. Neither in the partition below nor diffed.
    */
-  renamed?: Readonly<Record<string, string>>;
+  renamed?: { readonly [P in NoInfer<FieldOf<I>>]?: NoInfer<FieldOf<I>> };
+  /**
+   * Outputs that are the resource's own ID. A preview knows the ID of a resource it updates, so both
+   * front ends answer these from it (the classes from `this.id`, the plugin's preview of an update from
+   * the request's id): a Sandbox whose `templateID` comes from a Template updated in place then plans
+   * no replacement, and `up` makes none.
+   */
+  idOutputs?: readonly NoInfer<FieldOf<O>>[];
   /** Rules across fields, run on known values only. Each issue names its field path. */
   crossChecks?: (inputs: Record<string, unknown>) => { path: string; reason: string }[];
 }
 
-export interface ResourceSpec<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> extends SpecDeclaration<I, O> {
+export interface ResourceSpec<
+  N extends string = string,
+  I extends z.ZodObject = AnyObject,
+  O extends z.ZodObject = AnyObject,
+  D extends z.ZodObject = AnyObject,
+> extends Omit<SpecDeclaration<N, I, O, D>, "renamed" | "secretFrom"> {
+  /** As declared (names checked there), read as plain maps: a key the spec left out is absent, not undefined. */
+  renamed?: Readonly<Record<string, string>>;
+  secretFrom?: Readonly<Record<string, readonly string[]>>;
   /** Derived: every top-level input neither in place nor local, then `replaceWithin`. */
   replaceOnChanges: readonly string[];
 }
 
-export function defineSpec<I extends z.ZodObject, O extends z.ZodObject>(decl: SpecDeclaration<I, O>): ResourceSpec<I, O> {
+export function defineSpec<const N extends string, I extends z.ZodObject, O extends z.ZodObject, D extends z.ZodObject = z.ZodObject<{}>>(
+  decl: SpecDeclaration<N, I, O, D>,
+): ResourceSpec<N, I, O, D> {
   const kept = new Set([...decl.inPlace, ...decl.localOnly, ...Object.keys(decl.renamed ?? {})]);
   const replaced = Object.keys(decl.inputs.shape).filter((key) => !kept.has(key));
-  return { ...decl, replaceOnChanges: [...replaced, ...(decl.replaceWithin ?? [])] };
+  const { renamed, secretFrom, ...rest } = decl;
+  return {
+    ...rest,
+    ...(renamed ? { renamed: renamed as Readonly<Record<string, string>> } : {}),
+    ...(secretFrom ? { secretFrom: secretFrom as Readonly<Record<string, readonly string[]>> } : {}),
+    replaceOnChanges: [...replaced, ...(decl.replaceWithin ?? [])],
+  };
 }
+
+/** A spec's inputs as `check` returns them: defaults applied, and what `checked` declares derived. */
+export type CheckedInputs<S extends ResourceSpec> = [keyof CheckedShape<S>] extends [never]
+  ? z.output<S["inputs"]>
+  : Omit<z.output<S["inputs"]>, keyof CheckedShape<S>> & z.output<NonNullable<S["checked"]>>;
+/** The fields `checked` declares; none for a spec without it (its default is an empty object schema). */
+type CheckedShape<S extends ResourceSpec> = NonNullable<S["checked"]>["shape"];
 
 /** The sentinel the engine sends for values not known until apply (pulumi/runtime/rpc.js). */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";

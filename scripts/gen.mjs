@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // `npm run gen`: regenerates every generated file of the project from its source of truth.
 //   proto/*.proto            -> sdk/gen/**/*_pb.ts       (protoc-gen-es through buf, all local)
-//   provider specs (zod)     -> schema.json, README reference   (scripts/gen-schema.mjs, when present)
-//   provider specs (zod)     -> provider/class-shapes.ts         (scripts/gen-class-shapes.mjs)
+//   provider kinds (zod)     -> schema.json, README reference   (scripts/gen-schema.mjs, when present)
+//   provider kinds (zod)     -> provider/classes.ts, class-shapes.ts  (scripts/gen-class-shapes.mjs)
 //   schema.json              -> sdks/{nodejs,python,go}   (scripts/gen-sdks.mjs: Pulumi's generators, needs Go)
 // `node scripts/gen.mjs --check` generates into a temp dir and fails if anything differs from the
 // committed files: the drift test runs that, so generated code cannot be edited by hand unnoticed.
@@ -53,8 +53,8 @@ async function main() {
   }
   const shapesStep = join(root, "scripts", "gen-class-shapes.mjs");
   if (existsSync(shapesStep)) {
-    const { generate, CLASS_SHAPES_FILE } = await import(shapesStep);
-    steps.push({ name: "class-shapes", files: [CLASS_SHAPES_FILE], run: (out) => generate(root, out) });
+    const { generate, CLASS_SHAPES_FILE, CLASSES_FILE } = await import(shapesStep);
+    steps.push({ name: "classes", files: [CLASS_SHAPES_FILE, CLASSES_FILE], run: (out) => generate(root, out) });
   }
   const sdksStep = join(root, "scripts", "gen-sdks.mjs");
   if (existsSync(sdksStep)) {

@@ -2,8 +2,10 @@
  * envd's HTTP file transfer, `GET /files` (download) and `POST /files` (upload, multipart or raw
  * `application/octet-stream`, optionally gzip-encoded, streamed to the files as it arrives), which
  * the official SDK's `files.read` and `files.write` use. Paths follow the Connect services' rules
- * (home-relative, sandbox paths in answers); errors are envd's `{code, message}` JSON. Signed URLs
- * are not supported: on a secured sandbox these calls need the access token like every other call.
+ * (home-relative, sandbox paths in answers); errors are envd's `{code, message}` JSON. On a secure
+ * sandbox each call needs the access token or a signed URL (./signing.ts). An upload's
+ * `X-Metadata-*` headers become the files' metadata (./file-metadata.ts); `/proc` is read as the
+ * sandbox's commands see it (./procfs.ts).
  */
 import { constants } from "node:fs";
 import { unlink } from "node:fs/promises";
@@ -15,13 +17,16 @@ import { createGunzip } from "node:zlib";
 import { ConnectError } from "@connectrpc/connect";
 import { openAt, statAt } from "../confined/ops";
 import type { Located } from "../confined/walk";
+import { fileMetadata, metadataFromHeaders, metadataProblem, type FileMetadata } from "./file-metadata";
 import { sendError } from "./gate";
 import { sandboxMayRead } from "./host-access";
 import { locateIn } from "./links";
 import { boundaryOf, MultipartError, multipartParts } from "./multipart";
 import { giveTo, makeDirAs } from "./ownership";
 import { resolveSandboxPath } from "./paths";
+import { ProcReadError, procPathOf, readProcFile } from "./procfs";
 import { homeOf, KNOWN_USERS, type RequestScope } from "./scope";
+import { checkSigning, operationOf } from "./signing";
 
 /** An answer of the file API that is not a success. */
 class FilesError extends Error {
@@ -61,8 +66,24 @@ async function find(scope: RequestScope, requested: string, makeParents = false)
   }
 }
 
+/** Sends a `/proc` file (./procfs.ts): generated on read, so its length is known only once read. */
+async function downloadProc(res: ServerResponse, scope: RequestScope, sandbox: string): Promise<void> {
+  const bytes = await readProcFile(scope, sandbox, scope.limits.fileSizeBytes).catch((err: unknown) => {
+    throw err instanceof ProcReadError ? new FilesError(err.status, err.message) : err;
+  });
+  res.writeHead(200, {
+    "content-type": "application/octet-stream",
+    "content-length": bytes.length,
+    "content-disposition": `inline; filename="${path.basename(sandbox).replaceAll('"', "")}"`,
+  });
+  res.end(bytes);
+}
+
 async function download(res: ServerResponse, scope: RequestScope, query: URLSearchParams): Promise<void> {
-  const { sandbox, at } = await find(scope, query.get("path") ?? "");
+  const requested = query.get("path") ?? "";
+  const proc = procPathOf(requested, homeOf(scope));
+  if (proc) return downloadProc(res, scope, proc);
+  const { sandbox, at } = await find(scope, requested);
   try {
     const st = await statAt(at, { followLast: true });
     if (!st) throw new FilesError(404, `path '${sandbox}' does not exist`);
@@ -99,8 +120,13 @@ function capped(max: number, sandboxPath: string): Transform {
   });
 }
 
-/** Writes one upload to a sandbox path, creating parent directories; returns envd's entry. */
-async function store(scope: RequestScope, requested: string, body: Readable) {
+/**
+ * Writes one upload to a sandbox path, creating parent directories, and replaces the file's
+ * metadata with the upload's (none clears it, as envd rewrites its xattrs on every upload);
+ * returns envd's entry, with the metadata the file now has.
+ */
+async function store(scope: RequestScope, requested: string, body: Readable, metadata: FileMetadata | undefined) {
+  let kept: FileMetadata | undefined;
   const { sandbox, at } = await find(scope, requested, true);
   try {
     if (at.readOnly) throw new FilesError(400, `error opening file '${sandbox}': read-only file system`);
@@ -111,8 +137,12 @@ async function store(scope: RequestScope, requested: string, body: Readable) {
     });
     try {
       if (!existing) await giveTo(scope, handle);
+      // The inode the metadata belongs to, taken while the handle is open (the stream closes it).
+      const inode = await handle.stat({ bigint: true });
       // The stream closes the handle when it ends or fails.
       await pipeline(body, capped(scope.limits.fileSizeBytes, sandbox), handle.createWriteStream() as Writable);
+      fileMetadata.write(inode, metadata);
+      kept = fileMetadata.read(inode);
     } catch (err) {
       await handle.close().catch(() => undefined);
       // No half-written new file stays behind.
@@ -122,7 +152,7 @@ async function store(scope: RequestScope, requested: string, body: Readable) {
   } finally {
     await at.close();
   }
-  return { name: path.basename(sandbox), type: "file", path: sandbox };
+  return { name: path.basename(sandbox), type: "file", path: sandbox, ...(kept ? { metadata: kept } : {}) };
 }
 
 /**
@@ -145,24 +175,31 @@ function bodyOf(req: IncomingMessage, max: number): Readable {
 }
 
 async function upload(req: IncomingMessage, scope: RequestScope, query: URLSearchParams) {
+  // Checked before anything is written: a refused upload creates no file.
+  const metadata = metadataFromHeaders(req.headers);
+  const problem = metadataProblem(metadata);
+  if (problem) throw new FilesError(400, `invalid metadata: ${problem}`);
   const contentType = String(req.headers["content-type"] ?? "");
   const type = contentType.split(";")[0]?.trim().toLowerCase();
   if (type === "application/octet-stream") {
     const target = query.get("path");
     if (!target) throw new FilesError(400, "path query parameter is required for raw body upload");
-    return [await store(scope, target, bodyOf(req, scope.limits.fileSizeBytes))];
+    return [await store(scope, target, bodyOf(req, scope.limits.fileSizeBytes), metadata)];
   }
   if (!type?.startsWith("multipart/")) {
     throw new FilesError(400, `unsupported content type: ${type}, expected multipart/form-data or application/octet-stream`);
   }
   const boundary = boundaryOf(contentType);
   if (!boundary) throw new FilesError(500, "error parsing multipart form: no multipart boundary param in Content-Type");
-  // Each part streams to its file as it arrives (./multipart.ts); plain fields are skipped.
+  // Each part streams to its file as it arrives (./multipart.ts); parts not named "file" are skipped.
   const entries = [];
   try {
     for await (const part of multipartParts(bodyOf(req, scope.limits.fileSizeBytes), boundary)) {
-      if (part.name !== "file" || part.filename === undefined) continue;
-      entries.push(await store(scope, query.get("path") ?? part.filename, part.body));
+      // envd reads every part named "file"; the path query, when given, wins over its filename.
+      if (part.name !== "file") continue;
+      const target = query.get("path") ?? part.filename;
+      if (target === undefined) throw new FilesError(400, "error getting multipart custom part file name: filename not found in Content-Disposition header");
+      entries.push(await store(scope, target, part.body, metadata));
     }
   } catch (err) {
     if (err instanceof MultipartError) throw new FilesError(500, `error reading form: ${err.message}`);
@@ -175,6 +212,8 @@ async function upload(req: IncomingMessage, scope: RequestScope, query: URLSearc
 export async function serveFiles(req: IncomingMessage, res: ServerResponse, scope: RequestScope): Promise<void> {
   const query = new URL(req.url ?? "/", "http://envd").searchParams;
   try {
+    const refused = checkSigning(req, query, scope.runtime, operationOf(req.method));
+    if (refused) throw new FilesError(refused.status, refused.message);
     const user = withUser(scope, query);
     if (req.method === "GET") return await download(res, user, query);
     if (req.method !== "POST") throw new FilesError(405, `method ${req.method} not allowed`);

@@ -1,13 +1,17 @@
 /**
  * What stands in front of envd in the real service: the sandbox proxy and envd's own token check.
  * A request is for a sandbox when it carries `E2b-Sandbox-Id` (port from `E2b-Sandbox-Port`,
- * default 49983) or its Host's first label is `{port}-{sandboxID}`. The answers are the proxy's
- * and envd's, bodies included: 502 JSON for a sandbox that is not running, 502 for a port other
- * than envd's, 401 plain JSON (not a Connect error) for a missing or wrong access token.
+ * default 49983) or its Host's first label is `{port}-{sandboxID}`, or `{port}-{sandboxID}-{more}`
+ * (the service's proxy takes the first two dash fields of the first label: infra
+ * packages/shared/pkg/proxy/host.go). The answers are the proxy's and envd's, bodies included:
+ * 502 for a sandbox that is not running (ports/answers.ts, HTML to a browser), 403 for a port
+ * other than envd's without the sandbox's traffic access token when it has one, 401 plain JSON
+ * (not a Connect error) for a missing or wrong envd access token.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { sameSecret } from "../auth";
-import type { SandboxRuntime } from "../types";
+import type { ResumeRequest, SandboxRuntime } from "../types";
+import { sendRefusal, TRAFFIC_TOKEN_HEADER } from "./ports/answers";
 
 /** envd's port inside every sandbox. */
 export const ENVD_PORT = 49983;
@@ -17,7 +21,8 @@ export interface SandboxTarget {
   port: number;
 }
 
-function header(req: IncomingMessage, name: string): string | undefined {
+/** A request header's (first) value. */
+export function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
@@ -29,7 +34,7 @@ export function targetOf(req: IncomingMessage): SandboxTarget | undefined {
     const port = Number(header(req, "e2b-sandbox-port") ?? ENVD_PORT);
     return { sandboxID: byHeader, port: Number.isInteger(port) ? port : ENVD_PORT };
   }
-  const label = /^(\d+)-([a-z0-9]+)\./i.exec(header(req, "host") ?? "");
+  const label = /^(\d+)-([a-z0-9]+)(?:-[^.]*)?\./i.exec(header(req, "host") ?? "");
   if (!label?.[1] || !label[2]) return undefined;
   return { sandboxID: label[2], port: Number(label[1]) };
 }
@@ -48,20 +53,31 @@ export function sendError(res: ServerResponse, status: number, message: string):
 }
 
 /**
- * Answers the request if the sandbox proxy would (502: not running, or not envd's port); returns
- * true when it did. `runtime` is the directory's answer for the target (undefined: not running).
+ * Answers the request if the sandbox proxy would before reaching the port (502: not running; 403:
+ * the traffic token, which guards every port but envd's, whose own token guards it); returns true
+ * when it did. `runtime` is the directory's answer for the target (undefined: not running).
  */
-export function refuseAtProxy(res: ServerResponse, target: SandboxTarget, runtime: SandboxRuntime | undefined): boolean {
+export function refuseAtProxy(req: IncomingMessage, res: ServerResponse, target: SandboxTarget, runtime: SandboxRuntime | undefined): boolean {
   if (!runtime) {
-    sendJson(res, 502, { sandboxId: target.sandboxID, message: "The sandbox was not found", code: 502 });
+    sendRefusal(req, res, target.sandboxID, { kind: "notFound" });
     return true;
   }
-  if (target.port !== ENVD_PORT) {
-    const message = "The sandbox is running but port is not open";
-    sendJson(res, 502, { sandboxId: target.sandboxID, message, port: target.port, code: 502 });
-    return true;
-  }
-  return false;
+  const token = runtime.trafficAccessToken;
+  if (!token || target.port === ENVD_PORT) return false;
+  const given = header(req, TRAFFIC_TOKEN_HEADER);
+  if (given && sameSecret(given, token)) return false;
+  sendRefusal(req, res, target.sandboxID, { kind: given ? "tokenInvalid" : "tokenMissing" });
+  return true;
+}
+
+/** The credentials a request shows, for the auto-resume of a paused sandbox (types.ts). */
+export function resumeRequestOf(req: IncomingMessage, target: SandboxTarget): ResumeRequest {
+  return { port: target.port, envdAccessToken: header(req, "x-access-token"), trafficAccessToken: header(req, TRAFFIC_TOKEN_HEADER) };
+}
+
+/** The proxy's answer when a paused sandbox may not be resumed with the request's credentials. */
+export function refuseResume(req: IncomingMessage, res: ServerResponse, target: SandboxTarget): void {
+  sendRefusal(req, res, target.sandboxID, { kind: "resumeDenied" });
 }
 
 /** Answers the request if envd's middleware would (health, token check); returns true when it did. */
@@ -71,6 +87,8 @@ export function refuseAtEnvd(req: IncomingMessage, res: ServerResponse, runtime:
     res.writeHead(204).end();
     return true;
   }
+  // /files checks its own signed URLs or token (./signing.ts), as envd's authExcludedPaths say.
+  if ((req.method === "GET" || req.method === "POST") && path === "/files") return false;
   const token = runtime.envdAccessToken;
   if (runtime.secure && (token === null || !sameSecret(header(req, "x-access-token"), token))) {
     sendError(res, 401, "unauthorized access, please provide a valid access token or method signing if supported");

@@ -1,8 +1,9 @@
 /**
  * envd's plain HTTP operations (its envd.yaml) besides /health (gate.ts) and /files (files.ts):
- * GET /envs answers the sandbox's environment variables; the operations the orchestrator uses to
- * drive envd (init, freeze, snapshots, metrics) answer 501 naming the operation, in envd's error
- * shape, so a client learns "not in the emulator" rather than chi's "404 page not found".
+ * GET /envs answers the sandbox's environment variables; the operations the emulator does not serve
+ * answer 501 naming the operation, in envd's error shape, so a client learns "not in the emulator"
+ * rather than chi's "404 page not found". The control-plane routes (init, freeze, snapshots) never
+ * get here: the proxy refuses them (control-plane.ts).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { SandboxRuntime } from "../types";
@@ -11,12 +12,6 @@ import { sendError, sendJson } from "./gate";
 /** `METHOD /path` of each envd.yaml operation the emulator does not serve. */
 export const UNSERVED_ENVD_OPERATIONS: readonly string[] = [
   "GET /metrics",
-  "POST /init",
-  "POST /freeze",
-  "POST /unfreeze",
-  "POST /collapse",
-  "POST /fsfreeze",
-  "POST /fsthaw",
   "POST /files/compose",
 ];
 

@@ -19,15 +19,19 @@ import { Filesystem } from "../../sdk/gen/filesystem/filesystem_pb";
 import { Process } from "../../sdk/gen/process/process_pb";
 import { observeResponse, type ExchangeObserver } from "../exchanges";
 import type { SandboxDirectory } from "../types";
+import { refuseControlPlane } from "./control-plane";
 import { serveFiles } from "./files";
 import { filesystemService } from "./filesystem/service";
-import { notFound, refuseAtEnvd, refuseAtProxy, targetOf } from "./gate";
+import { ENVD_PORT, notFound, refuseAtEnvd, refuseAtProxy, refuseResume, resumeRequestOf, sendError, targetOf, type SandboxTarget } from "./gate";
 import { isConnectPath, serveEnvdHttp } from "./http-api";
 import { resolveLimits, type SandboxLimits } from "./limits";
+import { servePort } from "./ports/serve";
+import { isUpgrade } from "./ports/upgrade";
 import { binaryProcessStreams } from "./process/binary-stream";
 import { processService } from "./process/service";
 import { SandboxStates } from "./sandboxes";
 import { scopeKey, userFromAuthorization, type RequestScope } from "./scope";
+import { isSignedFiles, signedTarget } from "./signing";
 
 export interface EnvdOptions {
   directory: SandboxDirectory;
@@ -43,6 +47,8 @@ export interface EnvdHandler {
   /** True when the request is for the in-sandbox API (routing header or `{port}-{id}.` host label). */
   matches(req: IncomingMessage): boolean;
   handle(req: IncomingMessage, res: ServerResponse): void;
+  /** True for an upgrade request (WebSocket...) to a sandbox port other than envd's (see ports/upgrade.ts). */
+  upgrades(req: IncomingMessage): boolean;
   /** Kills every process of every sandbox and waits until they ended; called when the emulator stops. */
   close(): Promise<void>;
 }
@@ -60,6 +66,8 @@ export function createEnvdHandler(options: EnvdOptions): EnvdHandler {
   const limits = resolveLimits(options.limits);
   const scopes = new WeakMap<IncomingMessage, RequestScope>();
   options.directory.onStopped((sandboxID) => void sandboxes.stop(sandboxID));
+  options.directory.onFrozen?.((sandboxID) => sandboxes.freeze(sandboxID));
+  options.directory.onThawed?.((sandboxID) => sandboxes.thaw(sandboxID));
   const process = processService();
   const contextOf = (req: IncomingMessage) => createContextValues().set(scopeKey, scopes.get(req));
   const adapter = connectNodeAdapter({
@@ -72,23 +80,40 @@ export function createEnvdHandler(options: EnvdOptions): EnvdHandler {
     fallback: notFound,
   });
   const binaryStreams = binaryProcessStreams(process, { interceptors: [userCheck], contextValues: contextOf });
+  // A signed /files URL made from a shared sandbox URL names no sandbox; its signature does (./signing.ts).
+  const bySignature = (req: IncomingMessage) => {
+    const signer = signedTarget(req, options.directory.allRunning());
+    return signer ? { sandboxID: signer.sandboxID, port: ENVD_PORT } : undefined;
+  };
   return {
-    matches: (req) => targetOf(req) !== undefined,
+    matches: (req) => targetOf(req) !== undefined || isSignedFiles(req),
+    upgrades: (req) => isUpgrade(req) && (targetOf(req)?.port ?? ENVD_PORT) !== ENVD_PORT,
     handle(req, res) {
-      const target = targetOf(req);
-      if (!target) return notFound(req, res);
-      const runtime = options.directory.running(target.sandboxID);
-      if (refuseAtProxy(res, target, runtime) || !runtime) return;
-      const http = !isConnectPath((req.url ?? "/").split("?")[0] ?? "/");
-      if (http && options.onExchange) observeResponse(req, res, "envd", options.onExchange);
-      if (refuseAtEnvd(req, res, runtime) || (http && serveEnvdHttp(req, res, runtime))) return;
-      const state = sandboxes.of(target.sandboxID);
-      state.track(res);
-      const scope = { runtime, registry: state.registry, watchers: state.watchers, limits, namespace: () => state.namespace(runtime), ...userFromAuthorization(req.headers.authorization, runtime.defaults?.user) };
-      if ((req.url ?? "").split("?")[0] === "/files") return void serveFiles(req, res, scope);
-      scopes.set(req, scope);
-      if (!binaryStreams(req, res)) adapter(req, res);
+      const target = targetOf(req) ?? bySignature(req);
+      // No running sandbox's token made this signature.
+      if (!target) return isSignedFiles(req) ? sendError(res, 401, "invalid signature") : notFound(req, res);
+      if (refuseControlPlane(req, res, target)) return;
+      const { directory } = options;
+      // A paused sandbox with auto-resume comes back for this request, or refuses it (store/auto-resume.ts).
+      const resume = directory.running(target.sandboxID) ? undefined : directory.resumeOnRequest?.(target.sandboxID, resumeRequestOf(req, target));
+      if (!resume) return serve(req, res, target);
+      void resume.then((outcome) => (outcome === "denied" ? refuseResume(req, res, target) : serve(req, res, target)), () => serve(req, res, target));
     },
     close: () => sandboxes.stopAll(),
   };
+
+  function serve(req: IncomingMessage, res: ServerResponse, target: SandboxTarget): void {
+    const runtime = options.directory.running(target.sandboxID);
+    if (refuseAtProxy(req, res, target, runtime) || !runtime) return;
+    if (target.port !== ENVD_PORT) return void servePort(req, res, target.port, runtime, sandboxes.of(target.sandboxID));
+    const http = !isConnectPath((req.url ?? "/").split("?")[0] ?? "/");
+    if (http && options.onExchange) observeResponse(req, res, "envd", options.onExchange);
+    if (refuseAtEnvd(req, res, runtime) || (http && serveEnvdHttp(req, res, runtime))) return;
+    const state = sandboxes.of(target.sandboxID);
+    state.track(res);
+    const scope = { runtime, registry: state.registry, watchers: state.watchers, limits, namespace: () => state.namespace(runtime), ...userFromAuthorization(req.headers.authorization, runtime.defaults?.user) };
+    if ((req.url ?? "").split("?")[0] === "/files") return void serveFiles(req, res, scope);
+    scopes.set(req, scope);
+    if (!binaryStreams(req, res)) adapter(req, res);
+  }
 }

@@ -5,11 +5,14 @@
  * stream, not a made-up end event), its processes are killed and its namespaces ended.
  */
 import type { ServerResponse } from "node:http";
+import { join } from "node:path";
 import type { SandboxRuntime } from "../types";
 import { WatcherRegistry } from "./filesystem/watcher-registry";
 import { accountBinds, systemBindsOf, systemDirOf, writeAccountFiles } from "./isolation/layout";
 import { SandboxNamespace } from "./isolation/namespace";
+import { toolsLayerOf } from "./isolation/tools-layer";
 import { mountsOf } from "./paths";
+import { SandboxPorts } from "./ports/dial";
 import { ProcessRegistry } from "./process/registry";
 
 export class SandboxState {
@@ -18,6 +21,8 @@ export class SandboxState {
   private readonly open = new Set<ServerResponse>();
   private ns: Promise<SandboxNamespace> | undefined;
   private stopped = false;
+  /** Its ports, as the proxy reaches them; never the reason its namespaces are made. */
+  readonly ports = new SandboxPorts(() => this.ns);
 
   constructor(exitRetentionMs: number | undefined) {
     this.registry = new ProcessRegistry(exitRetentionMs);
@@ -44,25 +49,70 @@ export class SandboxState {
     return this.ns;
   }
 
+  /**
+   * A pause that keeps the memory: the open connections are cut (the service's proxy drops them
+   * when the sandbox stops) and every process is stopped where it is; thaw continues them. The
+   * registry, its pids and the namespaces stay, so after the resume List and Connect find them.
+   */
+  async freeze(): Promise<void> {
+    this.cutConnections();
+    await this.signalAll("SIGSTOP");
+  }
+
+  async thaw(): Promise<void> {
+    await this.signalAll("SIGCONT");
+  }
+
+  /**
+   * With namespaces, every process of the sandbox; without, each command's process group (what a
+   * command moved out of its group with `setsid` is not reached: see the README's emulator section).
+   */
+  private async signalAll(signal: "SIGSTOP" | "SIGCONT"): Promise<void> {
+    const ns = await this.ns?.catch(() => undefined);
+    if (ns) return ns.signalAll(signal === "SIGSTOP" ? "STOP" : "CONT");
+    for (const proc of this.registry.list()) proc.suspend(signal === "SIGSTOP");
+  }
+
+  private cutConnections(): void {
+    for (const res of this.open) cut(res);
+    this.open.clear();
+  }
+
   /** Cuts the open connections, kills the processes and ends the namespaces; waits for all. */
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const res of this.open) res.destroy();
-    this.open.clear();
+    this.cutConnections();
     this.watchers.closeAll();
     await this.registry.killAll();
+    await this.ports.stop();
     const ns = await this.ns?.catch(() => undefined);
     await ns?.stop();
   }
+}
+
+/**
+ * Cuts a response's connection as a dying sandbox's does: a TCP reset, not an orderly close. The
+ * Python SDK (e2b-dev/E2B: packages/python-sdk/e2b/envd/rpc.py, is_transport_failure) tells a killed
+ * sandbox by a transport error (its HTTP client's ReadError on a reset connection); a close in the
+ * middle of a chunked body reads to it as a protocol error, which it reports as a timeout instead.
+ * The JS SDK reads both as a dropped connection.
+ */
+function cut(res: ServerResponse): void {
+  const socket = res.socket;
+  if (socket && !socket.destroyed) socket.resetAndDestroy();
+  else res.destroy();
 }
 
 function startNamespace(runtime: SandboxRuntime, isolation: SandboxRuntime["isolation"] & { mode: "namespaces" }) {
   const systemDir = systemDirOf(runtime.rootDir);
   writeAccountFiles(systemDir);
   const volumes = mountsOf(runtime).filter((m) => !m.readOnly).reverse();
+  // The base image's sudo and python, over the host's /usr (isolation/tools-layer.ts).
+  const tools = join(toolsLayerOf(systemDir, isolation), "usr");
+  const system = systemBindsOf(runtime.rootDir).map((b) => (b.sandboxPath === "/usr" ? { ...b, lowers: [tools] } : b));
   return SandboxNamespace.start(isolation, {
     rootDir: runtime.rootDir,
-    readOnly: [...systemBindsOf(runtime.rootDir), ...accountBinds(systemDir)],
+    readOnly: [...system, ...accountBinds(systemDir)],
     volumes,
   });
 }
@@ -85,6 +135,16 @@ export class SandboxStates {
     const state = this.states.get(sandboxID);
     this.states.delete(sandboxID);
     return state ? state.stop() : Promise.resolve();
+  }
+
+  /** Freezes a sandbox paused with its memory (SandboxState.freeze). */
+  freeze(sandboxID: string): Promise<void> {
+    return this.states.get(sandboxID)?.freeze() ?? Promise.resolve();
+  }
+
+  /** Continues a frozen sandbox's processes at its resume. */
+  thaw(sandboxID: string): Promise<void> {
+    return this.states.get(sandboxID)?.thaw() ?? Promise.resolve();
   }
 
   /** Stops every sandbox's calls and processes. */

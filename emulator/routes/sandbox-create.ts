@@ -1,18 +1,16 @@
 /**
  * POST /sandboxes: the create rules of the real handler (infra: handlers/sandbox_create.go), in
- * its order: schema, template and tag, timeout, autoPause options, network, volume mounts.
+ * its order: schema, template (or snapshot) and tag, timeout, autoPause options, network, volume mounts.
  */
 import { posix } from "node:path";
 import { z } from "zod";
 import { checkEgress } from "../egress";
-import { hostId, idsOf } from "../envd/isolation/layout";
 import { ApiError, json, type Reply, type RequestContext } from "../http";
+import { checkMaskRequestHost } from "../mask-host";
 import type { Stores } from "../store";
 import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, type MountRecord } from "../store/sandbox-records";
-import { fillSandboxRoot } from "../store/template-fill";
-import type { TemplateResult } from "../store/template-tree";
-import type { SandboxDefaults } from "../types";
 import { parseBody } from "../validate";
+import { hostOwnerOf, resolveBase } from "./sandbox-base";
 import { sandboxView } from "./sandbox-views";
 
 const NetworkSchema = z.object({
@@ -47,56 +45,38 @@ export async function createSandbox(stores: Stores, ctx: RequestContext, version
   const body = parseBody(NewSandboxSchema, await ctx.json());
   // v2 (what the official JS SDK calls): always secured, a 300 s default time to live.
   if (version === "v2") body.secure = true;
-  const { template, build } = resolveTemplate(stores, body.templateID);
+  const base = resolveBase(stores, body.templateID);
   const timeoutMs = checkTimeout(body.timeout, version === "v2" ? V2_DEFAULT_TIMEOUT_MS : DEFAULT_TIMEOUT_MS);
   checkLifecycle(body);
+  // The network config's own rules come before the public-access one (sandbox_create.go).
+  checkMaskRequestHost(body.network?.maskRequestHost);
   if (body.network?.allowPublicTraffic === false && body.secure !== true) {
     throw new ApiError(400, "You cannot create a sandbox without public access unless you enable secure envd access via 'secure' flag.");
   }
   checkEgress(body.network?.allowOut, body.network?.denyOut);
   const volumeMounts = resolveMounts(stores, body.volumeMounts ?? []);
-  stores.templates.recordSpawn(template);
+  base.spawned();
   const record = stores.sandboxes.create({
-    templateID: template.templateID,
-    alias: template.aliases[0],
-    envdVersion: build.envdVersion,
+    templateID: base.templateID,
+    alias: base.alias,
+    envdVersion: base.envdVersion,
     secure: body.secure === true,
-    cpuCount: build.cpuCount,
-    memoryMB: build.memoryMB,
-    diskSizeMB: build.diskSizeMB,
+    cpuCount: base.cpuCount,
+    memoryMB: base.memoryMB,
+    diskSizeMB: base.diskSizeMB,
     metadata: body.metadata ?? {},
-    // A template's ENV steps are the sandbox's environment; the request's variables win.
-    envVars: { ...stores.templates.resultOf(build)?.env, ...body.envVars },
+    envVars: { ...base.envVars, ...body.envVars },
     network: body.network,
     allowInternetAccess: body.allow_internet_access ?? null,
     autoPause: body.autoPause === true,
     autoResume: body.autoResume?.enabled === true,
+    autoPauseMemory: body.autoPauseMemory !== false,
     volumeMounts,
     timeoutMs,
-    defaults: defaultsOf(stores.templates.resultOf(build)),
+    defaults: base.defaults,
   });
-  const result = stores.templates.resultOf(build);
-  if (result) {
-    const isolation = stores.sandboxes.running(record.sandboxID)?.isolation;
-    // An isolated sandbox has two accounts: its root, and `user` for every other name.
-    const hostOwner = (owner: string) => (isolation ? hostId(isolation, idsOf(owner === "root" ? "root" : "user")) : undefined);
-    await fillSandboxRoot(record.rootDir, result, volumeMounts.map((m) => m.path), hostOwner);
-  }
+  await base.fill(record.rootDir, volumeMounts.map((m) => m.path), hostOwnerOf(stores, record.sandboxID));
   return json(201, sandboxView(record));
-}
-
-function resolveTemplate(stores: Stores, ref: string) {
-  const found = stores.templates.resolve(ref);
-  const name = ref.trim().toLowerCase().replace(/:[^:/]*$/, "");
-  if (!found) throw new ApiError(404, `template '${name}' not found`);
-  const build = stores.templates.buildFor(found.template, found.tag);
-  if (!build) throw new ApiError(404, `tag '${found.tag}' does not exist for template '${name}'`);
-  return { template: found.template, build };
-}
-
-/** envd's defaults from a v2 template's last USER and WORKDIR; v1 templates keep envd's own. */
-function defaultsOf(result: TemplateResult | undefined): SandboxDefaults | undefined {
-  return result ? { user: result.user === "root" ? "root" : "user", workdir: result.workdir } : undefined;
 }
 
 /** The API takes seconds; the store takes milliseconds. */

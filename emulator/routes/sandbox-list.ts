@@ -7,7 +7,7 @@ import { paginate } from "../paging";
 import type { Route } from "../router";
 import type { Stores } from "../store";
 import type { SandboxRecord } from "../store/sandbox-records";
-import { queryEnum, queryEnumList, queryInt } from "../validate";
+import { queryEnum, queryEnumList, queryError, queryInt } from "../validate";
 import { listedView } from "./sandbox-views";
 
 const STATES = ["running", "paused"] as const;
@@ -20,8 +20,9 @@ export function sandboxListRoutes(stores: Stores): Route[] {
       method: "GET", pattern: "/sandboxes", auth: "apiKey",
       handler: (ctx) => {
         const matches = metadataFilter(ctx.query.get("metadata"));
+        // Newest first, as the handler sorts them (infra: handlers/sandboxes_list.go, SortPaginatedSandboxesDesc).
         const running = stores.sandboxes.all().filter((s) => s.state === "running" && matches(s));
-        return json(200, running.map(listedView));
+        return json(200, running.sort(newestFirst).map(listedView));
       },
     },
   ];
@@ -34,14 +35,21 @@ function listV2(stores: Stores, query: URLSearchParams): Reply {
   const matches = metadataFilter(query.get("metadata"));
   const after = startedAfter(query.get("startedAfter"));
   const templateID = templateFilter(stores, query.get("template"));
-  const all = stores.sandboxes.all();
-  const selected = all.filter(
-    (s) => states.includes(s.state) && matches(s) && s.startedAt.getTime() > after && (templateID === undefined || s.templateID === templateID),
+  // `startedAfter` is an at-or-after bound (infra: handlers/sandboxes_list.go, parseSandboxListStartedAfter).
+  const selected = stores.sandboxes.all().filter(
+    (s) => states.includes(s.state) && matches(s) && s.startedAt.getTime() >= after && (templateID === undefined || s.templateID === templateID),
   );
   const { page, next } = paginate(selected, (s) => ({ t: s.startedAt.getTime(), id: s.sandboxID }), { limit, order, token: query.get("nextToken") });
-  const headers: Record<string, string> = { "X-Total-Running": String(all.filter((s) => s.state === "running").length) };
+  // The running total counts what the filters match, before the page limit, and is sent only when
+  // running sandboxes were asked for (same handler).
+  const headers: Record<string, string> = {};
+  if (states.includes("running")) headers["X-Total-Running"] = String(selected.filter((s) => s.state === "running").length);
   if (next) headers["X-Next-Token"] = next;
   return json(200, page.map(listedView), headers);
+}
+
+function newestFirst(a: SandboxRecord, b: SandboxRecord): number {
+  return b.startedAt.getTime() - a.startedAt.getTime() || b.sandboxID.localeCompare(a.sandboxID);
 }
 
 /** A predicate for `metadata=k%3Dv%26k2%3Dv2`: every pair must be in the sandbox's metadata. */
@@ -57,7 +65,7 @@ export function metadataFilter(raw: string | null): (s: SandboxRecord) => boolea
 function startedAfter(raw: string | null): number {
   if (raw === null || raw === "") return Number.NEGATIVE_INFINITY;
   const t = Date.parse(raw);
-  if (Number.isNaN(t)) throw new ApiError(400, `parameter "startedAfter" in query has an error: '${raw}' is not an RFC 3339 date-time`);
+  if (Number.isNaN(t)) throw queryError("startedAfter", `'${raw}' is not an RFC 3339 date-time`);
   return t;
 }
 

@@ -3,9 +3,9 @@
  * lines and entries) and GET /v2/sandboxes/{id}/logs (`cursor` ms, `limit` ≤ 1000, `direction`,
  * minimum `level`, case-sensitive `search`).
  */
-import { ApiError, json, type Reply } from "../http";
+import { json, type Reply } from "../http";
 import type { SandboxLogEntry, SandboxRecord } from "../store/sandbox-records";
-import { queryEnum, queryInt } from "../validate";
+import { queryEnum, queryError, queryInt } from "../validate";
 
 const LEVELS = ["debug", "info", "warn", "error"] as const;
 /** Longest `search` of the v2 endpoint, in characters. */
@@ -29,7 +29,7 @@ export function logsV2(s: SandboxRecord, query: URLSearchParams): Reply {
   const limit = queryInt(query, "limit", 1000, 0, 1000);
   const floor = LEVELS.indexOf(queryEnum(query, "level", LEVELS, "debug"));
   const search = query.get("search") ?? "";
-  if (search.length > MAX_SEARCH) throw new ApiError(400, `parameter "search" in query has an error: maximum string length is ${MAX_SEARCH}`);
+  if (search.length > MAX_SEARCH) throw queryError("search", `maximum string length is ${MAX_SEARCH}`);
   const inRange = (e: SandboxLogEntry) => (direction === "forward" ? Date.parse(e.timestamp) >= cursor : Date.parse(e.timestamp) <= cursor);
   const picked = s.logs.filter((e) => inRange(e) && LEVELS.indexOf(e.level) >= floor && e.message.includes(search));
   const ordered = direction === "forward" ? picked : [...picked].reverse();

@@ -9,6 +9,7 @@ import type { Route } from "../router";
 import type { Stores } from "../store";
 import { MAX_TIMEOUT_MS, type SandboxRecord } from "../store/sandbox-records";
 import { parseBody, queryRequired } from "../validate";
+import { pointsIn, rangeOf, rangeProblem } from "../metrics-range";
 import { logsV1, logsV2 } from "./sandbox-logs";
 import { createSandbox } from "./sandbox-create";
 import { detailView, sandboxView } from "./sandbox-views";
@@ -45,16 +46,18 @@ export function sandboxRoutes(stores: Stores): Route[] {
       method: "POST", pattern: "/sandboxes/:id/pause", auth: "apiKey",
       handler: async (ctx) => {
         const body = await ctx.json();
-        if (body !== undefined) parseBody(PauseSchema, body);
-        sandboxes.pause(find(ctx).sandboxID);
+        const { memory } = body === undefined ? {} : parseBody(PauseSchema, body);
+        await sandboxes.pause(find(ctx).sandboxID, memory !== false);
         return noContent();
       },
     },
     {
       method: "POST", pattern: "/sandboxes/:id/connect", auth: "apiKey",
       handler: async (ctx) => {
-        const { timeout } = parseBody(ConnectSchema, await ctx.json());
-        const { record, resumed } = sandboxes.connect(find(ctx).sandboxID, checkMax(timeout) * 1000);
+        // The timeout is checked before the lookup, so an over-long one is a 400 even for an
+        // unknown sandbox (infra: packages/api/internal/handlers/sandbox_connect.go).
+        const timeoutS = checkMax(parseBody(ConnectSchema, await ctx.json()).timeout);
+        const { record, resumed } = await sandboxes.connect(find(ctx).sandboxID, timeoutS * 1000);
         return json(resumed ? 201 : 200, sandboxView(record));
       },
     },
@@ -62,18 +65,16 @@ export function sandboxRoutes(stores: Stores): Route[] {
       method: "POST", pattern: "/v2/sandboxes/:id/connect", auth: "apiKey",
       handler: async (ctx) => {
         const body = await ctx.json();
-        const { timeout } = body === undefined ? { timeout: V2_CONNECT_TIMEOUT_S } : parseBody(ConnectV2Schema, body);
-        const { record, resumed } = sandboxes.connect(find(ctx).sandboxID, checkMax(timeout) * 1000);
+        const { timeout, memory } = body === undefined ? { timeout: V2_CONNECT_TIMEOUT_S, memory: undefined } : parseBody(ConnectV2Schema, body);
+        const timeoutS = checkMax(timeout);
+        const { record, resumed } = await sandboxes.connect(find(ctx).sandboxID, timeoutS * 1000, { keepMemory: memory });
         return json(resumed ? 201 : 200, sandboxView(record));
       },
     },
     { method: "POST", pattern: "/v2/sandboxes", auth: "apiKey", handler: (ctx) => createSandbox(stores, ctx, "v2") },
     {
       method: "GET", pattern: "/sandboxes/:id/metrics", auth: "apiKey",
-      handler: (ctx) => {
-        const record = find(ctx);
-        return json(200, record.state === "running" ? [metric(record)] : []);
-      },
+      handler: (ctx) => readings(find(ctx), ctx.query),
     },
     { method: "GET", pattern: "/sandboxes/:id/logs", auth: "apiKey", handler: (ctx) => logsV1(find(ctx), ctx.query) },
     { method: "GET", pattern: "/v2/sandboxes/:id/logs", auth: "apiKey", handler: (ctx) => logsV2(find(ctx), ctx.query) },
@@ -103,9 +104,21 @@ function metrics(stores: Stores, query: URLSearchParams) {
   return json(200, { sandboxes: out });
 }
 
+/**
+ * The readings of one sandbox in `start`..`end` (Unix seconds; by default its whole life), one per
+ * step; the emulator takes readings only while the sandbox runs (infra: packages/api/internal/
+ * clusters/resources_local.go, GetSandboxMetrics).
+ */
+function readings(record: SandboxRecord, query: URLSearchParams) {
+  const now = Date.now();
+  const range = rangeOf(query, { startMs: record.startedAt.getTime(), endMs: now });
+  if (rangeProblem(range) !== undefined) throw new ApiError(400, "Invalid time range for metrics");
+  if (record.state !== "running") return json(200, []);
+  return json(200, pointsIn(range, record.startedAt.getTime(), now).map((t) => metric(record, new Date(t))));
+}
+
 /** A plausible, steady reading: a quarter of memory used, a tenth of the disk. */
-function metric(s: SandboxRecord) {
-  const now = new Date();
+function metric(s: SandboxRecord, now = new Date()) {
   return {
     timestamp: now.toISOString(),
     timestampUnix: Math.floor(now.getTime() / 1000),

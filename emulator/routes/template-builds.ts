@@ -11,7 +11,7 @@ import type { Route } from "../router";
 import type { Stores } from "../store";
 import { MAX_UPLOAD_BYTES, UPLOAD_PATH } from "../store/build-files";
 import type { TemplateRecord } from "../store/template-records";
-import { setTags, tagList } from "../store/template-tags";
+import { buildForTarget, setTags, tagList } from "../store/template-tags";
 import { parseAlias, templateNames } from "../store/templates";
 import { parseBody } from "../validate";
 
@@ -103,12 +103,13 @@ function storeError(status: number, code: string, message: string, header?: stri
 }
 
 async function startBuild(stores: Stores, ctx: RequestContext): Promise<Reply> {
-  const template = ownTemplate(stores, ctx.params.templateID!);
+  // Body, then build ID, then template: the handler's order (infra: handlers/template_start_build_v2.go).
+  const body = parseBody(StartV2Schema, await ctx.json());
   const buildID = ctx.params.buildID!;
   if (!isUUID(buildID)) throw new ApiError(400, `Invalid build ID: ${buildID}`);
+  const template = ownTemplate(stores, ctx.params.templateID!);
   const build = template.builds.find((b) => b.buildID === buildID.toLowerCase());
   if (!build) throw new ApiError(404, `Build '${buildID}' not found`);
-  const body = parseBody(StartV2Schema, await ctx.json());
   if (build.status !== "waiting" || build.spec !== undefined) throw new ApiError(400, "build is not in waiting state");
   if (body.fromImage !== undefined && body.fromTemplate !== undefined) throw new ApiError(400, "fromImage and fromTemplate cannot be used together");
   for (const step of body.steps ?? []) {
@@ -116,7 +117,7 @@ async function startBuild(stores: Stores, ctx: RequestContext): Promise<Reply> {
   }
   stores.templates.startV2(template, build, {
     fromImage: body.fromImage, fromTemplate: body.fromTemplate, force: body.force === true,
-    steps: (body.steps ?? []).map((s) => ({ type: s.type, args: s.args, filesHash: s.filesHash })),
+    steps: (body.steps ?? []).map((s) => ({ type: s.type, args: s.args, filesHash: s.filesHash, force: s.force })),
   });
   build.startCmd = body.startCmd ?? null;
   build.readyCmd = body.readyCmd ?? null;
@@ -128,7 +129,7 @@ async function assignTags(stores: Stores, ctx: RequestContext): Promise<Reply> {
   const body = parseBody(AssignTagsSchema, await ctx.json());
   const found = stores.templates.resolve(body.target);
   if (!found || found.template.builtIn) throw new ApiError(404, `template '${nameOf(body.target)}' not found`);
-  const build = stores.templates.buildFor(found.template, found.tag);
+  const build = buildForTarget(found.template, found.tag);
   if (!build) throw new ApiError(404, `tag '${found.tag}' does not exist for template '${nameOf(body.target)}'`);
   const tags = body.tags.map((t) => t.trim().toLowerCase());
   if (tags.length === 0) throw new ApiError(400, "at least one tag is required");

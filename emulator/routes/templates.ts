@@ -34,8 +34,9 @@ export function templateRoutes(stores: Stores): Route[] {
     { method: "POST", pattern: "/templates/:id", auth: "accessToken", handler: (ctx) => build(stores, ctx, ownByID(stores, ctx.params.id!)) },
     {
       method: "GET", pattern: "/templates", auth: "apiKey",
-      handler: () => json(200, templates.all().filter((t) => !t.builtIn).map((t) => templateView(t, stores.userID))),
+      handler: (ctx) => (checkTeam(stores, ctx.query), json(200, listed(stores).map((t) => templateView(t, stores.userID)))),
     },
+    { method: "GET", pattern: "/v2/templates", auth: "apiKey", handler: (ctx) => listV2(stores, ctx.query) },
     { method: "GET", pattern: "/templates/aliases/:alias", auth: "apiKey", handler: (ctx) => aliasLookup(stores, ctx.params.alias!) },
     { method: "GET", pattern: "/templates/:id", auth: "apiKey", handler: (ctx) => withBuilds(byID(stores, ctx.params.id!), ctx.query) },
     { method: "GET", pattern: "/templates/:id/builds/:buildID/status", auth: "apiKey", handler: (ctx) => buildStatus(stores, ctx) },
@@ -51,8 +52,16 @@ export function templateRoutes(stores: Stores): Route[] {
     {
       method: "DELETE", pattern: "/templates/:id", auth: "apiKey",
       handler: (ctx) => {
-        const template = own(resolveRef(stores, ctx.params.id!), ctx.params.id!);
-        checkUnused(stores, template, ctx.params.id!);
+        const ref = ctx.params.id!;
+        // A snapshot is a template of its own kind, deleted the same way (docs/service.md#sandbox-snapshots).
+        const snapshot = templates.resolve(ref) ? undefined : stores.snapshots.resolve(ref)?.snapshot;
+        if (snapshot) {
+          checkUnused(stores, snapshot, ref);
+          stores.snapshots.delete(snapshot);
+          return noContent();
+        }
+        const template = own(resolveRef(stores, ref), ref);
+        checkUnused(stores, template, ref);
         templates.delete(template);
         return noContent();
       },
@@ -64,6 +73,26 @@ async function build(stores: Stores, ctx: RequestContext, existing: TemplateReco
   const body = parseBody(BuildRequestSchema, await ctx.json());
   const { template, build } = stores.templates.register(existing, body);
   return json(202, legacyBuildView(template, build));
+}
+
+/** The team's own templates (the built-in one belongs to another team). */
+function listed(stores: Stores): TemplateRecord[] {
+  return stores.templates.all().filter((t) => !t.builtIn);
+}
+
+/** A `teamID` query must name the key's team (infra: handlers/templates_list.go, templates_list_v2.go). */
+function checkTeam(stores: Stores, query: URLSearchParams): void {
+  const teamID = query.get("teamID");
+  if (teamID !== null && teamID !== stores.teamID) throw new ApiError(400, "Team ID param mismatch with the API key");
+}
+
+/** GET /v2/templates: newest first, cursor pages of at most 100 (infra: handlers/templates_list_v2.go). */
+function listV2(stores: Stores, query: URLSearchParams) {
+  checkTeam(stores, query);
+  const limit = queryInt(query, "limit", 100, 1, 100);
+  const key = (t: TemplateRecord) => ({ t: t.createdAt.getTime(), id: t.templateID });
+  const { page, next } = paginate(listed(stores), key, { limit, order: "desc", token: query.get("nextToken") });
+  return json(200, page.map((t) => templateView(t, stores.userID)), next ? { "X-Next-Token": next } : undefined);
 }
 
 function byID(stores: Stores, templateID: string): TemplateRecord {
@@ -88,7 +117,7 @@ function own(template: TemplateRecord, ref = template.templateID): TemplateRecor
   return template;
 }
 
-function checkUnused(stores: Stores, template: TemplateRecord, ref: string): void {
+function checkUnused(stores: Stores, template: { templateID: string }, ref: string): void {
   const users = stores.sandboxes.all().filter((s) => s.templateID === template.templateID);
   for (const state of ["running", "paused"] as const) {
     if (users.some((s) => s.state === state)) {
@@ -105,9 +134,11 @@ function withBuilds(template: TemplateRecord, query: URLSearchParams) {
 }
 
 function buildStatus(stores: Stores, ctx: RequestContext) {
-  const template = byID(stores, ctx.params.id!);
+  // The build ID is parsed before the template is looked up, so a malformed one is a 400 whatever the
+  // template (infra: packages/api/internal/handlers/template_build_status.go).
   const buildID = ctx.params.buildID!;
-  if (!isUUID(buildID)) throw new ApiError(400, `Invalid build ID: ${buildID}`);
+  if (!isUUID(buildID)) throw new ApiError(400, "Invalid build id");
+  const template = byID(stores, ctx.params.id!);
   const found = template.builds.find((b) => b.buildID === buildID.toLowerCase());
   if (!found) throw new ApiError(400, `Build '${buildID}' not found`);
   const offset = queryInt(ctx.query, "logsOffset", 0, 0, 2 ** 31 - 1);

@@ -11,14 +11,6 @@ import type { Route } from "../router";
 
 /** `METHOD /spec/path/{param}` of each operation the emulator does not serve. */
 export const UNSERVED_OPERATIONS: readonly string[] = [
-  "GET /teams",
-  "GET /teams/{teamID}/metrics",
-  "GET /teams/{teamID}/metrics/max",
-  "POST /sandboxes/{sandboxID}/resume",
-  "POST /sandboxes/{sandboxID}/fork",
-  "POST /sandboxes/{sandboxID}/snapshots",
-  "GET /snapshots",
-  "GET /v2/templates",
   "POST /v2/templates",
   "PATCH /templates/{templateID}",
   "POST /templates/{templateID}/builds/{buildID}",

@@ -6,6 +6,7 @@
  * the builder logs it when it returns, and the API learns of the end on its next poll of the
  * builder, once a second (infra: api/internal/template-manager/template_status.go).
  */
+import { createHash } from "node:crypto";
 import { planEmulatedBuild, type PlannedStep } from "../dockerfile";
 import { applyStep } from "./build-steps";
 import type { BuildLogEntry, BuildRecord, LogLevel, V2BuildSpec } from "./template-records";
@@ -18,6 +19,10 @@ export interface V2Inputs {
   base: TemplateResult | undefined;
   /** Receives the result of a build that ends ready. */
   done: (result: TemplateResult) => void;
+  /** What the build starts from (image or base build), the first link of its layers' hash chain. */
+  baseKey: string;
+  /** The hashes of the layers built before, kept across builds: a step whose hash is here is CACHED. */
+  layers: Set<string>;
 }
 
 /** Stops a build that has not finished; it ends in `error` with the given reason. */
@@ -34,6 +39,9 @@ const MAX_READY_LAG_MS = 1000;
  */
 export function runBuild(build: BuildRecord, delayMs: number, onDone: (build: BuildRecord) => void, v2?: V2Inputs): CancelBuild {
   const actions = build.spec && v2 ? v2Actions(build, build.spec, v2) : buildActions(build);
+  // A v2 start hands the build to the builder and marks it building before its 202 goes out
+  // (infra: packages/api/internal/template-manager/create_template.go, BuildStatusGroupInProgress).
+  if (build.spec && v2) build.status = "building";
   const tick = (delayMs * (1 - WAITING_SHARE)) / actions.length;
   let timer: NodeJS.Timeout | undefined;
   let index = 0;
@@ -89,12 +97,20 @@ function v2Actions(build: BuildRecord, spec: V2BuildSpec, inputs: V2Inputs): (()
     log(build, "info", spec.fromTemplate !== undefined ? `FROM TEMPLATE ${spec.fromTemplate}` : `FROM ${spec.fromImage ?? "e2bdev/base"}`, "base");
     return false;
   };
+  const hashes = layerHashes(inputs.baseKey, spec.steps);
   const steps = spec.steps.map((step, i) => () => {
     const index = String(i + 1);
-    log(build, "info", `[${index}/${total}] ${step.type.toUpperCase()} ${(step.args ?? []).join(" ")}`.trimEnd(), index);
-    if (step.type.toUpperCase() === "RUN") log(build, "debug", "RUN is logged, not executed: the emulator is not the service's builder", index);
+    const hash = hashes[i]!;
+    // A step whose layer was built before, and not forced, is taken from the cache and says so
+    // (infra: packages/orchestrator/pkg/template/build/phases/phase.go, layerInfo; steps/builder.go, Layer).
+    const cached = !spec.force && step.force !== true && inputs.layers.has(hash);
+    log(build, "info", `${cached ? "CACHED " : ""}[${index}/${total}] ${step.type.toUpperCase()} ${(step.args ?? []).join(" ")}`.trimEnd(), index);
+    if (step.type.toUpperCase() === "RUN" && !cached) log(build, "debug", "RUN is logged, not executed: the emulator is not the service's builder", index);
     const failure = applyStep(result, step, inputs.archive);
-    if (!failure) return false;
+    if (!failure) {
+      inputs.layers.add(hash);
+      return false;
+    }
     const entries = [failure.output ?? "", failure.message].filter((m) => m !== "").map((m) => log(build, "error", m, index));
     fail(build, { message: failure.message, step: index, logEntries: entries });
     return true;
@@ -104,6 +120,18 @@ function v2Actions(build: BuildRecord, spec: V2BuildSpec, inputs: V2Inputs): (()
     return succeed(build);
   };
   return [start, ...steps, () => finalize(build), () => finished(build), done];
+}
+
+/**
+ * Each step's layer hash: the hash of the layer below and of the step itself (type, arguments and
+ * the hash of its files), so a step is cached only when it and everything before it are unchanged.
+ */
+function layerHashes(baseKey: string, steps: V2BuildSpec["steps"]): string[] {
+  let below = createHash("sha256").update(baseKey).digest("hex");
+  return steps.map((step) => {
+    below = createHash("sha256").update(below).update(JSON.stringify([step.type.toUpperCase(), step.args ?? [], step.filesHash ?? ""])).digest("hex");
+    return below;
+  });
 }
 
 function runStep(build: BuildRecord, step: PlannedStep): boolean {

@@ -2,6 +2,7 @@
 import { chmodSync, mkdirSync } from "node:fs";
 import type { Isolation } from "../envd/isolation/mode";
 import { join } from "node:path";
+import { SandboxSnapshotStore } from "./sandbox-snapshots";
 import { SandboxStore } from "./sandboxes";
 import { TemplateStore } from "./templates";
 import { VolumeStore } from "./volumes";
@@ -11,6 +12,8 @@ export interface Stores {
   sandboxes: SandboxStore;
   templates: TemplateStore;
   volumes: VolumeStore;
+  /** Snapshots of sandboxes (POST /sandboxes/{id}/snapshots), with copies of their files. */
+  snapshots: SandboxSnapshotStore;
   /** The one team's ID (a UUID per start). */
   teamID: string;
   /** The one user's ID (a UUID per start): `createdBy` of the templates it builds. */
@@ -44,6 +47,7 @@ export function createStores(opts: StoreOptions): Stores {
     sandboxes: new SandboxStore(sandboxesDir, isolation),
     templates: new TemplateStore(opts.buildDelayMs),
     volumes: new VolumeStore(volumesDir, opts.teamID, opts.apiUrl, isolation),
+    snapshots: new SandboxSnapshotStore(join(opts.dataDir, "sandbox-snapshots")),
     teamID: opts.teamID,
     userID: opts.userID,
   };

@@ -55,6 +55,13 @@ export interface SandboxRecord {
   /** At endAt: pause (true) or kill (false). */
   autoPause: boolean;
   autoResume: boolean;
+  /** At an automatic pause: keep the memory (true, the default) or only the files (`autoPauseMemory: false`). */
+  autoPauseMemory?: boolean | undefined;
+  /**
+   * While paused: its memory was kept, so its processes are frozen and continue at resume; false
+   * (or absent) means a filesystem-only pause, which a resume boots cold (docs/service.md#pause-and-resume).
+   */
+  memoryKept?: boolean | undefined;
   volumeMounts: MountRecord[];
   /** Host directory standing for the sandbox's `/`. */
   rootDir: string;

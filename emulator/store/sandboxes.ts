@@ -5,17 +5,26 @@
  * run and hears when one stops.
  */
 import type { Isolation } from "../envd/isolation/mode";
+import { setTimeout as sleep } from "node:timers/promises";
 import { ApiError } from "../http";
 import { newSandboxID, randomHex } from "../ids";
-import type { SandboxDirectory, SandboxRuntime } from "../types";
+import type { ResumeOutcome, ResumeRequest, SandboxDirectory, SandboxRuntime } from "../types";
+import { resumeOnRequest } from "./auto-resume";
+import { SandboxEvents, type SandboxListener } from "./sandbox-events";
 import { createSandboxRoot, HOME_PATH, removeSandboxRoot } from "./sandbox-fs";
 import { sandboxNotFound, type NetworkConfig, type NewSandboxInput, type SandboxLogEntry, type SandboxRecord } from "./sandbox-records";
+
+/** How long a pause or resume lasts at least, in ms: the window in which further calls join it. */
+const TRANSITION_MS = 100;
 
 /** The sandboxes and their expiry timers (one per running sandbox). */
 export class SandboxStore implements SandboxDirectory {
   private readonly sandboxes = new Map<string, SandboxRecord>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
-  private readonly listeners: ((sandboxID: string) => void)[] = [];
+  private readonly events = new SandboxEvents();
+  /** Pauses under way (see pause), and resumes under way (see connect). */
+  private readonly pausing = new Map<string, Promise<void>>();
+  private readonly resuming = new Map<string, Promise<SandboxRecord>>();
 
   /** `sandboxesDir`: where sandbox roots are made (`<dataDir>/sandboxes`). */
   constructor(
@@ -74,38 +83,70 @@ export class SandboxStore implements SandboxDirectory {
     this.unschedule(sandboxID);
     this.sandboxes.delete(sandboxID);
     removeSandboxRoot(record.rootDir);
-    if (record.state === "running") this.emitStopped(sandboxID);
+    // A sandbox paused with its memory still has (frozen) processes to end.
+    if (record.state === "running" || record.memoryKept) void this.events.emit("stopped", sandboxID);
   }
 
-  /** Pauses a running sandbox: 409 when it is already paused. */
-  pause(sandboxID: string): void {
+  /**
+   * Pauses a running sandbox, keeping its memory (its processes freeze) or, with `keepMemory`
+   * false, only its files (its processes end). The pause is a transition that lasts at least
+   * TRANSITION_MS, as the service's snapshot takes time: pause calls that meet it join it and answer
+   * as it does (204), and only a pause of a sandbox already paused is a 409
+   * (docs/service.md#pause-and-resume).
+   */
+  pause(sandboxID: string, keepMemory = true): Promise<void> {
+    const inFlight = this.pausing.get(sandboxID);
+    if (inFlight) return inFlight;
     const record = this.get(sandboxID);
     if (record.state === "paused") {
-      throw new ApiError(409, `Error pausing sandbox - sandbox '${sandboxID}' is already paused`);
+      return Promise.reject(new ApiError(409, `Error pausing sandbox - sandbox '${sandboxID}' is already paused`));
     }
     this.unschedule(sandboxID);
     record.state = "paused";
     record.endAt = new Date();
+    record.memoryKept = keepMemory;
     addLog(record, "Sandbox paused");
-    this.emitStopped(sandboxID);
+    const done = Promise.all([this.events.emit(keepMemory ? "frozen" : "stopped", sandboxID), sleep(TRANSITION_MS)]).then(() => {
+      this.pausing.delete(sandboxID);
+    });
+    this.pausing.set(sandboxID, done);
+    return done;
   }
 
   /**
    * Connect: a running sandbox only ever gets a later `endAt`; a paused one resumes with
-   * `endAt = now + timeoutMs`. Returns whether it was resumed.
+   * `endAt = now + timeoutMs`, after a pause still under way. A memory pause resumes with its
+   * processes continuing, unless `keepMemory` is false, which boots it cold (they end; the next
+   * command starts a new boot). Returns whether it was resumed.
    */
-  connect(sandboxID: string, timeoutMs: number): { record: SandboxRecord; resumed: boolean } {
+  async connect(sandboxID: string, timeoutMs: number, opts: { keepMemory?: boolean | undefined } = {}): Promise<{ record: SandboxRecord; resumed: boolean }> {
+    await this.pausing.get(sandboxID);
     const record = this.get(sandboxID);
     const until = Date.now() + timeoutMs;
     if (record.state === "running") {
       if (until > record.endAt.getTime()) this.setEnd(record, until);
       return { record, resumed: false };
     }
+    const resuming = this.resuming.get(sandboxID);
+    if (resuming) return { record: await resuming, resumed: true };
+    const done = this.resume(record, until, opts.keepMemory !== false).finally(() => this.resuming.delete(sandboxID));
+    this.resuming.set(sandboxID, done);
+    return { record: await done, resumed: true };
+  }
+
+  /**
+   * Brings a paused sandbox back; concurrent resumes of one sandbox share this (connect). Like a
+   * pause it lasts at least TRANSITION_MS, so resumes that arrive together meet it and join it.
+   */
+  private async resume(record: SandboxRecord, until: number, keepMemory: boolean): Promise<SandboxRecord> {
+    const processes = record.memoryKept ? this.events.emit(keepMemory ? "thawed" : "stopped", record.sandboxID) : undefined;
+    await Promise.all([processes, sleep(TRANSITION_MS)]);
+    record.memoryKept = undefined;
     record.state = "running";
     record.startedAt = new Date();
     addLog(record, "Sandbox resumed");
     this.setEnd(record, until);
-    return { record, resumed: true };
+    return record;
   }
 
   /** Sets a running sandbox's time to live from now; 0 or less expires it at once. */
@@ -146,6 +187,8 @@ export class SandboxStore implements SandboxDirectory {
       sandboxID,
       secure: record.secure,
       envdAccessToken: record.envdAccessToken,
+      trafficAccessToken: record.trafficAccessToken,
+      maskRequestHost: record.network?.maskRequestHost,
       rootDir: record.rootDir,
       homePath: HOME_PATH,
       isolation: this.isolation,
@@ -155,8 +198,24 @@ export class SandboxStore implements SandboxDirectory {
     };
   }
 
-  onStopped(listener: (sandboxID: string) => void): void {
-    this.listeners.push(listener);
+  allRunning(): SandboxRuntime[] {
+    return [...this.sandboxes.keys()].flatMap((id) => this.running(id) ?? []);
+  }
+
+  onStopped(listener: SandboxListener): void {
+    this.events.on("stopped", listener);
+  }
+
+  onFrozen(listener: SandboxListener): void {
+    this.events.on("frozen", listener);
+  }
+
+  onThawed(listener: SandboxListener): void {
+    this.events.on("thawed", listener);
+  }
+
+  resumeOnRequest(sandboxID: string, request: ResumeRequest): Promise<ResumeOutcome> {
+    return resumeOnRequest(this, sandboxID, request);
   }
 
   /** Stops every expiry timer; records and files stay (the data dir owner removes them). */
@@ -182,18 +241,8 @@ export class SandboxStore implements SandboxDirectory {
   }
 
   private expire(record: SandboxRecord): void {
-    if (record.autoPause) this.pause(record.sandboxID);
+    if (record.autoPause) void this.pause(record.sandboxID, record.autoPauseMemory !== false).catch(() => undefined);
     else this.kill(record.sandboxID);
-  }
-
-  private emitStopped(sandboxID: string): void {
-    for (const listener of this.listeners) {
-      try {
-        listener(sandboxID);
-      } catch {
-        // A listener's failure must not stop the lifecycle of the store (or crash a timer callback).
-      }
-    }
   }
 }
 

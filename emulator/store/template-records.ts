@@ -63,7 +63,7 @@ export interface TemplateRecord {
 export interface V2BuildSpec {
   fromImage?: string | undefined;
   fromTemplate?: string | undefined;
-  steps: { type: string; args?: string[] | undefined; filesHash?: string | undefined }[];
+  steps: { type: string; args?: string[] | undefined; filesHash?: string | undefined; force?: boolean | undefined }[];
   force: boolean;
 }
 

@@ -2,6 +2,7 @@
  * Tags of a template (docs/service.md#template-tags): each names one build; `default` is what a bare
  * name means. Templates built only through v1 have no tags: their `default` is the last ready build.
  */
+import { isUUID } from "../ids";
 import type { BuildRecord, TemplateRecord } from "./template-records";
 
 /** The ready build `tag` names, or undefined. */
@@ -10,6 +11,17 @@ export function buildForTag(template: TemplateRecord, tag: string): BuildRecord 
   if (tagged) return template.builds.find((b) => b.buildID === tagged.buildID && b.status === "ready");
   if (tag !== "default" || template.tags?.default) return undefined;
   return template.builds.findLast((b) => b.status === "ready");
+}
+
+/**
+ * The ready build a tag assignment's target names: by tag, or, when the "tag" is a UUID, the build
+ * with that ID (infra: packages/db/queries/templates/get_template_with_build_by_tag.sql matches
+ * `tag = $tag OR build_id = try_cast_uuid($tag)`).
+ */
+export function buildForTarget(template: TemplateRecord, tag: string): BuildRecord | undefined {
+  const byTag = buildForTag(template, tag);
+  if (byTag || !isUUID(tag)) return byTag;
+  return template.builds.find((b) => b.buildID === tag.toLowerCase() && b.status === "ready");
 }
 
 /** Points each of `tags` at `buildID`. */

@@ -38,6 +38,8 @@ export class TemplateStore {
   private readonly cancels = new Map<string, CancelBuild>();
   /** What each ready v2 build produced, by buildID (kept out of the records: snapshots are JSON). */
   private readonly results = new Map<string, TemplateResult>();
+  /** The layer cache of v2 builds: hashes of the steps built so far (build-runner.ts). */
+  private readonly layers = new Set<string>();
   /** The archives COPY steps uploaded, and their upload URLs. */
   readonly files = new BuildFileStore();
 
@@ -167,6 +169,8 @@ export class TemplateStore {
     const baseBuild = base ? buildForTag(base.template, base.tag) : undefined;
     return {
       archive: (hash) => this.files.get(template.templateID, hash),
+      baseKey: spec.fromTemplate === undefined ? `image:${spec.fromImage ?? "e2bdev/base"}` : `template:${baseBuild?.buildID ?? ""}`,
+      layers: this.layers,
       // A base built through v1 (or restored from a snapshot) has no tree: it adds no files.
       base: baseBuild ? (this.results.get(baseBuild.buildID) ?? emptyResult()) : undefined,
       done: (result) => {

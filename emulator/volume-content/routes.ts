@@ -13,7 +13,7 @@ import { z } from "zod";
 import { chmodAt, chownAt, mkdirAt, openAt, removeAt, statAt } from "../confined/ops";
 import type { Dir } from "../confined/dir";
 import type { Located } from "../confined/walk";
-import { ApiError, json, noContent, type Reply, type RequestContext } from "../http";
+import { ApiError, json, noContent, ValidationError, type Reply, type RequestContext } from "../http";
 import type { Route } from "../router";
 import type { VolumeStore } from "../store/volumes";
 import { parseBody, queryInt } from "../validate";
@@ -24,7 +24,7 @@ const MetadataSchema = z.object({ uid: UINT32.optional(), gid: UINT32.optional()
 type Metadata = z.infer<typeof MetadataSchema>;
 /**
  * Largest upload body. The service documents no limit; the emulator holds a body in memory, and the
- * provider's seeds send at most 64 MiB per file (provider/resources/volume-content-seed.ts), so that is accepted.
+ * provider's seeds send at most 64 MiB per file (provider/kinds/volume/content-seed.ts), so that is accepted.
  */
 export const MAX_VOLUME_FILE_BYTES = 64 * 1024 * 1024;
 /** Deepest listing one request may ask for; the spec bounds it only by uint32. */
@@ -136,7 +136,8 @@ async function guarded(run: () => Promise<Reply>): Promise<Reply> {
     return await run();
   } catch (err) {
     const status = err instanceof ApiError ? err.status : 500;
-    return json(status, { code: String(status), message: (err as Error).message }, err instanceof ApiError ? err.headers : undefined);
+    const message = err instanceof ValidationError ? err.detail : (err as Error).message;
+    return json(status, { code: String(status), message }, err instanceof ApiError ? err.headers : undefined);
   }
 }
 

@@ -8,8 +8,7 @@
  * carries its wrapped secrets again.
  */
 import { secretKeys, wrapSecrets } from "../runtime/secrets";
-import type { ResourceKind } from "../spec";
-import { SPECS } from "../specs";
+import { definitionOf, KINDS, SPECS, type ResourceKind } from "../kinds";
 import { unwrap } from "./wire-values";
 
 type Obj = Record<string, unknown>;
@@ -17,13 +16,8 @@ type Obj = Record<string, unknown>;
 /** The start of every token of the schema: resources, types and functions. */
 export const PACKAGE_TOKEN_PREFIX = "sandbox:index:";
 
-/** The schema's type token of each kind: `sandbox:index:Volume`. */
-export const TOKENS: Record<ResourceKind, string> = {
-  Template: `${PACKAGE_TOKEN_PREFIX}Template`,
-  Volume: `${PACKAGE_TOKEN_PREFIX}Volume`,
-  Sandbox: `${PACKAGE_TOKEN_PREFIX}Sandbox`,
-  TemplateTag: `${PACKAGE_TOKEN_PREFIX}TemplateTag`,
-};
+/** The schema's type token of each kind of the registry: `sandbox:index:Volume`. */
+export const TOKENS = Object.fromEntries(KINDS.map((kind) => [kind, `${PACKAGE_TOKEN_PREFIX}${kind}`])) as Record<ResourceKind, string>;
 
 /** The kind a URN names (`urn:pulumi:stack::project::[parent$]sandbox:index:Volume::name`). */
 export function kindOf(urn: string): ResourceKind {
@@ -57,57 +51,37 @@ export function fromRuntime(kind: ResourceKind, values: Obj, request: ToRuntime)
 
 /**
  * A resource read for an import, as a program would have made it: the service's answer corrected
- * where it is not what a program writes (IMPORT_CORRECTIONS). The state and the inputs both get the
+ * where it is not what a program writes (the kind's `importCorrections`). The state and the inputs both get the
  * corrections, since the next diff compares the program with the state.
  */
 export function importedState(kind: ResourceKind, props: Obj): Obj {
-  return { ...props, ...IMPORT_CORRECTIONS[kind]?.(props) };
+  return { ...props, ...definitionOf(kind).importCorrections?.(props) };
 }
 
 /**
  * The inputs a user would write for a resource read from the service (import): its spec's inputs in
- * the corrected state, less those that are reports rather than wishes (NOT_IMPORTED). What the service
+ * the corrected state, less those that are reports rather than wishes (the kind's `notImported`). What the service
  * cannot give back (a template's Dockerfile, a sandbox's envVars and provisioning) is left out: see
  * the plugin's README.
  */
 export function importedInputs(kind: ResourceKind, state: Obj): Obj {
-  const skip = new Set([...Object.keys(SPECS[kind].renamed ?? {}), ...(NOT_IMPORTED[kind] ?? [])]);
+  const skip = new Set([...Object.keys(SPECS[kind].renamed ?? {}), ...(definitionOf(kind).notImported ?? [])]);
   const keys = Object.keys(SPECS[kind].inputs.shape).filter((k) => !skip.has(k) && state[k] !== undefined && state[k] !== null);
   return wrapSecrets(Object.fromEntries(keys.map((k) => [k, state[k]])), SPECS[kind].secretInputs);
 }
 
-const IMPORT_CORRECTIONS: Partial<Record<ResourceKind, (props: Obj) => Obj>> = {
-  Sandbox: (props) => ({
-    // A program names a template by its alias (`base`); the service reports both, and the ID would
-    // differ from what the program says and replace the sandbox.
-    templateID: typeof props.alias === "string" && props.alias ? props.alias : props.templateID,
-    // The life the sandbox was given: its deadline counted from its start (unless extended since).
-    timeoutSeconds: lifeSeconds(props),
-  }),
-};
-
 /**
- * A sandbox's `state` output is the service's report; the input of the same name is a wish to keep it
- * running or paused, which a sandbox made outside Pulumi never expressed.
+ * Inputs the service cannot give back (the kind's `notReadBack`: a template's Dockerfile) are not
+ * recorded by an import, and the state's outputs hold none until an update. Until then the diff takes
+ * the value the inputs recorded since (the engine keeps the program's inputs on an unchanged
+ * resource), else the program's: declaring an imported template shows no changes, and a later change
+ * of its Dockerfile rebuilds it.
  */
-const NOT_IMPORTED: Partial<Record<ResourceKind, string[]>> = { Sandbox: ["state"] };
-
-function lifeSeconds(props: Obj): number | undefined {
-  const seconds = Math.round((Date.parse(String(props.endAt)) - Date.parse(String(props.startedAt))) / 1000);
-  return Number.isInteger(seconds) && seconds >= 1 && seconds <= 86_400 ? seconds : undefined;
-}
-
-/**
- * A template's Dockerfile cannot be read back from the service, so an import records none, and the
- * state's outputs hold none until an update. Until then the diff takes the Dockerfile the inputs
- * recorded since (the engine keeps the program's inputs on an unchanged resource), else the
- * program's: declaring an imported template shows no changes, and a later change of its Dockerfile
- * rebuilds it.
- */
-export function withKnownDockerfile(kind: ResourceKind, olds: Obj, oldInputs: Obj | undefined, news: Obj): Obj {
-  if (kind !== "Template" || typeof olds.dockerfile === "string") return olds;
-  const recorded = oldInputs?.dockerfile;
-  return { ...olds, dockerfile: typeof recorded === "string" ? recorded : news.dockerfile };
+export function withKnownInputs(kind: ResourceKind, olds: Obj, oldInputs: Obj | undefined, news: Obj): Obj {
+  const missing = (definitionOf(kind).notReadBack ?? []).filter((key) => typeof olds[key] !== "string");
+  if (missing.length === 0) return olds;
+  const known = (key: string) => (typeof oldInputs?.[key] === "string" ? oldInputs[key] : news[key]);
+  return { ...olds, ...Object.fromEntries(missing.map((key) => [key, known(key)])) };
 }
 
 function withoutSecrets(values: Obj): Obj {

@@ -1,7 +1,7 @@
 /**
  * The old inputs of the Diff request being answered. @pulumi/pulumi's server hands its provider only
  * the old state (outputs) and the new inputs; the engine also sends the inputs it recorded, and an
- * imported template needs them (./adapter.ts, `withKnownDockerfile`). ./serve.ts sets them per call.
+ * imported template needs them (./adapter.ts, `withKnownInputs`). ./serve.ts sets them per call.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 

@@ -7,7 +7,7 @@
  *   update  the inputs, with the ID outputs known (the resource keeps its ID: every replacement is
  *           planned by Diff, not here); every other output stays unknown until `up`.
  */
-import { ID_OUTPUTS } from "../id-outputs";
+import { SPECS } from "../kinds";
 import { kindOf } from "./adapter";
 
 interface Struct {
@@ -44,7 +44,7 @@ export function previewAnswer<A extends Answer>(
   if (method === "update") {
     const id = request.getId?.() ?? "";
     const outs: Record<string, unknown> = { ...(request.getNews?.()?.toJavaScript() ?? {}) };
-    for (const key of ID_OUTPUTS[kindOf(request.getUrn())]) outs[key] = id;
+    for (const key of SPECS[kindOf(request.getUrn())].idOutputs ?? []) outs[key] = id;
     const resp = answer();
     resp.setProperties(structs.fromJavaScript(outs));
     return resp;

@@ -8,7 +8,7 @@ import { dirname, join } from "node:path";
 import type { Provider } from "@pulumi/pulumi/provider";
 import * as runtime from "../runtime/index";
 import { VERSION } from "../runtime/migrate";
-import { fromRuntime, importedInputs, importedState, kindOf, toRuntime, withKnownDockerfile, type ToRuntime } from "./adapter";
+import { fromRuntime, importedInputs, importedState, kindOf, toRuntime, withKnownInputs, type ToRuntime } from "./adapter";
 import { invoke } from "./invoke";
 import { oldInputs } from "./old-inputs";
 import { cancelAll } from "./operation";
@@ -37,7 +37,7 @@ export const plugin: Provider = {
     const kind = kindOf(urn);
     const given = toRuntime(news).values;
     const recorded = oldInputs();
-    return runtime.diff(kind, id, withKnownDockerfile(kind, toRuntime(olds).values, recorded && toRuntime(recorded).values, given), given);
+    return runtime.diff(kind, id, withKnownInputs(kind, toRuntime(olds).values, recorded && toRuntime(recorded).values, given), given);
   },
 
   async create(urn, inputs) {
@@ -62,7 +62,7 @@ export const plugin: Provider = {
     const kind = kindOf(urn);
     const given = toRuntime(news);
     const recorded = oldInputs();
-    const known = withKnownDockerfile(kind, toRuntime(olds).values, recorded && toRuntime(recorded).values, given.values);
+    const known = withKnownInputs(kind, toRuntime(olds).values, recorded && toRuntime(recorded).values, given.values);
     const { outs } = await partial(kind, given, () => runtime.update(kind, id, known, given.values));
     return { outs: fromRuntime(kind, outs, given) };
   },

@@ -8,21 +8,17 @@
  * volume): the resource's own `read` decides, so the message is given only when the resource itself
  * is gone, and the service's own error otherwise.
  */
-import type { ResourceKind } from "../spec";
+import { definitionOf, type ResourceKind } from "../kinds";
 import { resourceNameOf } from "../resource-key";
 import { isNotFound } from "./handlers";
-
-/** How each kind comes to be gone without Pulumi; a kind not listed was deleted by another client. */
-const HOW_GONE: Partial<Record<ResourceKind, string>> = {
-  Sandbox: "it reached its timeout, or was killed outside Pulumi",
-};
 
 export class GoneError extends Error {
   override readonly name = "GoneError";
 
   constructor(kind: ResourceKind, id: string, resourceKey: string | undefined, cause: unknown) {
     const name = resourceNameOf(resourceKey ?? "");
-    const how = HOW_GONE[kind] ?? "it was deleted outside Pulumi";
+    // How a kind comes to be gone without Pulumi is in its folder; otherwise another client deleted it.
+    const how = definitionOf(kind).howGone ?? "it was deleted outside Pulumi";
     super(
       `${kind}${name ? ` "${name}"` : ""} ${id} no longer exists in the service (${how}): ` +
         "run `pulumi refresh` to drop it from the state, or `pulumi up --refresh` to make a new one.",

@@ -3,41 +3,20 @@
  * (../check.ts, ../diff.ts). A handler receives the inputs `check` produced (the spec's output type
  * plus the provider's own fields) and returns the state: those inputs echoed, then the spec's outputs.
  */
-import type { z } from "zod";
 import { isSandboxError } from "../../sdk/errors";
-import type { ResourceKind } from "../spec";
-import type { SPECS } from "../specs";
+import type { HandlersFor, InputsFor, StateFor } from "../kinds/handler-shape";
+import type { ResourceKind, SPECS } from "../kinds";
+import type { CheckedInputs } from "../spec";
 
-/** The provider's own fields (INTERNAL_INPUTS), as `check` sets them. A type, not an interface, so state stays assignable to plain records. */
-export type Internals = {
-  __provider?: unknown;
-  __resource?: string;
-  __generation?: number;
-  __auto?: string[];
-  __secrets?: string[];
-  __version?: string;
-};
+export type { DeriveOutcome, Internals } from "../kinds/handler-shape";
 
-/** A resource's user-facing inputs, as `check` returns them (defaults applied). */
-export type SpecInputs<K extends ResourceKind> = z.output<(typeof SPECS)[K]["inputs"]>;
+/** A resource's user-facing inputs, as `check` returns them (defaults applied, derived ones added). */
+export type SpecInputs<K extends ResourceKind> = CheckedInputs<(typeof SPECS)[K]>;
 /** A resource's checked inputs. */
-export type InputsOf<K extends ResourceKind> = SpecInputs<K> & Internals;
+export type InputsOf<K extends ResourceKind> = InputsFor<(typeof SPECS)[K]>;
 /** A resource's state: its inputs, then every output of its spec. */
-export type StateOf<K extends ResourceKind> = InputsOf<K> & z.output<(typeof SPECS)[K]["outputs"]>;
-
-/** What `derive` answers: the inputs with the derived ones added, or why they cannot be derived. */
-export interface DeriveOutcome {
-  inputs?: Record<string, unknown>;
-  failures?: { property: string; reason: string }[];
-}
-
-export interface ResourceHandlers<K extends ResourceKind> {
-  create(inputs: InputsOf<K>): Promise<{ id: string; outs: StateOf<K> }>;
-  /** `{}` (no id) means the resource is gone. */
-  read(id: string, olds: StateOf<K>): Promise<{ id?: string; props?: StateOf<K> }>;
-  update(id: string, olds: StateOf<K>, news: InputsOf<K>): Promise<{ outs: StateOf<K> }>;
-  delete(id: string, olds: StateOf<K>): Promise<void>;
-}
+export type StateOf<K extends ResourceKind> = StateFor<(typeof SPECS)[K]>;
+export type ResourceHandlers<K extends ResourceKind> = HandlersFor<(typeof SPECS)[K]>;
 
 /** The untyped values the engine hands over and takes back. */
 export type Inputs = Record<string, unknown>;
@@ -54,7 +33,7 @@ export interface UntypedHandlers {
  * The one place the engine's plain values meet the handlers' types: `check` has validated the inputs
  * against the spec, and the state was written by a handler (and brought up to date by ./migrate.ts).
  */
-export function untyped(handlers: { [K in ResourceKind]: ResourceHandlers<K> }[ResourceKind]): UntypedHandlers {
+export function untyped(handlers: unknown): UntypedHandlers {
   return handlers as unknown as UntypedHandlers;
 }
 

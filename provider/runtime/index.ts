@@ -16,31 +16,18 @@ import { redact } from "../../sdk/errors";
 import { checkInputs, type CheckOutcome } from "../check";
 import { diffInputs, type DiffOutcome } from "../diff";
 import type { Credential } from "../config-keys";
-import { underCurrentNames, type ResourceKind } from "../spec";
-import { SPECS } from "../specs";
+import { underCurrentNames } from "../spec";
+import { definitionOf, KINDS, SPECS, type ResourceKind } from "../kinds";
 import { clientOptions, configProblems, configure as configureContext, type ConfigSource } from "./configured";
 import { unlessGone } from "./gone";
-import { untyped, type DeriveOutcome, type Inputs, type Outputs, type ResourceHandlers, type UntypedHandlers } from "./handlers";
-import { deriveTemplateSteps } from "../resources/template-derive";
+import { untyped, type Inputs, type Outputs, type UntypedHandlers } from "./handlers";
 import { migrate, stamped } from "./migrate";
 import { derivedSecretKeys, hiddenValues, secretInputs, wrapSecrets } from "./secrets";
 
-// Keyed by the registry's kinds: the compiler refuses a kind without handlers, or another kind's.
-// Imported at the first call that needs them: a preview never loads the clients.
-const LOADERS: { [K in ResourceKind]: () => Promise<ResourceHandlers<K>> } = {
-  Template: async () => (await import("../resources/template.js")).templateHandlers,
-  Volume: async () => (await import("../resources/volume.js")).volumeHandlers,
-  Sandbox: async () => (await import("../resources/sandbox.js")).sandboxHandlers,
-  TemplateTag: async () => (await import("../resources/template-tag.js")).templateTagHandlers,
-};
-/**
- * Adds a spec's `derived` inputs to checked inputs (unknown ones at preview stay unknown), before any
- * call. Local work, at every preview: kept out of the handlers so `check` loads no client.
- */
-const DERIVE: { [K in ResourceKind]?: (inputs: Inputs) => DeriveOutcome } = { Template: deriveTemplateSteps };
-/** The kinds whose `check` adds derived inputs: those whose spec lists `derived` (test/unit/derive-kinds.test.ts). */
-export const DERIVING_KINDS = Object.keys(DERIVE) as ResourceKind[];
-const handlersOf = async (kind: ResourceKind): Promise<UntypedHandlers> => untyped(await LOADERS[kind]());
+/** The kinds whose `check` adds derived inputs: those whose folder has a `derive` (test/unit/derive-kinds.test.ts). */
+export const DERIVING_KINDS = KINDS.filter((kind) => definitionOf(kind).derive !== undefined);
+/** A kind's handlers, imported at the first call that needs them (../kinds/<kind>/index.ts): a preview never loads the clients. */
+const handlersOf = async (kind: ResourceKind): Promise<UntypedHandlers> => untyped(await definitionOf(kind).handlers());
 
 export function configure(req: { config: ConfigSource }): void {
   configureContext(req.config);
@@ -59,7 +46,7 @@ export async function check(kind: ResourceKind, olds: Inputs, news: Inputs): Pro
     const secretIds = secretIdInputs(kind, checked.inputs);
     if (secretIds.length) return { failures: secretIds };
     // Inputs computed from the others (a Template's build steps): local work, still before any call.
-    const outcome = DERIVE[kind]?.(checked.inputs) ?? checked;
+    const outcome = definitionOf(kind).derive?.(checked.inputs) ?? checked;
     if (!outcome.inputs) return outcome;
     const failures = [...configProblems().map((reason) => ({ property: "", reason })), ...missingCredentials(kind, outcome.inputs)];
     return failures.length ? { failures } : outcome;

@@ -1,6 +1,6 @@
 /**
  * What a resource was made from, in a form the service keeps beside it: a sandbox's metadata, a
- * template build's record (../resources/template-record.ts). A run that finds what an interrupted run
+ * template build's record (../kinds/template/record.ts). A run that finds what an interrupted run
  * left adopts it only when it was made from the inputs this run has; anything else is made again.
  *
  * Digests are HMACs keyed by the API key, never plain hashes. Sandbox metadata is listed to every key

@@ -40,7 +40,7 @@ export function isAlreadyExists(err: unknown): boolean {
   return isSandboxError(err) && err.reason === "name_taken";
 }
 
-/** Whether `check` filled this input with an auto-name (see ../specs/naming.ts). */
+/** Whether `check` filled this input with an auto-name (see ../kinds/naming.ts). */
 export function autoNamed(inputs: Record<string, unknown>, field: string): boolean {
   return Array.isArray(inputs.__auto) && inputs.__auto.includes(field);
 }

@@ -8,7 +8,7 @@ import { redact, SandboxError } from "../../sdk/errors";
 import { FilesystemClient } from "../../sdk/in-sandbox/filesystem";
 import { ProcessClient } from "../../sdk/in-sandbox/process";
 import { SandboxRpc } from "../../sdk/transport/rpc";
-import type { ProvisionInput, ProvisionResult } from "../specs/provision";
+import type { ProvisionInput, ProvisionResult } from "../kinds/sandbox/provision";
 import { clientOptions } from "./context";
 import { lineWriter, type Logger } from "./log";
 import { operationWait } from "./operation";

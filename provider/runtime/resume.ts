@@ -16,7 +16,7 @@ import type { FilesystemClient } from "../../sdk/in-sandbox/filesystem";
 import { isSandboxError } from "../../sdk/errors";
 import type { ProcessClient } from "../../sdk/in-sandbox/process";
 import { sameValue } from "../spec";
-import type { ProvisionInput } from "../specs/provision";
+import type { ProvisionInput } from "../kinds/sandbox/provision";
 
 /** Where the sandbox records each finished command; world-writable and sticky, as commands run as any user. */
 export const RECORDS = "/tmp/.pulumi-sandbox-provision";

@@ -11,8 +11,7 @@
  */
 import { specialSecretSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
 import { resolveOptions } from "../../sdk/config";
-import type { ResourceKind } from "../spec";
-import { SPECS } from "../specs";
+import { SPECS, type ResourceKind } from "../kinds";
 import { clientOptions } from "./configured";
 
 type Obj = Record<string, unknown>;

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { DEFAULT_DOMAIN, DEFAULT_REQUEST_TIMEOUT_MS, REQUEST_TIMEOUT_ENV } from "../../sdk/config";
 import type { CONFIG_KEYS } from "../config-keys";
 import { INTERNAL_INPUTS, type ResourceSpec } from "../spec";
-import { KINDS, SPECS as REGISTRY } from "../specs";
+import { KINDS, SPECS as REGISTRY } from "../kinds";
 import { ObjectTypes, type JsonSchema, type ObjectTypeSpec, type PropertySpec } from "./convert";
 import { functionsOf } from "./functions";
 import { LANGUAGES } from "./languages";

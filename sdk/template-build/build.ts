@@ -1,52 +1,42 @@
 /**
- * One build through the current build system, end to end: request it, hash each COPY step's files,
- * upload only the archives the service lacks, start it with its steps, wait for it. This is the
- * sequence of docs/service.md#build-sequence, in the order the service's SDK runs it.
+ * A build's files, from plan to upload (docs/service.md#build-sequence, steps 2 and 3 need them):
+ * each COPY step's files hash, and the upload of the archives the service lacks. The files are
+ * listed and hashed once, when the build is planned (./copy-files.ts); an upload reads them once
+ * more, for the bytes it sends, and sends them only when they are still the ones hashed.
  */
 import { SandboxError } from "../errors";
 import type { CallOptions } from "../transport/http";
-import type { TemplateBuildInfo, BuildLogEntry } from "../schemas/templates";
-import type { TemplateBuildStartV2, TemplateStep } from "../schemas/builds";
-import type { Templates } from "../platform/templates";
+import type { TemplateStep } from "../schemas/builds";
 import type { TemplateBuilds } from "./client";
-import { listContextFiles, readDockerignore } from "./context-files";
+import { readDockerignore } from "./context-files";
 import { contextArchive } from "./context-tar";
-import { filesHash, hashEntries } from "./files-hash";
+import { changedEntry, copyFiles, describeChange, type CopyFiles } from "./copy-files";
+import { hashEntries } from "./files-hash";
 
-/** What to build. */
-export interface BuildSpec {
-  /** `[namespace/]alias[:tag]`; a rebuild under the same name keeps the templateID. */
-  name: string;
-  tags?: string[];
-  cpuCount?: number;
-  memoryMB?: number;
-  /** The v2 start body; COPY steps need no `filesHash`, it is computed from `contextDir`. */
-  build: TemplateBuildStartV2;
-  /** Directory COPY sources are read from. */
-  contextDir: string;
-  onLog?: (entry: BuildLogEntry) => void;
-  signal?: AbortSignal;
-  /** Overall deadline of the wait, in milliseconds. */
-  timeoutMs?: number;
+/** A build's COPY files, planned: the steps with each COPY step's `filesHash`, and each step's files. */
+export interface PlannedFiles {
+  steps: TemplateStep[];
+  /** One per COPY step, in step order. */
+  copies: CopyFiles[];
 }
 
-/** What a finished build did. */
-export interface BuildOutcome {
-  templateID: string;
-  buildID: string;
-  /** Files hashes whose archives were uploaded (the rest the service already had). */
-  uploaded: string[];
-  info: TemplateBuildInfo;
+/** Plans the files of `steps` over `contextDir` (and its .dockerignore): each COPY step listed and hashed once. */
+export function planFiles(steps: readonly TemplateStep[], contextDir: string): PlannedFiles {
+  const ignore = readDockerignore(contextDir);
+  const copies: CopyFiles[] = [];
+  const planned = steps.map((step) => {
+    if (step.type.toUpperCase() !== "COPY") return step;
+    const [src = "", dest = ""] = step.args ?? [];
+    const files = copyFiles(src, dest, contextDir, ignore);
+    copies.push(files);
+    return { ...step, filesHash: files.filesHash };
+  });
+  return { steps: planned, copies };
 }
 
 /** The steps with each COPY step's `filesHash` filled in from `contextDir` (and its .dockerignore). */
 export function withFilesHashes(steps: readonly TemplateStep[], contextDir: string): TemplateStep[] {
-  const ignore = readDockerignore(contextDir);
-  return steps.map((step) => {
-    if (step.type.toUpperCase() !== "COPY") return step;
-    const [src = "", dest = ""] = step.args ?? [];
-    return { ...step, filesHash: filesHash(src, dest, contextDir, ignore) };
-  });
+  return planFiles(steps, contextDir).steps;
 }
 
 /** What {@link uploadMissing} did: the files hashes it uploaded (the rest were present), and their bytes. */
@@ -56,48 +46,42 @@ export interface UploadOutcome {
 }
 
 /**
- * Uploads the archive of each COPY step (`steps` from withFilesHashes) the service lacks for the
- * template: one link call per distinct hash (`present` means cached), a PUT for the others.
+ * Uploads the archive of each planned COPY step the service lacks for the template: one link call per
+ * distinct hash (`present` means cached), a PUT for the others.
  *
- * @throws SandboxError `conflict` when the files changed since they were hashed.
+ * @throws SandboxError `conflict` when the files changed since they were planned (naming the first
+ * one that did, when its listing tells).
  */
-export async function uploadMissing(
-  builds: TemplateBuilds, templateID: string, steps: readonly TemplateStep[], contextDir: string, call: CallOptions = {},
-): Promise<UploadOutcome> {
-  const ignore = readDockerignore(contextDir);
+export async function uploadMissing(builds: TemplateBuilds, templateID: string, copies: readonly CopyFiles[], call: CallOptions = {}): Promise<UploadOutcome> {
   const out: UploadOutcome = { uploaded: [], bytes: 0 };
   const seen = new Set<string>();
-  for (const step of steps) {
-    if (step.filesHash === undefined || seen.has(step.filesHash)) continue;
-    seen.add(step.filesHash);
-    const link = await builds.fileUploadLink(templateID, step.filesHash, call);
+  for (const files of copies) {
+    if (seen.has(files.filesHash)) continue;
+    seen.add(files.filesHash);
+    const link = await builds.fileUploadLink(templateID, files.filesHash, call);
     if (link.present || link.url === undefined) continue;
-    const [src = "", dest = ""] = step.args ?? [];
-    const entries = listContextFiles(src, contextDir, ignore);
-    // The files may have changed since they were hashed: upload only what the hash names.
-    if (hashEntries(src, dest, entries) !== step.filesHash) {
-      throw new SandboxError({ code: "conflict", message: `COPY ${src}: the files changed while the build was being prepared; run it again` });
-    }
-    const archive = contextArchive(entries);
+    const archive = contextArchive(files.entries, true, readAsPlanned(files));
     await builds.upload(link.url, archive, call);
-    out.uploaded.push(step.filesHash);
+    out.uploaded.push(files.filesHash);
     out.bytes += archive.length;
   }
   return out;
 }
 
-/** Runs one build. @throws BuildFailedError when it ends in `error`; SandboxError otherwise. */
-export async function runTemplateBuild(builds: TemplateBuilds, templates: Templates, spec: BuildSpec): Promise<BuildOutcome> {
-  const call = spec.signal ? { signal: spec.signal } : {};
-  const accepted = await builds.request({ name: spec.name, tags: spec.tags, cpuCount: spec.cpuCount, memoryMB: spec.memoryMB }, call);
-  const { templateID, buildID } = accepted;
-  const steps = withFilesHashes(spec.build.steps ?? [], spec.contextDir);
-  const { uploaded } = await uploadMissing(builds, templateID, steps, spec.contextDir, call);
-  await builds.start(templateID, buildID, { ...spec.build, steps }, call);
-  const info = await templates.waitForBuild(templateID, buildID, {
-    ...(spec.onLog ? { onLog: spec.onLog } : {}),
-    ...(spec.signal ? { signal: spec.signal } : {}),
-    ...(spec.timeoutMs !== undefined ? { timeoutMs: spec.timeoutMs } : {}),
+/** The bytes of the step's files, read once: hashed again as they are read, and refused unless they are the planned ones. */
+function readAsPlanned(files: CopyFiles): Map<string, Buffer> {
+  const read = new Map<string, Buffer>();
+  let hash: string | undefined;
+  try {
+    hash = hashEntries(files.src, files.dest, files.entries, (path, bytes) => read.set(path, bytes));
+  } catch {
+    // A planned file that is gone or unreadable: named below from the listing.
+  }
+  if (hash === files.filesHash) return read;
+  const changed = changedEntry(files);
+  throw new SandboxError({
+    code: "conflict",
+    message: `COPY ${files.src}: ${changed ? describeChange(changed, files.contextDir) : "a file's content changed (not its size or modification time)"} ` +
+      `since its files were hashed (files ${files.filesHash}); nothing of it was uploaded. Plan the build again to upload the files as they are now.`,
   });
-  return { templateID, buildID, uploaded, info };
 }

@@ -10,17 +10,23 @@ import type { ContextEntry } from "./context-files";
 
 const BLOCK = 512;
 
-/** The tar of `entries` (from listContextFiles), gzipped unless `gzip` is false. */
-export function contextArchive(entries: readonly ContextEntry[], gzip = true): Buffer {
+/**
+ * The tar of `entries` (from listContextFiles), gzipped unless `gzip` is false. `read` holds, by
+ * path, what was already read of them (hashEntries' `keep`: a file's bytes, a link's target), so the
+ * archive holds exactly the bytes that were hashed; entries it lacks are read from the disk.
+ */
+export function contextArchive(entries: readonly ContextEntry[], gzip = true, read?: ReadonlyMap<string, Buffer>): Buffer {
   const parts: Buffer[] = [];
   for (const entry of entries) {
     if (entry.path === "") continue;
     const { stats } = entry;
     const mode = stats.mode & 0o7777;
     const mtime = Math.floor(stats.mtimeMs / 1000);
-    if (stats.isSymbolicLink()) parts.push(...tarEntry({ path: entry.path, type: "2", mode, mtime, linkname: readlinkSync(entry.absolute) }));
-    else if (stats.isDirectory()) parts.push(...tarEntry({ path: `${entry.path}/`, type: "5", mode, mtime }));
-    else if (stats.isFile()) parts.push(...tarEntry({ path: entry.path, type: "0", mode, mtime, data: readFileSync(entry.absolute) }));
+    const known = read?.get(entry.path);
+    if (stats.isSymbolicLink()) {
+      parts.push(...tarEntry({ path: entry.path, type: "2", mode, mtime, linkname: known?.toString() ?? readlinkSync(entry.absolute) }));
+    } else if (stats.isDirectory()) parts.push(...tarEntry({ path: `${entry.path}/`, type: "5", mode, mtime }));
+    else if (stats.isFile()) parts.push(...tarEntry({ path: entry.path, type: "0", mode, mtime, data: known ?? readFileSync(entry.absolute) }));
   }
   parts.push(Buffer.alloc(BLOCK * 2));
   const tar = Buffer.concat(parts);

@@ -13,27 +13,17 @@
  */
 import { createHash } from "node:crypto";
 import { readFileSync, readlinkSync, statSync } from "node:fs";
-import { SandboxError } from "../errors";
-import { listContextFiles, type ContextEntry } from "./context-files";
+import type { ContextEntry } from "./context-files";
 
 /** A files hash: 64 lowercase hex characters. */
 export const FILES_HASH_RE = /^[0-9a-f]{64}$/;
 
 /**
- * The files hash of `COPY src dest` over `contextDir`.
- *
- * @throws SandboxError `invalid_argument` when `src` matches nothing in the context.
+ * The files hash of entries listed by listContextFiles (./copy-files.ts lists and hashes a step's). `keep` gets what each entry
+ * contributed as it was read (a file's bytes, a link's target), so an archive of the very bytes
+ * hashed needs no second read of the context (./context-tar.ts).
  */
-export function filesHash(src: string, dest: string, contextDir: string, ignore: readonly string[] = []): string {
-  const entries = listContextFiles(src, contextDir, ignore);
-  if (entries.length === 0) {
-    throw new SandboxError({ code: "invalid_argument", message: `COPY ${src}: no files found in ${contextDir} for '${src}'` });
-  }
-  return hashEntries(src, dest, entries);
-}
-
-/** The files hash of already listed entries (see {@link filesHash}). */
-export function hashEntries(src: string, dest: string, entries: readonly ContextEntry[]): string {
+export function hashEntries(src: string, dest: string, entries: readonly ContextEntry[], keep?: (path: string, read: Buffer) => void): string {
   const hash = createHash("sha256");
   hash.update(`COPY ${src} ${dest}`);
   for (const entry of entries) {
@@ -41,13 +31,18 @@ export function hashEntries(src: string, dest: string, entries: readonly Context
     if (entry.stats.isSymbolicLink()) {
       hash.update(entry.stats.mode.toString());
       hash.update(entry.stats.size.toString());
-      hash.update(readlinkSync(entry.absolute));
+      const target = readlinkSync(entry.absolute);
+      hash.update(target);
+      keep?.(entry.path, Buffer.from(target));
       continue;
     }
     const stats = statSync(entry.absolute);
     hash.update(stats.mode.toString());
     hash.update(stats.size.toString());
-    if (stats.isFile()) hash.update(readFileSync(entry.absolute));
+    if (!stats.isFile()) continue;
+    const data = readFileSync(entry.absolute);
+    hash.update(data);
+    keep?.(entry.path, data);
   }
   return hash.digest("hex");
 }

@@ -93,6 +93,10 @@ export class Sandbox extends pulumi.CustomResource {
      */
     declare public readonly network: pulumi.Output<outputs.Network | undefined>;
     /**
+     * Ports the sandbox serves; each gets a URL in `urls`. A change is made in place, with no call to the service.
+     */
+    declare public readonly ports: pulumi.Output<number[] | undefined>;
+    /**
      * Commands run inside the sandbox after it is created. A change re-runs them in the same sandbox; a change of `triggers` replaces the sandbox.
      */
     declare public readonly provision: pulumi.Output<outputs.Provision | undefined>;
@@ -139,6 +143,10 @@ export class Sandbox extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly trafficAccessToken: pulumi.Output<string | undefined>;
     /**
+     * URL of each port in `ports`, by port number. When public traffic is off, requests need the header `e2b-traffic-access-token: <trafficAccessToken>`. Secret when `ports` is.
+     */
+    declare public /*out*/ readonly urls: pulumi.Output<{[key: string]: string}>;
+    /**
      * Volumes to mount, by name, at absolute paths.
      */
     declare public readonly volumeMounts: pulumi.Output<outputs.VolumeMount[] | undefined>;
@@ -164,6 +172,7 @@ export class Sandbox extends pulumi.CustomResource {
             resourceInputs["mcp"] = args?.mcp;
             resourceInputs["metadata"] = args?.metadata;
             resourceInputs["network"] = args?.network;
+            resourceInputs["ports"] = args?.ports;
             resourceInputs["provision"] = args?.provision ? pulumi.secret(pulumi.output(args.provision).apply(v => v === undefined ? undefined : inputs.provisionArgsProvideDefaults(v))) : undefined;
             resourceInputs["secure"] = args?.secure;
             resourceInputs["state"] = args?.state;
@@ -183,6 +192,7 @@ export class Sandbox extends pulumi.CustomResource {
             resourceInputs["sandboxID"] = undefined /*out*/;
             resourceInputs["startedAt"] = undefined /*out*/;
             resourceInputs["trafficAccessToken"] = undefined /*out*/;
+            resourceInputs["urls"] = undefined /*out*/;
         } else {
             resourceInputs["alias"] = undefined /*out*/;
             resourceInputs["allowInternetAccess"] = undefined /*out*/;
@@ -198,6 +208,7 @@ export class Sandbox extends pulumi.CustomResource {
             resourceInputs["memoryMB"] = undefined /*out*/;
             resourceInputs["metadata"] = undefined /*out*/;
             resourceInputs["network"] = undefined /*out*/;
+            resourceInputs["ports"] = undefined /*out*/;
             resourceInputs["provision"] = undefined /*out*/;
             resourceInputs["provisionResults"] = undefined /*out*/;
             resourceInputs["provisioned"] = undefined /*out*/;
@@ -209,6 +220,7 @@ export class Sandbox extends pulumi.CustomResource {
             resourceInputs["timeout"] = undefined /*out*/;
             resourceInputs["timeoutSeconds"] = undefined /*out*/;
             resourceInputs["trafficAccessToken"] = undefined /*out*/;
+            resourceInputs["urls"] = undefined /*out*/;
             resourceInputs["volumeMounts"] = undefined /*out*/;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
@@ -252,6 +264,10 @@ export interface SandboxArgs {
      * Egress and ingress rules.
      */
     network?: pulumi.Input<inputs.NetworkArgs | undefined>;
+    /**
+     * Ports the sandbox serves; each gets a URL in `urls`. A change is made in place, with no call to the service.
+     */
+    ports?: pulumi.Input<pulumi.Input<number>[] | undefined>;
     /**
      * Commands run inside the sandbox after it is created. A change re-runs them in the same sandbox; a change of `triggers` replaces the sandbox.
      */

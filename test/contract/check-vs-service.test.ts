@@ -9,12 +9,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createEmulator, type Emulator } from "../../emulator";
 import { checkInputs } from "../../provider/check";
-import { NEW_SANDBOX } from "../../provider/resources/sandbox";
-import { BUILD_REQUEST } from "../../provider/resources/template";
-import { NEW_VOLUME } from "../../provider/resources/volume";
+import { NEW_SANDBOX } from "../../provider/kinds/sandbox/sandbox";
+import { BUILD_REQUEST } from "../../provider/kinds/template/template-v1";
+import { NEW_VOLUME } from "../../provider/kinds/volume/volume";
 import { wireBody } from "../../provider/runtime/wire";
 import { underCurrentNames } from "../../provider/spec";
-import { SPECS } from "../../provider/specs";
+import { SPECS } from "../../provider/kinds";
 import { CASES, VALID, type Kind } from "../fixtures/bad-inputs";
 
 const NOT_SENT = "the field never reaches the platform API; check is the only guard";

@@ -100,7 +100,9 @@ export class ContractChecker {
         out.push(...this.validate(`${operation} request`, op.request.schema, exchange.requestBody).map((e) => ({ ...base, side: "request" as const, ...e })));
       }
     }
-    const extra = extraStatus(operation, exchange.status) && this.contract.errorSchema ? { contentType: "application/json", schema: this.contract.errorSchema } : undefined;
+    const deviation = extraStatus(operation, exchange.status);
+    const extra = deviation?.contentType !== undefined ? { contentType: deviation.contentType }
+      : deviation && this.contract.errorSchema ? { contentType: "application/json", schema: this.contract.errorSchema } : undefined;
     const response = op.responses[String(exchange.status)] ?? op.responses["default"] ?? extra;
     if (!response) {
       const listed = Object.keys(op.responses).join(", ");

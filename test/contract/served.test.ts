@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createEmulator, type Emulator } from "../../emulator";
+import { CONTROL_PLANE_MESSAGE, CONTROL_PLANE_PATHS } from "../../emulator/envd/control-plane";
 import { UNSERVED_ENVD_OPERATIONS } from "../../emulator/envd/http-api";
 import { UNSERVED_OPERATIONS } from "../../emulator/routes/unserved";
 import { ENVD_HTTP_CONTRACT, loadContract, VOLUME_CONTENT_CONTRACT } from "./exchanges";
@@ -31,7 +32,9 @@ async function call(operation: string): Promise<{ status: number; body: { code?:
   const headers = { "x-api-key": emu.apiKey, authorization: `Bearer ${emu.accessToken}`, "content-type": "application/json" };
   const res = await fetch(url, { method, headers, ...(method === "GET" || method === "DELETE" ? {} : { body: "{}" }) });
   const text = await res.text();
-  return { status: res.status, body: text === "" ? undefined : (JSON.parse(text) as { code?: number; message?: string }) };
+  // GET /health answers text, as the service does; every other operation answers JSON or nothing.
+  const isJson = res.headers.get("content-type")?.includes("json") === true;
+  return { status: res.status, body: text === "" || !isJson ? undefined : (JSON.parse(text) as { code?: number; message?: string }) };
 }
 
 describe("each operation of the spec", () => {
@@ -77,6 +80,9 @@ describe("each plain HTTP operation of envd (envd.yaml), on a running sandbox", 
     const text = await res.text();
     if (UNSERVED_ENVD_OPERATIONS.includes(operation)) {
       expect({ status: res.status, body: JSON.parse(text) as unknown }).toEqual({ status: 501, body: { code: 501, message: `${operation} is not implemented by the emulator` } });
+    } else if (CONTROL_PLANE_PATHS.includes(path)) {
+      // The proxy keeps these for the orchestrator, as the service's does.
+      expect({ status: res.status, body: JSON.parse(text) as unknown }).toEqual({ status: 404, body: { code: 404, message: CONTROL_PLANE_MESSAGE, path } });
     } else {
       expect(text, `${operation} is neither served nor listed in emulator/envd/http-api.ts`).not.toBe("404 page not found\n");
       expect(res.status).not.toBe(501);

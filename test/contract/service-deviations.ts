@@ -13,11 +13,14 @@ export interface Deviation {
   /** JSON paths, in the answer of `bodyStatus`, whose values the service sends outside the schema. */
   paths?: string[];
   bodyStatus?: number;
+  /** The content type of the `status` answer when it is not the spec's JSON Error body (e.g. text). */
+  contentType?: string;
   /** Where docs/service.md says so (a section anchor). */
   why: string;
 }
 
 export const DEVIATIONS: Deviation[] = [
+  { operation: "GET /health", status: 200, contentType: "text/plain", why: "docs/service.md#health: 200 with the text \"Health check successful\", not the spec's 204" },
   { operation: /\{sandboxID\}/, status: 400, why: "docs/service.md#ids-and-names: an invalid sandbox ID gives 400 \"Invalid sandbox ID\" on every sandbox route" },
   { operation: "POST /sandboxes", status: 403, why: "docs/service.md#sandboxes: 403 when egressProxy is not enabled" },
   { operation: "POST /sandboxes", status: 404, why: "docs/service.md#sandboxes and docs/service.md#template-names: 404 when the template or its tag is not found" },
@@ -39,6 +42,7 @@ export const DEVIATIONS: Deviation[] = [
   { operation: "GET /templates/{templateID}", status: 404, why: "docs/service.md#templates: 404 \"Template X not found\"" },
   { operation: "PATCH /v2/templates/{templateID}", status: 403, why: "docs/service.md#templates" },
   { operation: "PATCH /v2/templates/{templateID}", status: 404, why: "docs/service.md#templates" },
+  { operation: "GET /snapshots", status: 400, why: "docs/service.md#sandbox-snapshots: a bad sandboxID, name or nextToken is a 400" },
   { operation: "DELETE /templates/{templateID}", status: 400, why: "docs/service.md#templates: running or paused sandboxes use it" },
   { operation: "DELETE /templates/{templateID}", status: 403, why: "docs/service.md#templates" },
   { operation: "DELETE /templates/{templateID}", status: 404, why: "docs/service.md#templates" },

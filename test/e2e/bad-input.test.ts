@@ -1,7 +1,7 @@
 /**
  * Bad input fails at `pulumi preview`, before any call to the service: the real CLI runs the
  * any-resource fixture (one Template, Volume, Sandbox or TemplateTag with the args of stack config `args`), and for
- * each invalid input the preview must exit non-zero, print the exact rule of provider/specs naming the
+ * each invalid input the preview must exit non-zero, print the exact rule of the kind's spec (provider/kinds/) naming the
  * field path, report no other failure, and leave the emulator with zero calls.
  *
  * Cases run on two stacks at once (the machine has 2 cores; the engine is the cost: ~2 s a preview

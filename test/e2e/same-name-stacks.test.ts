@@ -9,7 +9,7 @@ import { cpSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createEmulator, type Emulator } from "../../emulator";
-import { STACK_KEY } from "../../provider/resources/sandbox-adoption";
+import { STACK_KEY } from "../../provider/kinds/sandbox/adoption";
 import { inventoryOfStack, ROOT, startStack, type E2eStack } from "./harness";
 
 const FIXTURE = join(ROOT, "test", "e2e", "fixtures", "state-safety");

@@ -57,7 +57,7 @@ describe("a template from a context, on the current build system", () => {
     const out = await s.outputs();
     const calls = callsSince(s.emulator, since).filter((c) => !c.startsWith("GET"));
     expect(calls.filter((c) => !c.startsWith("PUT"))).toEqual(["POST /v3/templates", `POST /v2/templates/${out.templateID}/builds/${out.buildID}`]);
-    expect(uploads(calls)).toHaveLength(3); // the build's record (provider/resources/template-record.ts), then each COPY step's archive
+    expect(uploads(calls)).toHaveLength(3); // the build's record (provider/kinds/template/record.ts), then each COPY step's archive
     expect(out.buildSteps).toContain(`COPY app /app (files ${filesHash("app", "/app", CTX)})`);
     expect(inventoryOfStack(s.emulator).templates.map((t) => t.templateID)).toEqual([out.templateID]);
   });

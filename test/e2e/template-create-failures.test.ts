@@ -105,7 +105,7 @@ describe("a context that changes while up runs", () => {
     await s?.close();
   });
 
-  test("is refused before any call for that template, naming the changed step; the next up builds the files as they are", async () => {
+  test("is refused before any call for that template, naming the changed file and its step; the next up builds the files as they are", async () => {
     // One step at a time: `app`, declared while `first` builds, is checked at once and created after `first`.
     const running: Promise<CliResult> = s.pulumi("up", "--yes", "--skip-preview", "--parallel", "1");
     const building = () => templates(s).some((t) => t.builds.some((b) => b.status === "building"));
@@ -118,7 +118,7 @@ describe("a context that changes while up runs", () => {
     writeFileSync(join(CTX, "app", "main.py"), "print('two')\n");
     const up = await running;
     expect(up.code).not.toBe(0);
-    expect(up.output).toContain("context: its files changed after `pulumi up` checked them (step `COPY app /app (files");
+    expect(up.output).toContain("context: its files changed after `pulumi up` checked them (app/main.py changed, read by step `COPY app /app (files");
     expect(up.output).toContain("No build was requested or started, and nothing was uploaded. Run `pulumi up` again");
     const builds = s.emulator.calls().filter((c) => c.method === "POST" && c.path === "/v3/templates");
     expect(builds).toHaveLength(1); // `first`'s

@@ -114,7 +114,7 @@ describe("sandbox-emulator", () => {
     const emu = await start(["--rate-503", "1", "--fault-seed", "5"]);
     const headers = { "x-api-key": emu.ready.apiKey };
     expect((await fetch(`${emu.ready.apiUrl}/v2/sandboxes`, { headers })).status).toBe(503);
-    expect((await fetch(`${emu.ready.apiUrl}/health`)).status).toBe(204);
+    expect((await fetch(`${emu.ready.apiUrl}/health`)).status).toBe(200);
     emu.child.kill("SIGTERM");
     expect(await emu.exit).toBe(0);
   });

@@ -62,6 +62,7 @@ export async function startBench(options: { exitRetentionMs?: number; limits?: P
   const listeners: ((id: string) => void)[] = [];
   const directory: SandboxDirectory = {
     running: (id) => running.get(id),
+    allRunning: () => [...running.values()],
     onStopped: (listener) => void listeners.push(listener),
   };
   // The env's exchange observer (set in `npm test`) holds these answers to envd's spec too.

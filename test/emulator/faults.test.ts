@@ -87,10 +87,10 @@ describe("exemptions and latency", () => {
   test("/health and /_emulator/ are never faulted", async () => {
     env.emu.setFaults({ dropRate: 1 });
     expect(await attempt("/sandboxes/inope")).toBe("dropped");
-    expect(await attempt("/health")).toBe(204);
+    expect(await attempt("/health")).toBe(200);
     expect(await attempt("/_emulator/inventory")).toBe(200);
     env.emu.setFaults({ rate503: 1 });
-    expect(await attempt("/health")).toBe(204);
+    expect(await attempt("/health")).toBe(200);
     expect(await attempt("/_emulator/calls")).toBe(200);
     const reset = await attempt("/_emulator/faults", { method: "POST", body: "{}" });
     expect(reset).toBe(200);

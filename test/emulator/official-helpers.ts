@@ -27,3 +27,27 @@ export function useOfficialSandbox(): OfficialBench {
   });
   return bench;
 }
+
+/** An emulator of the file's own, for tests that make their sandboxes themselves. */
+export interface OfficialEmulator {
+  emu: Emulator;
+  /** Connection options; the domain makes the SDK's getHost(port) name the emulator. */
+  opts: ConnectionOpts & { domain: string };
+  /** Sandboxes to kill after the file's tests. */
+  made: Sandbox[];
+}
+
+/** Registers the hooks; the returned object is filled in before the first test runs. */
+export function useOfficialEmulator(): OfficialEmulator {
+  const bench = { made: [] as Sandbox[] } as OfficialEmulator;
+  beforeAll(async () => {
+    bench.emu = await createEmulator();
+    const { apiKey, apiUrl, sandboxUrl } = bench.emu;
+    bench.opts = { apiKey, apiUrl, sandboxUrl, domain: `localhost:${new URL(apiUrl).port}` };
+  });
+  afterAll(async () => {
+    await Promise.all(bench.made.map((s) => s.kill().catch(() => undefined)));
+    await bench.emu?.close();
+  });
+  return bench;
+}

@@ -77,7 +77,13 @@ describe("Template.build", () => {
     const first = await Template.build(template(), "official-rebuild", opts);
     const before = uploads().length;
     writeFileSync(join(context, "notes.md"), "# notes, edited\n");
-    const second = await Template.build(template(), "official-rebuild", opts);
+    const logs: string[] = [];
+    const second = await Template.build(template(), "official-rebuild", { ...opts, onBuildLogs: (e) => void logs.push(e.message) });
+    // The step before the changed file is taken from the cache; it and every later one are built again.
+    expect(logs.filter((l) => l.startsWith("CACHED "))).toEqual(["CACHED [1/4] COPY app /home/user/app"]);
+    const again: string[] = [];
+    await Template.build(template(), "official-rebuild", { ...opts, onBuildLogs: (e) => void again.push(e.message) });
+    expect(again.filter((l) => l.startsWith("CACHED ")).map((l) => l.slice(0, 14))).toEqual(["CACHED [1/4] C", "CACHED [2/4] C", "CACHED [3/4] E", "CACHED [4/4] R"]);
     expect(second.templateId).toBe(first.templateId);
     expect(second.buildId).not.toBe(first.buildId);
     expect(uploads().length - before).toBe(1);
@@ -121,6 +127,8 @@ describe("tags", () => {
     expect((await Template.getTags(built.templateId, opts)).map((t) => [t.tag, t.buildId])).toEqual([
       ["v1", built.buildId], ["prod", built.buildId],
     ]);
+    // A target may name the build by its ID in place of a tag.
+    expect(await Template.assignTags(`official-tags:${built.buildId}`, "pinned", opts)).toEqual({ buildId: built.buildId, tags: ["pinned"] });
     const sandbox = await start("official-tags:prod");
     expect(await sandbox.files.read("/home/user/notes.md")).toMatch(/^# notes/);
     await expect(Sandbox.create("official-tags:stable", opts)).rejects.toThrow("tag 'stable' does not exist for template 'official-tags'");

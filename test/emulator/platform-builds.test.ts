@@ -94,6 +94,16 @@ describe("build timer", () => {
   });
 });
 
+describe("v2 start", () => {
+  test("a started build reports building at once, not waiting", async () => {
+    const req = await s.post("/v3/templates", { name: "started-v2" });
+    expect((await status(s, req.body.templateID, req.body.buildID)).body.status).toBe("waiting");
+    const started = await s.post(`/v2/templates/${req.body.templateID}/builds/${req.body.buildID}`, { fromImage: "e2bdev/base", steps: [] });
+    expect(started.status).toBe(202);
+    expect((await status(s, req.body.templateID, req.body.buildID)).body.status).toBe("building");
+  });
+});
+
 describe("rebuilds", () => {
   test("keep the template ID; buildID is the last successful build; a failed rebuild keeps the old one", async () => {
     const first = await requestBuild(c, { dockerfile: DOCKERFILE, alias: "rebuilt", cpuCount: 1, memoryMB: 256 });
@@ -133,9 +143,11 @@ describe("GET /templates/{id}/builds/{buildID}/status errors", () => {
     const { templateID, buildID } = await requestBuild(c, { dockerfile: DOCKERFILE });
     const unknown = "7b2e1b52-7f1c-4a5e-9d0e-2f1f7e0b9a11";
     expect((await status(c, templateID, unknown)).body).toEqual({ code: 400, message: `Build '${unknown}' not found` });
-    expect((await status(c, templateID, "nope")).body).toEqual({ code: 400, message: "Invalid build ID: nope" });
+    expect((await status(c, templateID, "nope")).body).toEqual({ code: 400, message: "Invalid build id" });
+    // The build ID is parsed first: a malformed one is a 400 even for a template that does not exist.
+    expect((await status(c, "nosuchtemplate", "nope")).body).toEqual({ code: 400, message: "Invalid build id" });
     expect((await status(c, templateID, buildID, "?limit=101")).body.message).toBe(
-      'parameter "limit" in query has an error: number must be at most 100',
+      'validation error: parameter "limit" in query has an error: number must be at most 100',
     );
     expect((await status(c, "nosuchtemplate", buildID)).body).toEqual({ code: 404, message: "Template 'nosuchtemplate' not found" });
     expect((await status(c, templateID, buildID, "")).status).toBe(200);

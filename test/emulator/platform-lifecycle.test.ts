@@ -48,7 +48,7 @@ describe("POST /sandboxes/{id}/timeout", () => {
   test("validation and unknown sandboxes", async () => {
     const id = await create();
     expect((await env.c.post(`/sandboxes/${id}/timeout`, {})).body.message).toBe(
-      'request body has an error: Error at "/timeout": property "timeout" is missing',
+      'validation error: request body has an error: Error at "/timeout": property "timeout" is missing',
     );
     expect((await env.c.post(`/sandboxes/${id}/timeout`, { timeout: 90_000 })).body.message).toBe("Timeout cannot be greater than 24 hours");
     expect((await env.c.post("/sandboxes/imissing/timeout", { timeout: 5 })).body).toEqual({ code: 404, message: NOT_FOUND("imissing") });
@@ -103,10 +103,14 @@ describe("pause and connect", () => {
   test("connect needs a timeout; unknown sandboxes are 404", async () => {
     const id = await create();
     expect((await env.c.post(`/sandboxes/${id}/connect`, {})).body.message).toBe(
-      'request body has an error: Error at "/timeout": property "timeout" is missing',
+      'validation error: request body has an error: Error at "/timeout": property "timeout" is missing',
     );
     expect((await env.c.post(`/sandboxes/${id}/connect`, { timeout: -1 })).status).toBe(400);
     expect((await env.c.post("/sandboxes/imissing/connect", { timeout: 5 })).status).toBe(404);
+    // The timeout is checked before the lookup: too long is a 400 even for an unknown sandbox.
+    const tooLong = { code: 400, message: "Timeout cannot be greater than 24 hours" };
+    expect((await env.c.post("/sandboxes/imissing/connect", { timeout: 25 * 3600 })).body).toEqual(tooLong);
+    expect((await env.c.post("/v2/sandboxes/imissing/connect", { timeout: 25 * 3600 })).body).toEqual(tooLong);
     expect((await env.c.post("/sandboxes/imissing/pause")).status).toBe(404);
   });
 });

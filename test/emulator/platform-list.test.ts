@@ -74,12 +74,26 @@ describe("GET /v2/sandboxes", () => {
     expect((await env.c.get("/v2/sandboxes?template=unknown")).body).toEqual([]);
   });
 
+  test("X-Total-Running counts the running sandboxes the filters match, and only when running ones are asked for", async () => {
+    const q = encodeURIComponent("team=a");
+    expect((await env.c.get(`/v2/sandboxes?metadata=${q}`)).headers.get("x-total-running")).toBe("3");
+    expect((await env.c.get("/v2/sandboxes?template=listed")).headers.get("x-total-running")).toBe("1");
+    expect((await env.c.get("/v2/sandboxes?limit=1")).headers.get("x-total-running")).toBe("4");
+    expect((await env.c.get("/v2/sandboxes?state=paused")).headers.get("x-total-running")).toBeNull();
+  });
+
+  test("startedAfter includes a sandbox started at that very instant", async () => {
+    const started = (await env.c.get(`/sandboxes/${ids[2]}`)).body.startedAt as string;
+    const res = await env.c.get(`/v2/sandboxes?order=asc&startedAfter=${encodeURIComponent(started)}`);
+    expect(idsOf(res.body)).toEqual([ids[2], ids[3], ids[4], customSandbox]);
+  });
+
   test.each([
-    ["limit=0", 'parameter "limit" in query has an error: number must be at least 1'],
-    ["limit=101", 'parameter "limit" in query has an error: number must be at most 100'],
-    ["limit=ten", 'parameter "limit" in query has an error: value must be an integer'],
-    ["state=stopped", 'parameter "state" in query has an error: value is not one of the allowed values ["running","paused"]'],
-    ["order=up", 'parameter "order" in query has an error: value is not one of the allowed values ["asc","desc"]'],
+    ["limit=0", 'validation error: parameter "limit" in query has an error: number must be at least 1'],
+    ["limit=101", 'validation error: parameter "limit" in query has an error: number must be at most 100'],
+    ["limit=ten", 'validation error: parameter "limit" in query has an error: value must be an integer'],
+    ["state=stopped", 'validation error: parameter "state" in query has an error: value is not one of the allowed values ["running","paused"]'],
+    ["order=up", 'validation error: parameter "order" in query has an error: value is not one of the allowed values ["asc","desc"]'],
     ["nextToken=garbage", "Invalid next token"],
     [`metadata=${encodeURIComponent("=x")}`, "Error when parsing metadata: '=x' is not of the form key=value&key2=value2"],
   ])("%s → 400", async (query, message) => {
@@ -90,10 +104,10 @@ describe("GET /v2/sandboxes", () => {
 });
 
 describe("GET /sandboxes (deprecated)", () => {
-  test("running sandboxes only, with the metadata filter", async () => {
+  test("running sandboxes only, newest first, with the metadata filter", async () => {
     const all = await env.c.get("/sandboxes");
     expect(all.status).toBe(200);
-    expect(new Set(idsOf(all.body))).toEqual(new Set([ids[0], ids[2], ids[4], customSandbox]));
+    expect(idsOf(all.body)).toEqual([customSandbox, ids[4], ids[2], ids[0]]);
     const q = encodeURIComponent("env=prod");
     expect(idsOf((await env.c.get(`/sandboxes?metadata=${q}`)).body)).toEqual([ids[4]]);
   });

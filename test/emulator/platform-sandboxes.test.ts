@@ -7,10 +7,11 @@ const NOT_FOUND = (id: string) => `Sandbox "${id}" doesn't exist or you don't ha
 const env = useEmulator();
 
 describe("auth and health", () => {
-  test("GET /health answers 204 without credentials", async () => {
-    const res = await env.c.get("/health", "none");
-    expect(res.status).toBe(204);
-    expect(res.body).toBeUndefined();
+  test("GET /health answers 200 with the service's text, without credentials", async () => {
+    const res = await fetch(`${env.emu.apiUrl}/health`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+    expect(await res.text()).toBe("Health check successful");
   });
 
   test.each([
@@ -78,16 +79,16 @@ describe("POST /sandboxes", () => {
   test("schema violations are 400 naming the field", async () => {
     const wrongType = await env.c.post("/sandboxes", { templateID: "base", timeout: "ten" });
     expect(wrongType.status).toBe(400);
-    expect(wrongType.body.message).toMatch(/^request body has an error: Error at "\/timeout": .*expected number/);
+    expect(wrongType.body.message).toMatch(/^validation error: request body has an error: Error at "\/timeout": .*expected number/);
     const missing = await env.c.post("/sandboxes", { timeout: 10 });
-    expect(missing.body.message).toBe('request body has an error: Error at "/templateID": property "templateID" is missing');
+    expect(missing.body.message).toBe('validation error: request body has an error: Error at "/templateID": property "templateID" is missing');
     const badMeta = await env.c.post("/sandboxes", { templateID: "base", metadata: { n: 1 } });
-    expect(badMeta.body.message).toMatch(/^request body has an error: Error at "\/metadata\/n": /);
+    expect(badMeta.body.message).toMatch(/^validation error: request body has an error: Error at "\/metadata\/n": /);
     const notJson = await env.c.post("/sandboxes", "{oops");
     expect(notJson.status).toBe(400);
-    expect(notJson.body.message).toMatch(/^request body has an error: failed to decode request body: /);
+    expect(notJson.body.message).toMatch(/^validation error: request body has an error: failed to decode request body: /);
     const empty = await env.c.post("/sandboxes");
-    expect(empty.body).toEqual({ code: 400, message: "request body has an error: value is required but missing" });
+    expect(empty.body).toEqual({ code: 400, message: "validation error: request body has an error: value is required but missing" });
   });
 
   test("autoPauseMemory=false needs autoPause=true", async () => {
@@ -183,9 +184,20 @@ describe("metrics and logs", () => {
     expect((await env.c.get("/sandboxes/imissing/metrics")).status).toBe(404);
   });
 
+  test("GET /sandboxes/{id}/metrics honours start and end (Unix seconds)", async () => {
+    const id = (await env.c.post("/sandboxes", { templateID: "base" })).body.sandboxID;
+    const now = Math.floor(Date.now() / 1000);
+    const during = await env.c.get(`/sandboxes/${id}/metrics?start=${now - 3600}&end=${now + 60}`);
+    expect(during.body).toHaveLength(1);
+    expect(during.body[0].timestampUnix).toBeGreaterThanOrEqual(now - 1);
+    // A range that ends before the sandbox started has no reading.
+    expect((await env.c.get(`/sandboxes/${id}/metrics?start=${now - 7200}&end=${now - 3600}`)).body).toEqual([]);
+    expect((await env.c.get(`/sandboxes/${id}/metrics?start=${now}&end=${now - 60}`)).body).toEqual({ code: 400, message: "Invalid time range for metrics" });
+  });
+
   test("metrics needs sandbox_ids, at most 100", async () => {
     const none = await env.c.get("/sandboxes/metrics");
-    expect(none.body).toEqual({ code: 400, message: 'parameter "sandbox_ids" in query has an error: value is required but missing' });
+    expect(none.body).toEqual({ code: 400, message: 'validation error: parameter "sandbox_ids" in query has an error: value is required but missing' });
     const ids = Array.from({ length: 101 }, (_, i) => `i${i}`).join(",");
     const many = await env.c.get(`/sandboxes/metrics?sandbox_ids=${ids}`);
     expect(many.body).toEqual({ code: 400, message: "Too many sandboxes requested, maximum is 100" });
@@ -200,7 +212,7 @@ describe("metrics and logs", () => {
     expect(JSON.parse(res.body.logs[0].line)).toMatchObject({ level: "info", msg: "Sandbox created" });
     expect((await env.c.get(`/sandboxes/${id}/logs?limit=1`)).body.logEntries).toHaveLength(1);
     expect((await env.c.get(`/sandboxes/${id}/logs?start=${Date.now() + 60_000}`)).body.logs).toEqual([]);
-    expect((await env.c.get(`/sandboxes/${id}/logs?limit=-1`)).body.message).toBe('parameter "limit" in query has an error: number must be at least 0');
+    expect((await env.c.get(`/sandboxes/${id}/logs?limit=-1`)).body.message).toBe('validation error: parameter "limit" in query has an error: number must be at least 0');
   });
 
   test("GET /v2/sandboxes/{id}/logs: cursor, direction, level, search", async () => {

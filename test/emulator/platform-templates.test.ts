@@ -30,12 +30,14 @@ describe("POST /templates (v1)", () => {
 
   const D = DOCKERFILE;
   test.each([
-    ["no dockerfile", {}, 'request body has an error: Error at "/dockerfile": property "dockerfile" is missing'],
+    ["no dockerfile", {}, 'validation error: request body has an error: Error at "/dockerfile": property "dockerfile" is missing'],
     ["cpuCount 0", { dockerfile: D, cpuCount: 0 }, "CPU count must be at least 1"],
     ["cpuCount 64", { dockerfile: D, cpuCount: 64 }, "CPU count must be at most 32"],
     ["cpuCount 3", { dockerfile: D, cpuCount: 3 }, "CPU count must be 1 or an even number"],
     ["memoryMB 100", { dockerfile: D, memoryMB: 100 }, "Memory must be at least 128 MiB"],
     ["memoryMB 1001", { dockerfile: D, memoryMB: 1001 }, "Memory must be divisible by 2"],
+    ["cpuCount 16", { dockerfile: D, cpuCount: 16 }, "CPU count can't be higher than 8 (if you need to increase this limit, please contact support)"],
+    ["memoryMB 8194", { dockerfile: D, memoryMB: 8194 }, "Memory can't be higher than 8192 MiB (if you need to increase this limit, please contact support)"],
     ["a bad alias", { dockerfile: D, alias: "Bad Alias!" }, "Invalid alias: 'Bad Alias!' must contain only lowercase letters, numbers, dashes and underscores"],
     ["a foreign namespace", { dockerfile: D, alias: "other/app" }, "Invalid alias: namespace 'other' must match your team 'emulator'"],
   ])("%s → 400", async (_label, body, message) => {
@@ -113,7 +115,7 @@ describe("PATCH /v2/templates/{id}", () => {
     expect((await env.c.patch("/v2/templates/nosuch", { public: true })).body).toEqual({ code: 404, message: "Template 'nosuch' not found" });
     expect((await env.c.patch("/v2/templates/base", { public: false })).body).toEqual({ code: 403, message: "You do not have access to the template 'base'" });
     await readyTemplate(env.c, "patchy");
-    expect((await env.c.patch("/v2/templates/patchy", { public: "yes" })).body.message).toMatch(/^request body has an error: Error at "\/public": /);
+    expect((await env.c.patch("/v2/templates/patchy", { public: "yes" })).body.message).toMatch(/^validation error: request body has an error: Error at "\/public": /);
   });
 });
 

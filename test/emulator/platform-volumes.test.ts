@@ -7,7 +7,7 @@ import { useEmulator, waitFor } from "./platform-helpers";
 
 const env = useEmulator();
 
-const NAME_RULE = 'request body has an error: Error at "/name": string doesn\'t match the regular expression "^[a-zA-Z0-9_-]+$"';
+const NAME_RULE = 'validation error: request body has an error: Error at "/name": string doesn\'t match the regular expression "^[a-zA-Z0-9_-]+$"';
 
 function claims(token: string): Record<string, unknown> {
   const [, payload] = token.split(".");
@@ -26,7 +26,7 @@ describe("volume CRUD", () => {
   test.each([
     ["a space", { name: "bad name" }, NAME_RULE],
     ["a dot", { name: "a.b" }, NAME_RULE],
-    ["no name", {}, 'request body has an error: Error at "/name": property "name" is missing'],
+    ["no name", {}, 'validation error: request body has an error: Error at "/name": property "name" is missing'],
   ])("a name with %s → 400", async (_label, body, message) => {
     const res = await env.c.post("/volumes", body);
     expect(res.status).toBe(400);
@@ -133,22 +133,25 @@ describe("SandboxDirectory (the store the in-sandbox API reads)", () => {
     volumeMounts: [], timeoutMs,
   });
 
-  test("running() describes running sandboxes only; onStopped hears kill, pause and expiry", async () => {
+  test("running() describes running sandboxes only; onStopped hears kill, a files-only pause and expiry, onFrozen a memory pause", async () => {
     const store = new SandboxStore(dir);
     const stopped: string[] = [];
-    store.onStopped((id) => stopped.push(id));
+    const frozen: string[] = [];
+    store.onStopped((id) => void stopped.push(id));
+    store.onFrozen((id) => (frozen.push(id), Promise.resolve()));
     const a = store.create(input(60_000));
     expect(store.running(a.sandboxID)).toEqual({
-      sandboxID: a.sandboxID, secure: true, envdAccessToken: a.envdAccessToken, rootDir: join(dir, a.sandboxID),
+      sandboxID: a.sandboxID, secure: true, envdAccessToken: a.envdAccessToken, trafficAccessToken: null, rootDir: join(dir, a.sandboxID),
       homePath: "/home/user", volumeMounts: [], envVars: { A: "1" }, isolation: { mode: "none", reason: "not asked for" },
     });
-    store.pause(a.sandboxID);
+    await store.pause(a.sandboxID, false);
     expect(store.running(a.sandboxID)).toBeUndefined();
     const b = store.create(input(60_000));
     store.kill(b.sandboxID);
     const expiring = store.create(input(1, true));
-    await waitFor("expiry", () => (stopped.length === 3 ? true : undefined));
-    expect(stopped).toEqual([a.sandboxID, b.sandboxID, expiring.sandboxID]);
+    await waitFor("expiry", () => (frozen.length === 1 ? true : undefined));
+    expect(stopped).toEqual([a.sandboxID, b.sandboxID]);
+    expect(frozen).toEqual([expiring.sandboxID]);
     expect(store.get(expiring.sandboxID).state).toBe("paused");
     expect(store.running("inope")).toBeUndefined();
     store.close();

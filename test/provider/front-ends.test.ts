@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { specialSecretSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createEmulator, type Emulator } from "../../emulator";
-import type { ResourceKind } from "../../provider/spec";
+import type { ResourceKind } from "../../provider/kinds";
 import { startHost, type HostError, type ProviderHost } from "./host";
 import { makeProject, REPO, type Project } from "./project";
 import { providerTextOf } from "./serialized";

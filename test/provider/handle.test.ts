@@ -7,7 +7,7 @@
 import { describe, expect, test } from "vitest";
 import { providerText } from "../../provider/handle";
 import * as runtime from "../../provider/runtime/index";
-import type { ResourceKind } from "../../provider/spec";
+import type { ResourceKind } from "../../provider/kinds";
 
 const METHODS = ["configure", "check", "diff", "create", "read", "update", "delete"];
 

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect } from "vitest";
 import { createEmulator, type Emulator } from "../../emulator";
 import * as runtime from "../../provider/runtime/index";
-import type { ResourceKind } from "../../provider/spec";
+import type { ResourceKind } from "../../provider/kinds";
 
 export { runtime };
 

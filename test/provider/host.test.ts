@@ -7,7 +7,8 @@
 import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createEmulator, type Emulator } from "../../emulator";
-import { UNKNOWN, type ResourceKind } from "../../provider/spec";
+import type { ResourceKind } from "../../provider/kinds";
+import { UNKNOWN } from "../../provider/spec";
 import { startHost, type HostError, type ProviderHost } from "./host";
 import { makeProject, type Project } from "./project";
 import { providerTextOf } from "./serialized";

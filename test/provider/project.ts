@@ -17,15 +17,16 @@ export interface Project {
   remove(): void;
 }
 
-export function makeProject(): Project {
+/** `source`: the project whose provider/ and sdk/ are built (a copy with a kind added, test/provider/kind-folder.test.ts). */
+export function makeProject(source = REPO): Project {
   const work = mkdtempSync(join(tmpdir(), "provider-host-test-"));
   const pkg = join(work, "project", "node_modules", "pulumi-sandbox");
   mkdirSync(pkg, { recursive: true });
   const tsconfig = join(work, "tsconfig.json");
   writeFileSync(tsconfig, JSON.stringify({
     extends: join(REPO, "tsconfig.build.json"),
-    compilerOptions: { rootDir: REPO, outDir: join(pkg, "dist"), declaration: false, typeRoots: [join(REPO, "node_modules/@types")] },
-    include: [join(REPO, "provider"), join(REPO, "sdk")],
+    compilerOptions: { rootDir: source, outDir: join(pkg, "dist"), declaration: false, typeRoots: [join(REPO, "node_modules/@types")] },
+    include: [join(source, "provider"), join(source, "sdk")],
   }));
   const tsc = spawnSync(process.execPath, [join(REPO, "node_modules/@typescript/native/bin/tsc"), "-p", tsconfig], { encoding: "utf8" });
   if (tsc.status !== 0) throw new Error(`building the provider failed:\n${tsc.stdout}${tsc.stderr}`);

@@ -7,7 +7,7 @@ import { describe, expect, test } from "vitest";
 import { platform } from "../../provider/runtime/context";
 import { runProvision } from "../../provider/runtime/provision";
 import { RECORDS } from "../../provider/runtime/resume";
-import type { ProvisionInput } from "../../provider/specs/provision";
+import type { ProvisionInput } from "../../provider/kinds/sandbox/provision";
 import { ProcessClient } from "../../sdk/in-sandbox/process";
 import { clientOptions } from "../../provider/runtime/context";
 import { emulatorForFile } from "./harness";

@@ -9,7 +9,7 @@ import { describe, expect, test } from "vitest";
 import { ProcessClient } from "../../sdk/in-sandbox/process";
 import { clientOptions } from "../../provider/runtime/context";
 import { commandTag, runKey, runNumber, WRAPPER, wrapperEnv } from "../../provider/runtime/resume";
-import type { ProvisionInput } from "../../provider/specs/provision";
+import type { ProvisionInput } from "../../provider/kinds/sandbox/provision";
 import { checked, emulatorForFile, runtime } from "./harness";
 
 const emu = emulatorForFile();

@@ -4,7 +4,7 @@
  * the tokens; a timeout change waits for a paused sandbox's resume.
  */
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { madeFrom } from "../../provider/resources/sandbox";
+import { madeFrom } from "../../provider/kinds/sandbox/sandbox";
 import { callsSince, checked, emulatorForFile, lastSeq, rest, runtime } from "./harness";
 
 const emu = emulatorForFile();

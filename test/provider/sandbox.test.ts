@@ -3,7 +3,7 @@
  * provisioning commands as real processes. Sandboxes here are made from the built-in `base` template.
  */
 import { describe, expect, test } from "vitest";
-import { madeFrom } from "../../provider/resources/sandbox";
+import { madeFrom } from "../../provider/kinds/sandbox/sandbox";
 import { UNKNOWN } from "../../provider/spec";
 import {
   callsSince, checked, checkReasons, emulatorForFile, expectPlainJSON, lastSeq, loseAnswerTo, PROVIDER_TEXT, rejection, rest, runtime,

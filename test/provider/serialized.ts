@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { providerText } from "../../provider/handle";
-import type { ResourceKind } from "../../provider/spec";
+import type { ResourceKind } from "../../provider/kinds";
 
 export const providerTextOf = (kind: ResourceKind): string => providerText(kind);
 

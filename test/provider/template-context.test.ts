@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { filesHash } from "../../sdk/template-build";
 import { PlatformClient } from "../../sdk/platform/client";
-import { recordBuild } from "../../provider/resources/template-record";
+import { recordBuild } from "../../provider/kinds/template/record";
 import { UNKNOWN } from "../../provider/spec";
 import { callsSince, checked, checkReasons, emulatorForFile, lastSeq, rejection, rest, runtime } from "./harness";
 
@@ -24,7 +24,7 @@ afterAll(() => rmSync(ctx, { recursive: true, force: true }));
 const DOCKERFILE = "FROM python:3.12\n# the app\nCOPY app /app\nCOPY --chmod=644 conf/settings.toml /etc/app/\nRUN echo built\nCMD python /app/main.py\n";
 const buildsOf = (id: string) => emu().state.templates().find((t) => t.templateID === id)?.builds ?? [];
 const uploads = (calls: string[]) => calls.filter((c) => c.startsWith("PUT /_uploads/")).length;
-/** The PUT of a build's record (provider/resources/template-record.ts), made once the build exists. */
+/** The PUT of a build's record (provider/kinds/template/record.ts), made once the build exists. */
 const RECORD = expect.stringMatching(/^PUT \/_uploads\//);
 
 describe("check derives the build steps", () => {

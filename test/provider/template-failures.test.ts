@@ -1,6 +1,6 @@
 /**
  * A Template create that fails for another reason than its build, through the provider's methods
- * against the emulator: a context changed after `check` is refused before any call; an upload that
+ * against the emulator: a context changed after `check` is refused before any call, naming the file; an upload that
  * fails once the template exists (with the service unreachable even to describe it) is a partial
  * create carrying the template, which the update on those outputs finishes. The same through the real
  * engine, with a start refused and polls running out too, is e2e (template-create-failures).
@@ -21,13 +21,13 @@ afterAll(() => rmSync(ctx, { recursive: true, force: true }));
 const DOCKERFILE = "FROM python:3.12\nCOPY app /app\nCMD python /app/main.py\n";
 const check = (name: string) => checked("Template", { dockerfile: DOCKERFILE, context: ctx, alias: name, __resource: `proj/dev/${name}` });
 
-test("a context changed after check is refused naming the step, before any call", async () => {
+test("a context changed after check is refused naming the file and its step, before any call", async () => {
   const inputs = await check("changed-context");
   writeFileSync(join(ctx, "app", "main.py"), "print('v2')\n");
   const since = lastSeq(emu());
   const err = await rejection(runtime.create("Template", inputs));
   expect(callsSince(emu(), since)).toEqual([]);
-  expect(err.message).toMatch(/^context: its files changed after `pulumi up` checked them \(step `COPY app \/app \(files [0-9a-f]{64}\)` is now `COPY app \/app \(files [0-9a-f]{64}\)`\)\. No build was requested or started, and nothing was uploaded\. /);
+  expect(err.message).toMatch(/^context: its files changed after `pulumi up` checked them \(app\/main\.py changed, read by step `COPY app \/app \(files [0-9a-f]{64}\)`\)\. No build was requested or started, and nothing was uploaded\. /);
   expect(err.id).toBeUndefined();
 });
 
@@ -47,7 +47,7 @@ test("an upload that fails once the template exists records it (what is known, w
     configureFor(emu());
     await proxy.close();
   }
-  // The first PUT is the build's record (../../provider/resources/template-record.ts), whose failure is
+  // The first PUT is the build's record (../../provider/kinds/template/record.ts), whose failure is
   // only logged; the second is the COPY step's archive, the failure that stops the create.
   expect(proxy.failed.map((c) => c.split(" ")[0])).toEqual(["PUT", "PUT", "GET"]);
   const [template] = emu().state.templates().filter((t) => t.aliases.includes("failed-upload"));

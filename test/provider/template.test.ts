@@ -8,7 +8,7 @@ import {
 const emu = emulatorForFile();
 const DOCKERFILE = "FROM ubuntu:22.04\nRUN apt-get install -y curl\n";
 
-/** The PUT of a build's record (provider/resources/template-record.ts), made once the build exists. */
+/** The PUT of a build's record (provider/kinds/template/record.ts), made once the build exists. */
 const RECORD = expect.stringMatching(/^PUT \/_uploads\//);
 const buildsOf = (id: string) => emu().state.templates().find((t) => t.templateID === id)?.builds ?? [];
 

@@ -269,7 +269,7 @@ describe("volumes", () => {
     );
     const pattern = await failure(sdk.volumes.create({ name: "no spaces" }));
     expect(pattern.code).toBe("invalid_argument");
-    expect(pattern.message).toMatch(/^POST \/volumes failed \(400 invalid_argument\): request body has an error: Error at "\/name"/);
+    expect(pattern.message).toMatch(/^POST \/volumes failed \(400 invalid_argument\): validation error: request body has an error: Error at "\/name"/);
     expect((await failure(sdk.volumes.get("not-a-uuid"))).message).toBe("GET /volumes/{id} failed (400 invalid_argument): Invalid volume ID");
     await sdk.volumes.delete(vol.volumeID);
   });

@@ -1,7 +1,8 @@
 /**
  * The current build system through the sdk (sdk/template-build) against the emulator: each call with the
  * service's codes and messages, the upload URL's object-store rules, tags, and a whole Dockerfile
- * build whose files reach a sandbox's root.
+ * build whose files reach a sandbox's root, and an upload refused when the files moved on since they
+ * were planned.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,7 +11,8 @@ import { Readable } from "node:stream";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createEmulator, type Emulator } from "../../emulator";
-import { contextArchive, dockerfileToSteps, filesHash, listContextFiles, runTemplateBuild } from "../../sdk/template-build";
+import { contextArchive, dockerfileToSteps, filesHash, listContextFiles, planFiles, uploadMissing } from "../../sdk/template-build";
+import type { TemplateBuildStartV2 } from "../../sdk/schemas/builds";
 import { PlatformClient } from "../../sdk/platform/client";
 import { failure } from "./expect-error";
 
@@ -30,6 +32,16 @@ afterAll(async () => {
   await emu.close();
   rmSync(ctx, { recursive: true, force: true });
 });
+
+/** The sequence of docs/service.md#build-sequence: request, plan the files, upload what is missing, start, wait. */
+async function buildThrough(name: string, build: TemplateBuildStartV2) {
+  const { templateID, buildID } = await sdk.builds.request({ name });
+  const files = planFiles(build.steps ?? [], ctx);
+  const { uploaded } = await uploadMissing(sdk.builds, templateID, files.copies);
+  await sdk.builds.start(templateID, buildID, { ...build, steps: files.steps });
+  await sdk.templates.waitForBuild(templateID, buildID, { intervalMs: 20 });
+  return { templateID, buildID, uploaded };
+}
 
 describe("the calls", () => {
   test("request → 202 waiting build; start twice → 400 'build is not in waiting state'", async () => {
@@ -70,7 +82,7 @@ describe("the calls", () => {
   });
 
   test("tags: assign → 201, list, remove; `default` cannot be removed", async () => {
-    const first = await runTemplateBuild(sdk.builds, sdk.templates, { name: "tagged", contextDir: ctx, build: { fromImage: "alpine", steps: [] } });
+    const first = await buildThrough("tagged", { fromImage: "alpine", steps: [] });
     const assigned = await sdk.builds.assignTags("tagged", ["prod", "v2"]);
     expect(assigned).toEqual({ tags: ["prod", "v2"], buildID: first.buildID });
     expect((await sdk.builds.tags(first.templateID)).map((t) => [t.tag, t.buildID])).toEqual([
@@ -89,16 +101,37 @@ describe("the calls", () => {
 describe("a Dockerfile build end to end", () => {
   test("only missing archives are uploaded; the sandbox root holds the files; a failing RUN names its step", async () => {
     const build = dockerfileToSteps("FROM nginx\nCOPY site /usr/share/nginx/html\nENV PORT=8080\nRUN exit 2");
-    const failed = await failure(runTemplateBuild(sdk.builds, sdk.templates, { name: "web", contextDir: ctx, build: { fromImage: build.fromImage, steps: build.steps } }));
+    const failed = await failure(buildThrough("web", { fromImage: build.fromImage, steps: build.steps }));
     expect(failed).toMatchObject({ code: "build_failed" });
     expect(failed.message).toMatch(/failed at step 5: failed to run command 'exit 2': exit status 2/);
     const steps = build.steps.filter((s) => s.type !== "RUN");
-    const ok = await runTemplateBuild(sdk.builds, sdk.templates, { name: "web", contextDir: ctx, build: { fromImage: build.fromImage, steps } });
+    const ok = await buildThrough("web", { fromImage: build.fromImage, steps });
     expect(ok.uploaded).toEqual([]);
     const sandbox = await sdk.sandboxes.create({ templateID: "web", timeout: 60 });
     const root = join(emu.dataDir, "sandboxes", sandbox.sandboxID);
     expect(readFileSync(join(root, "usr/share/nginx/html/index.html"), "utf8")).toBe("<h1>hi</h1>\n");
     expect((await sdk.sandboxes.get(sandbox.sandboxID)).templateID).toBe(ok.templateID);
     await sdk.sandboxes.kill(sandbox.sandboxID);
+  });
+});
+
+describe("an upload of planned files", () => {
+  test("files changed since the plan are refused, naming the first, with nothing sent", async () => {
+    mkdirSync(join(ctx, "up"));
+    writeFileSync(join(ctx, "up", "a.txt"), "a\n");
+    writeFileSync(join(ctx, "up", "b.txt"), "b\n");
+    const planned = planFiles([{ type: "COPY", args: ["up", "/up"] }], ctx);
+    const { templateID } = await sdk.builds.request({ name: "planned" });
+    writeFileSync(join(ctx, "up", "b.txt"), "b, edited\n");
+    const refused = await failure(uploadMissing(sdk.builds, templateID, planned.copies));
+    expect(refused).toMatchObject({ code: "conflict" });
+    expect(refused.message).toBe(
+      `COPY up: up/b.txt changed since its files were hashed (files ${planned.copies[0]!.filesHash}); nothing of it was uploaded. ` +
+        "Plan the build again to upload the files as they are now.",
+    );
+    expect((await sdk.builds.fileUploadLink(templateID, planned.copies[0]!.filesHash)).present).toBe(false);
+    writeFileSync(join(ctx, "up", "b.txt"), "b\n");
+    const sent = await uploadMissing(sdk.builds, templateID, planFiles([{ type: "COPY", args: ["up", "/up"] }], ctx).copies);
+    expect(sent.uploaded).toEqual([planned.copies[0]!.filesHash]);
   });
 });

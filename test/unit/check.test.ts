@@ -1,9 +1,9 @@
 import { describe, expect, test } from "vitest";
 import { checkInputs } from "../../provider/check";
 import { UNKNOWN } from "../../provider/spec";
-import { sandboxSpec } from "../../provider/specs/sandbox";
-import { templateSpec } from "../../provider/specs/template";
-import { volumeSpec } from "../../provider/specs/volume";
+import { sandboxSpec } from "../../provider/kinds/sandbox/spec";
+import { templateSpec } from "../../provider/kinds/template/spec";
+import { volumeSpec } from "../../provider/kinds/volume/spec";
 
 const key = "proj/dev/my-box";
 const reasons = (o: ReturnType<typeof checkInputs>) => (o.failures ?? []).map((f) => f.reason);

@@ -1,20 +1,31 @@
 /**
- * provider/class-shapes.ts is generated from the specs (scripts/gen-class-shapes.mjs): the classes read
- * the names of inputs, outputs and secrets there, so that a program does not load zod. It must be
- * exactly what the specs generate: a secret input missing from it would reach state unencrypted.
+ * provider/class-shapes.ts and provider/classes.ts are generated from the registry of kinds
+ * (scripts/gen-class-shapes.mjs): the classes read the names of inputs, outputs, secrets and ID outputs
+ * there, so that a program does not load zod. They must be exactly what the specs generate: a secret
+ * input missing from it would reach state unencrypted, and a kind without its class could not be used.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";
+import * as pkg from "../../provider";
 import { CLASS_SHAPES } from "../../provider/class-shapes";
-import { SPECS } from "../../provider/specs";
+import { SPECS } from "../../provider/kinds";
 // @ts-expect-error: plain ESM script, shared with npm run gen
-import { CLASS_SHAPES_FILE, renderClassShapes } from "../../scripts/gen-class-shapes.mjs";
+import { CLASS_SHAPES_FILE, CLASSES_FILE, renderClasses, renderClassShapes } from "../../scripts/gen-class-shapes.mjs";
 
 const ROOT = join(__dirname, "..", "..");
 
 test("provider/class-shapes.ts is what the specs generate (else run `node scripts/gen-class-shapes.mjs`)", () => {
   expect(readFileSync(join(ROOT, CLASS_SHAPES_FILE as string), "utf8")).toBe(renderClassShapes(SPECS));
+  expect(readFileSync(join(ROOT, CLASSES_FILE as string), "utf8")).toBe(renderClasses(SPECS));
+});
+
+test("the package exports one class per kind, with its `get`", () => {
+  for (const kind of Object.keys(SPECS)) {
+    const cls = (pkg as Record<string, unknown>)[kind] as { get?: unknown } | undefined;
+    expect(typeof cls, kind).toBe("function");
+    expect(typeof cls?.get, kind).toBe("function");
+  }
 });
 
 test("it names every input, output and secret of every spec", () => {
@@ -24,6 +35,7 @@ test("it names every input, output and secret of every spec", () => {
       outputs: Object.keys(spec.outputs.shape),
       secretInputs: spec.secretInputs,
       secretOutputs: spec.secretOutputs,
+      idOutputs: spec.idOutputs ?? [],
     });
   }
 });

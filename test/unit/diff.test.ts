@@ -1,9 +1,9 @@
 import { describe, expect, test } from "vitest";
 import { diffInputs } from "../../provider/diff";
 import { UNKNOWN } from "../../provider/spec";
-import { sandboxSpec } from "../../provider/specs/sandbox";
-import { templateSpec } from "../../provider/specs/template";
-import { volumeSpec } from "../../provider/specs/volume";
+import { sandboxSpec } from "../../provider/kinds/sandbox/spec";
+import { templateSpec } from "../../provider/kinds/template/spec";
+import { volumeSpec } from "../../provider/kinds/volume/spec";
 
 const tpl = { dockerfile: "FROM ubuntu\n", public: false, buildTimeoutSeconds: 1200, alias: "a-1", __generation: 0 };
 

@@ -7,10 +7,10 @@
 import { describe, expect, test } from "vitest";
 import { checkInputs } from "../../provider/check";
 import { resourceKeyOf, resourceNameOf, stackOf, urnOf } from "../../provider/resource-key";
-import { markings } from "../../provider/resources/sandbox-adoption";
+import { markings } from "../../provider/kinds/sandbox/adoption";
 import { UNKNOWN } from "../../provider/spec";
-import { templateSpec } from "../../provider/specs/template";
-import { volumeSpec } from "../../provider/specs/volume";
+import { templateSpec } from "../../provider/kinds/template/spec";
+import { volumeSpec } from "../../provider/kinds/volume/spec";
 
 const URN = "urn:pulumi:dev::proj::x:Team$pulumi-nodejs:dynamic/sandbox:Volume::data";
 const ANA = "0b2f6d8e-5c1a-4f3e-9a7b-1d2c3e4f5a6b";

@@ -39,9 +39,11 @@ describe("what derives from a secret input is secret", () => {
     expect(secretKeys("Template", { alias: "app" }, ["alias"])).toEqual(new Set(["alias", "aliases", "names"]));
   });
 
-  test("a Sandbox's alias when its templateID is secret; a Volume's seed records when its content is", () => {
+  test("a Sandbox's alias when its templateID is secret, its urls when its ports are; a Volume's seed records when its content is", () => {
     expect(secretKeys("Sandbox", { templateID: "private-tpl", __secrets: ["private-tpl"] }).has("alias")).toBe(true);
     expect(secretKeys("Sandbox", { templateID: "base", __secrets: ["other"] }).has("alias")).toBe(false);
+    expect(secretKeys("Sandbox", { ports: [8000] }, ["ports"]).has("urls")).toBe(true);
+    expect(secretKeys("Sandbox", { ports: [8000] }).has("urls")).toBe(false);
     const content = { path: "seed", target: "/private-target" };
     expect([...secretKeys("Volume", { content, __secrets: ["/private-target"] })]).toEqual(expect.arrayContaining(["contentWritten", "contentDrift"]));
   });

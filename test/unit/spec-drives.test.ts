@@ -62,14 +62,14 @@ describe("a field added to a spec", () => {
   }, 120_000);
 
   test("must be placed in the wire body, then appears on the class's args and outputs, the handlers' inputs, schema.json and the README reference", () => {
-    const file = join(copy, "provider", "specs", "volume.ts");
+    const file = join(copy, "provider", "kinds", "volume", "spec.ts");
     const spec = readFileSync(file, "utf8");
     const anchor = "export const VolumeInputs = z.strictObject({\n";
     expect(spec).toContain(anchor);
     writeFileSync(file, spec.replace(anchor, `${anchor}  sizeGB: z.number().optional().describe("A throwaway field of this test."),\n`));
     // The wire body of the create must now say where the field goes, or why it is not sent.
-    expect(typecheck(copy, "tsconfig.runtime.json")).toMatch(/provider\/resources\/volume\.ts.*Property 'sizeGB' is missing/);
-    const handlers = join(copy, "provider", "resources", "volume.ts");
+    expect(typecheck(copy, "tsconfig.runtime.json")).toMatch(/provider\/kinds\/volume\/volume\.ts.*Property 'sizeGB' is missing/);
+    const handlers = join(copy, "provider", "kinds", "volume", "volume.ts");
     const code = readFileSync(handlers, "utf8");
     expect(code).toContain("  name: (name) => ({ name }),\n");
     writeFileSync(handlers, code.replace("  name: (name) => ({ name }),\n", "  name: (name) => ({ name }),\n  sizeGB: \"not sent: a throwaway field\",\n"));

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { getPath, type ResourceSpec } from "../../provider/spec";
-import { KINDS, SPECS } from "../../provider/specs";
+import { KINDS, SPECS } from "../../provider/kinds";
 
 const specs: ResourceSpec[] = KINDS.map((kind) => SPECS[kind]);
 const top = (path: string) => path.split(".")[0]!;

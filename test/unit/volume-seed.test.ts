@@ -8,10 +8,11 @@ import { join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { MAX_VOLUME_FILE_BYTES } from "../../emulator/volume-content/routes";
 import { checkInputs } from "../../provider/check";
-import { readContent } from "../../provider/resources/volume-source";
-import { volumeSpec } from "../../provider/specs/volume";
+import { readContent } from "../../provider/kinds/volume/source";
+import { volumeKind } from "../../provider/kinds/volume";
+import { volumeSpec } from "../../provider/kinds/volume/spec";
 import { specialArchiveSig, specialAssetSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
-import { MAX_SEED_FILE_BYTES, parentDirs, planSeed, readSeed, sha256Of, targetProblem, type SeedManifest } from "../../provider/resources/volume-content-seed";
+import { MAX_SEED_FILE_BYTES, parentDirs, planSeed, readSeed, sha256Of, targetProblem, type SeedManifest } from "../../provider/kinds/volume/content-seed";
 
 const root = mkdtempSync(join(tmpdir(), "volume-seed-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -29,7 +30,12 @@ function dirWith(name: string, files: Record<string, string>): string {
 }
 
 const sha = (text: string) => sha256Of(new TextEncoder().encode(text));
-const reasons = (content: unknown) => (checkInputs(volumeSpec, {}, { content, __resource: "p/s/v" }).failures ?? []).map((f) => f.reason);
+/** `content` through `check`: the spec's rules, then the manifest the kind derives (provider/kinds/volume/derive.ts). */
+function checked(content: unknown) {
+  const out = checkInputs(volumeSpec, {}, { content, __resource: "p/s/v" });
+  return out.inputs ? volumeKind.derive!(out.inputs) : out;
+}
+const reasons = (content: unknown) => (checked(content).failures ?? []).map((f) => f.reason);
 
 describe("readSeed", () => {
   test("every regular file, by volume path under the target, with its hash, permission bits and size; empty directories are not part of it", () => {
@@ -130,7 +136,7 @@ describe("readContent: a Pulumi archive, in the wire form both front ends receiv
 describe("check of content", () => {
   test("adds the manifest, so a diff sees each file; target defaults to the root", () => {
     const dir = dirWith("checked", { "hello.txt": "hi" });
-    const out = checkInputs(volumeSpec, {}, { content: { path: dir }, __resource: "p/s/v" });
+    const out = checked({ path: dir });
     expect(out.failures).toBeUndefined();
     expect(out.inputs?.content).toEqual({ path: dir, target: "/", files: { "/hello.txt": { sha256: sha("hi"), mode: 0o644, size: 2 } } });
   });

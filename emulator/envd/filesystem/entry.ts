@@ -17,6 +17,7 @@ import { FileType, type EntryInfoSchema } from "../../../sdk/gen/filesystem/file
 import type { SandboxRuntime } from "../../types";
 import { statAt } from "../../confined/ops";
 import type { Located } from "../../confined/walk";
+import { fileMetadata } from "../file-metadata";
 import { ownerName } from "../isolation/layout";
 import { locateIn } from "../links";
 import { sandboxPathOfHost } from "../paths";
@@ -62,7 +63,14 @@ function fromStats(runtime: SandboxRuntime, name: string, sandboxPath: string, s
     owner: ownerName(runtime.isolation, Number(st.uid)),
     group: ownerName(runtime.isolation, Number(st.gid)),
     modifiedTime: { seconds: st.mtimeNs / 1_000_000_000n, nanos: Number(st.mtimeNs % 1_000_000_000n) },
+    ...metadataOf(st),
   };
+}
+
+/** The file's user metadata (../file-metadata.ts); none leaves the field empty, as envd does. */
+function metadataOf(st: BigIntStats | undefined): Pick<EntryInit, "metadata"> {
+  const metadata = st && fileMetadata.read(st);
+  return metadata ? { metadata } : {};
 }
 
 /** An entry found in the sandbox's tree (../links.ts): its open dir and its name there. */
@@ -86,6 +94,8 @@ export async function entryInfo(runtime: SandboxRuntime, at: EntryAt, sandboxPat
     type: target ? typeOf(target) : FileType.UNSPECIFIED,
     mode: target ? Number(target.mode & 0o777n) : 0,
     symlinkTarget: targetPath,
+    // envd reads a link's xattrs through the link (listxattr follows it): the target's metadata.
+    metadata: metadataOf(target).metadata ?? {},
   };
 }
 

@@ -62,6 +62,8 @@ export interface SystemBind {
   hostPath: string;
   /** The same dir of the sandbox's root dir holds template files, shown over the host's. */
   layered?: true;
+  /** Host dirs shown over the host's, under the template's files (the tools layer: tools-layer.ts). */
+  lowers?: string[];
 }
 
 let view: { binds: SystemBind[]; links: { path: string; target: string }[] } | undefined;

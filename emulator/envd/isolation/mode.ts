@@ -1,7 +1,7 @@
 /**
  * How the emulator's sandboxes are isolated, decided once per process.
  *
- * `namespaces`: each sandbox runs in its own Linux user, mount and PID namespaces (util-linux
+ * `namespaces`: each sandbox runs in its own Linux user, mount, PID and network namespaces (util-linux
  * `unshare`/`nsenter`, see namespace.ts). Its users are mapped to unprivileged host ids:
  * sandbox uid/gid N is host N + `idBase`, so even a sandbox's root is an ordinary user on the
  * host and the host's own files stay protected by their permissions, not only by the mount view.
@@ -26,6 +26,11 @@ export interface Tools {
   nsenter: string;
   setpriv: string;
   bash: string;
+  /**
+   * iproute2's `ip`, which brings a sandbox's own loopback up. Without it, sandboxes share the host's
+   * network (no network namespace): see ../ports/dial.ts for what that cannot do.
+   */
+  ip?: string;
 }
 
 export type Isolation = { mode: "namespaces"; idBase: number; tools: Tools } | { mode: "none"; reason: string };
@@ -53,7 +58,8 @@ export function findTools(): Tools | string {
     if (!at) return name;
     found[name] = at;
   }
-  return found as unknown as Tools;
+  const ip = find("ip");
+  return { ...(found as unknown as Tools), ...(ip ? { ip } : {}) };
 }
 
 /** The one-line warning the CLI prints when sandboxes are not isolated. */

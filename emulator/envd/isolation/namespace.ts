@@ -1,6 +1,8 @@
 /**
  * A sandbox's namespaces: one long-lived init process per running sandbox, made with util-linux
- * `unshare` (user + mount + PID namespaces), into which every command is started with `nsenter`.
+ * `unshare` (user + mount + PID namespaces, and network where `ip` is there to bring its loopback
+ * up), into which every command is started with `nsenter`. Its own network is what lets two
+ * sandboxes serve the same port; the proxy reaches into it through ../ports/bridge.ts.
  *
  * Start-up, in order:
  * 1. `setpriv` drops to the host id that stands for the sandbox's root (see mode.ts) and arms a
@@ -18,6 +20,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { realpathSync, writeFileSync } from "node:fs";
+import { access } from "node:fs/promises";
 import { ID_COUNT, type Isolation } from "./mode";
 import { setupScript, type SetupPlan } from "./setup-script";
 
@@ -56,7 +59,7 @@ export class SandboxNamespace {
     const child = spawn(
       tools.setpriv,
       ["--pdeathsig", "KILL", `--reuid=${idBase}`, `--regid=${idBase}`, "--clear-groups", "--",
-        tools.unshare, "--user", "--mount", "--pid", "--fork", "--kill-child", "--propagation", "private", "--",
+        tools.unshare, "--user", "--mount", "--pid", ...this.netFlag(), "--fork", "--kill-child", "--propagation", "private", "--",
         tools.bash, "-c", stage, tools.bash, setupScript(plan, tools), tools.setpriv],
       { stdio: ["pipe", "pipe", "pipe"], env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" } },
     );
@@ -107,12 +110,48 @@ export class SandboxNamespace {
     return {
       file: tools.nsenter,
       args: [
-        `--target=${this.initPid}`, "--user", "--mount", "--pid", "--root", `--setuid=${id}`, `--setgid=${id}`, "--",
+        `--target=${this.initPid}`, "--user", "--mount", "--pid", ...this.netFlag(), "--root", `--setuid=${id}`, `--setgid=${id}`, "--",
         // nsenter resolves --wd on the host, so the sandbox's cwd is entered by the shell inside.
         ...prefix, "/bin/sh", "-c", `${report}cd "$1" || exit 1; shift; exec "$@"`, "--", cwd, ...argv,
       ],
       ...(opts.reportPid ? { reportsPid: true as const } : {}),
     };
+  }
+
+  /**
+   * Whether the sandbox's own process list still has `pid` (a zombie included, as `kill -0` sees
+   * it), read from the host through the init's root, whose `/proc` is the sandbox's.
+   */
+  hasPid(pid: number): Promise<boolean> {
+    return access(`/proc/${this.initPid}/root/proc/${pid}/stat`).then(() => true, () => false);
+  }
+
+  /**
+   * Sends `signal` to every process of the sandbox but its init, from inside as its root
+   * (`kill -1`: the kernel walks the namespace's processes at once, so none forked meanwhile is
+   * missed). SIGSTOP freezes the sandbox for a pause that keeps its memory; SIGCONT resumes it.
+   */
+  signalAll(signal: "STOP" | "CONT"): Promise<void> {
+    const launch = this.launch(0, "/", ["/bin/sh", "-c", `kill -${signal} -1`]);
+    return new Promise((resolve) => {
+      const child = spawn(launch.file, launch.args, { stdio: "ignore", env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" } });
+      child.once("error", () => resolve());
+      child.once("exit", () => resolve());
+    });
+  }
+
+  /** The init's pid as the host sees it: the handle to enter its namespaces by. */
+  get pid(): number {
+    return this.initPid;
+  }
+
+  /** Whether the sandbox has its own network namespace (see the header). */
+  get ownNetwork(): boolean {
+    return this.isolation.tools.ip !== undefined;
+  }
+
+  private netFlag(): string[] {
+    return this.ownNetwork ? ["--net"] : [];
   }
 
   /** Kills the init, which ends every process of the sandbox; resolves once it is gone. */

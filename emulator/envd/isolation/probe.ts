@@ -11,6 +11,7 @@ import { dirname, join } from "node:path";
 import { accountBinds, prepareRoot, systemDirOf, systemView, writeAccountFiles } from "./layout";
 import { findTools, ID_BASE, type Isolation } from "./mode";
 import { SandboxNamespace } from "./namespace";
+import type { SetupPlan } from "./setup-script";
 
 let probed: Promise<Isolation> | undefined;
 
@@ -44,14 +45,26 @@ async function probe(): Promise<Isolation> {
     const rootDir = join(dir, "sandboxes", "probe");
     prepareRoot(rootDir, isolation, []);
     writeAccountFiles(systemDirOf(rootDir));
-    const ns = await SandboxNamespace.start(isolation, { rootDir, readOnly: [...systemView().binds, ...accountBinds(systemDirOf(rootDir))], volumes: [] });
-    await ns.stop();
-    return isolation;
+    const plan = { rootDir, readOnly: [...systemView().binds, ...accountBinds(systemDirOf(rootDir))], volumes: [] };
+    return await trial(isolation, plan).catch(async (err: unknown) => {
+      // A host that allows the other namespaces but not a network one (some containers) still
+      // isolates the rest: sandboxes then share its network (see ../ports/dial.ts).
+      if (!tools.ip) throw err;
+      const { ip: _ip, ...withoutNet } = tools;
+      return trial({ ...isolation, tools: withoutNet }, plan);
+    });
   } catch (err) {
     return { mode: "none", reason: (err as Error).message };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Starts and stops real namespaces on `plan`; resolves to `isolation` when they worked. */
+async function trial(isolation: Isolation & { mode: "namespaces" }, plan: SetupPlan): Promise<Isolation> {
+  const ns = await SandboxNamespace.start(isolation, plan);
+  await ns.stop();
+  return isolation;
 }
 
 /** The first dir above `path` (the data dir's parents, up to `/`) that others cannot search. */

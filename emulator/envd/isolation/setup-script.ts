@@ -26,25 +26,29 @@ function q(s: string): string {
 }
 
 /**
- * A read-only overlay at `layer` (a dir of the sandbox's root dir) of its own files over the host dir:
- * the upper of two lower dirs wins, so a template's file replaces the host's of the same path. The
- * mount options separate dirs with `:` and options with `,`: a path holding either is refused.
+ * A read-only overlay at `at` (a dir of the sandbox's root dir) over the host dir: its lower dirs are,
+ * from the top, the template's files there (`layered`), the extra `lowers`, then the host dir, so
+ * an upper file replaces a lower one of the same path. The mount options separate dirs with `:`
+ * and options with `,`: a path holding either is refused.
  */
-function overlay(layer: string, hostDir: string): string {
-  for (const dir of [layer, hostDir]) {
-    if (/[,:\\]/.test(dir)) throw new Error(`cannot layer template files over ${hostDir}: the path ${dir} holds a ',', ':' or '\\'`);
+function overlay(at: string, bind: SystemBind): string {
+  const dirs = [...(bind.layered ? [at] : []), ...(bind.lowers ?? []), bind.hostPath];
+  for (const dir of dirs) {
+    if (/[,:\\]/.test(dir)) throw new Error(`cannot layer files over ${bind.hostPath}: the path ${dir} holds a ',', ':' or '\\'`);
   }
-  return `mount -t overlay overlay -o ${q(`ro,lowerdir=${layer}:${hostDir}`)} ${q(layer)}`;
+  return `mount -t overlay overlay -o ${q(`ro,lowerdir=${dirs.join(":")}`)} ${q(at)}`;
 }
 
 /** The script; it ends by printing `ready <host pid>` and becoming the namespace's reaping init. */
-export function setupScript(plan: SetupPlan, tools: Pick<Tools, "setpriv" | "bash">): string {
+export function setupScript(plan: SetupPlan, tools: Pick<Tools, "setpriv" | "bash" | "ip">): string {
   const R = q(plan.rootDir);
   const at = (sandboxPath: string) => q(plan.rootDir + sandboxPath);
   const lines = [
     "set -eu",
+    // A new network namespace has only a loopback, and it is down: a server on 127.0.0.1 needs it up.
+    ...(tools.ip ? [`${q(tools.ip)} link set lo up`] : []),
     `mount --bind ${R} ${R}`,
-    ...plan.readOnly.map((b) => (b.layered ? overlay(plan.rootDir + b.sandboxPath, b.hostPath) : `mount --bind -o ro ${q(b.hostPath)} ${at(b.sandboxPath)}`)),
+    ...plan.readOnly.map((b) => (b.layered || b.lowers ? overlay(plan.rootDir + b.sandboxPath, b) : `mount --bind -o ro ${q(b.hostPath)} ${at(b.sandboxPath)}`)),
     ...plan.volumes.map((b) => `mount --bind ${q(b.hostPath)} ${at(b.sandboxPath)}`),
     // Read while /proc is still the host's: the init's pid as the host (and nsenter) sees it.
     "read -r hostpid _ < /proc/self/stat",
@@ -55,6 +59,12 @@ export function setupScript(plan: SetupPlan, tools: Pick<Tools, "setpriv" | "bas
     `mount -t devpts -o newinstance,ptmxmode=0666,mode=620 devpts ${at("/dev/pts")}`,
     `ln -s pts/ptmx ${at("/dev/ptmx")}`,
     `mount -t tmpfs -o nosuid,nodev,mode=1777 shm ${at("/dev/shm")}`,
+    // Each boot of a sandbox has its own boot_id, as each boot of the service's VM has: a resume
+    // from memory keeps these namespaces (and the id), a cold boot makes new ones. Read from the
+    // host's /proc, still mounted here, and bound read-only over the sandbox's.
+    `cat /proc/sys/kernel/random/uuid > ${at("/dev/.boot_id")}`,
+    `mount --bind -o ro ${at("/dev/.boot_id")} ${at("/proc/sys/kernel/random/boot_id")}`,
+    `rm ${at("/dev/.boot_id")}`,
     `mkdir -p ${at("/.old-root")}`,
     `cd ${R}`,
     "pivot_root . .old-root",

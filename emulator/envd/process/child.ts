@@ -13,6 +13,7 @@ import type { Readable, Writable } from "node:stream";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { endInfo, type EndInfo } from "./exit";
 import { inEvents, PIPE_EVENT_BYTES } from "./output-chunks";
+import { killLaunchedChild } from "./launched-kill";
 import { reportedPid } from "./sandbox-pid";
 
 export type OutputKind = "stdout" | "stderr" | "pty";
@@ -130,8 +131,10 @@ export function spawnPiped(spec: SpawnSpec, sink: ChildSink): ChildControl {
     },
     signal: (signal) => {
       killed = true;
-      // The group outlives its leader while members remain, so this still reaches them.
-      signalGroup(pid, signal);
+      // In a sandbox, a SIGKILL takes the command first and the rest of the group once nsenter
+      // reaped it (./launched-kill.ts). The group outlives its leader while members remain.
+      if (signal === "SIGKILL" && spec.launch && !exited && killLaunchedChild(pid)) child.once("exit", () => signalGroup(pid, signal));
+      else signalGroup(pid, signal);
       if (exited) stopOutput();
     },
   };

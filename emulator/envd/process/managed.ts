@@ -3,7 +3,7 @@
  * PTY), the fan-out of its events to attached streams, and its end once it ended.
  */
 import type { ProcessConfig } from "../../../sdk/gen/process/process_pb";
-import { spawnPiped, type ChildControl, type OutputKind, type SpawnSpec } from "./child";
+import { signalGroup, spawnPiped, type ChildControl, type OutputKind, type SpawnSpec } from "./child";
 import type { EndInfo } from "./exit";
 import { Fanout, type Subscription } from "./fanout";
 import { spawnPty } from "./pty";
@@ -81,6 +81,11 @@ export class ManagedProcess {
 
   signal(signal: "SIGKILL" | "SIGTERM"): void {
     this.child.signal(signal);
+  }
+
+  /** Stops (true) or continues the process's group, for a pause that keeps the sandbox's memory. */
+  suspend(stop: boolean): void {
+    signalGroup(this.child.pid, stop ? "SIGSTOP" : "SIGCONT");
   }
 
   private finish(end: EndInfo): void {

@@ -9,6 +9,7 @@ import { spawn as spawnTerminal, type IPty } from "@lydell/node-pty";
 import { endInfo } from "./exit";
 import { hostCommand, signalGroup, type ChildControl, type ChildSink, type SpawnSpec } from "./child";
 import { inEvents, PTY_EVENT_BYTES } from "./output-chunks";
+import { killLaunchedChild } from "./launched-kill";
 import { pidInNamespace } from "./sandbox-pid";
 
 /**
@@ -48,7 +49,11 @@ export function spawnPty(spec: SpawnSpec, sink: ChildSink): ChildControl {
   term.onData((chunk) => {
     for (const event of inEvents(chunk as unknown as Buffer, PTY_EVENT_BYTES)) sink.output("pty", event);
   });
+  let exited = false;
+  let killAfterExit = false;
   term.onExit(({ exitCode, signal }) => {
+    exited = true;
+    if (killAfterExit) signalGroup(pid, "SIGKILL");
     if (slave !== undefined) closeSync(slave);
     sink.exit(endInfo(exitCode, signal ?? null));
   });
@@ -66,6 +71,10 @@ export function spawnPty(spec: SpawnSpec, sink: ChildSink): ChildControl {
     // The typings say string, but the pty socket takes bytes as they are; a string would re-encode.
     writePty: (data) => term.write(Buffer.from(data) as unknown as string),
     resize: (cols, rows) => term.resize(cols, rows),
-    signal: (signal) => signalGroup(pid, signal),
+    // As for a piped command (./launched-kill.ts): the command first, then the rest of the group.
+    signal: (signal) => {
+      if (signal === "SIGKILL" && spec.launch && !exited && killLaunchedChild(pid)) killAfterExit = true;
+      else signalGroup(pid, signal);
+    },
   };
 }

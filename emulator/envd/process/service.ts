@@ -15,6 +15,7 @@ import {
   type UpdateRequest,
 } from "../../../sdk/gen/process/process_pb";
 import { scopeOf } from "../scope";
+import { waitGone } from "./kill-wait";
 import type { ManagedProcess } from "./managed";
 import { start } from "./start";
 import { endEvent, startEvent, streamUpdates } from "./stream";
@@ -74,10 +75,14 @@ async function streamInput(requests: AsyncIterable<StreamInputRequest>, ctx: Han
   return {};
 }
 
-function sendSignal(req: SendSignalRequest, ctx: HandlerContext) {
-  const proc = scopeOf(ctx).registry.get(req.process);
-  if (req.signal === Signal.SIGKILL) proc.signal("SIGKILL");
-  else if (req.signal === Signal.SIGTERM) proc.signal("SIGTERM");
+/** SendSignal; a SIGKILL answers once the process is gone (./kill-wait.ts). */
+async function sendSignal(req: SendSignalRequest, ctx: HandlerContext) {
+  const scope = scopeOf(ctx);
+  const proc = scope.registry.get(req.process);
+  if (req.signal === Signal.SIGKILL) {
+    proc.signal("SIGKILL");
+    await waitGone(proc, await scope.namespace());
+  } else if (req.signal === Signal.SIGTERM) proc.signal("SIGTERM");
   else throw new ConnectError(`invalid signal: ${Signal[req.signal] ?? req.signal}`, Code.Unimplemented);
   return {};
 }

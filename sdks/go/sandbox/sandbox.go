@@ -44,6 +44,8 @@ type Sandbox struct {
 	Metadata pulumi.StringMapOutput `pulumi:"metadata"`
 	// Egress and ingress rules.
 	Network NetworkPtrOutput `pulumi:"network"`
+	// Ports the sandbox serves; each gets a URL in `urls`. A change is made in place, with no call to the service.
+	Ports pulumi.IntArrayOutput `pulumi:"ports"`
 	// Commands run inside the sandbox after it is created. A change re-runs them in the same sandbox; a change of `triggers` replaces the sandbox.
 	Provision ProvisionPtrOutput `pulumi:"provision"`
 	// Per provisioning command: exit code, duration and output tails (secrets redacted).
@@ -68,6 +70,8 @@ type Sandbox struct {
 	TimeoutSeconds pulumi.IntPtrOutput `pulumi:"timeoutSeconds"`
 	// Token to reach the sandbox's ports when public traffic is off. Secret.
 	TrafficAccessToken pulumi.StringPtrOutput `pulumi:"trafficAccessToken"`
+	// URL of each port in `ports`, by port number. When public traffic is off, requests need the header `e2b-traffic-access-token: <trafficAccessToken>`. Secret when `ports` is.
+	Urls pulumi.StringMapOutput `pulumi:"urls"`
 	// Volumes to mount, by name, at absolute paths.
 	VolumeMounts VolumeMountArrayOutput `pulumi:"volumeMounts"`
 }
@@ -160,6 +164,8 @@ type sandboxArgs struct {
 	Metadata map[string]string `pulumi:"metadata"`
 	// Egress and ingress rules.
 	Network *Network `pulumi:"network"`
+	// Ports the sandbox serves; each gets a URL in `urls`. A change is made in place, with no call to the service.
+	Ports []int `pulumi:"ports"`
 	// Commands run inside the sandbox after it is created. A change re-runs them in the same sandbox; a change of `triggers` replaces the sandbox.
 	Provision *Provision `pulumi:"provision"`
 	// Require the sandbox's access token (envdAccessToken) for every in-sandbox call.
@@ -194,6 +200,8 @@ type SandboxArgs struct {
 	Metadata pulumi.StringMapInput
 	// Egress and ingress rules.
 	Network NetworkPtrInput
+	// Ports the sandbox serves; each gets a URL in `urls`. A change is made in place, with no call to the service.
+	Ports pulumi.IntArrayInput
 	// Commands run inside the sandbox after it is created. A change re-runs them in the same sandbox; a change of `triggers` replaces the sandbox.
 	Provision ProvisionPtrInput
 	// Require the sandbox's access token (envdAccessToken) for every in-sandbox call.
@@ -319,6 +327,11 @@ func (o SandboxOutput) Network() NetworkPtrOutput {
 	return o.ApplyT(func(v *Sandbox) NetworkPtrOutput { return v.Network }).(NetworkPtrOutput)
 }
 
+// Ports the sandbox serves; each gets a URL in `urls`. A change is made in place, with no call to the service.
+func (o SandboxOutput) Ports() pulumi.IntArrayOutput {
+	return o.ApplyT(func(v *Sandbox) pulumi.IntArrayOutput { return v.Ports }).(pulumi.IntArrayOutput)
+}
+
 // Commands run inside the sandbox after it is created. A change re-runs them in the same sandbox; a change of `triggers` replaces the sandbox.
 func (o SandboxOutput) Provision() ProvisionPtrOutput {
 	return o.ApplyT(func(v *Sandbox) ProvisionPtrOutput { return v.Provision }).(ProvisionPtrOutput)
@@ -374,6 +387,11 @@ func (o SandboxOutput) TimeoutSeconds() pulumi.IntPtrOutput {
 // Token to reach the sandbox's ports when public traffic is off. Secret.
 func (o SandboxOutput) TrafficAccessToken() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Sandbox) pulumi.StringPtrOutput { return v.TrafficAccessToken }).(pulumi.StringPtrOutput)
+}
+
+// URL of each port in `ports`, by port number. When public traffic is off, requests need the header `e2b-traffic-access-token: <trafficAccessToken>`. Secret when `ports` is.
+func (o SandboxOutput) Urls() pulumi.StringMapOutput {
+	return o.ApplyT(func(v *Sandbox) pulumi.StringMapOutput { return v.Urls }).(pulumi.StringMapOutput)
 }
 
 // Volumes to mount, by name, at absolute paths.

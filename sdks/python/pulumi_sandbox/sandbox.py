@@ -29,6 +29,7 @@ class SandboxArgs:
                  mcp: Optional[Any] = None,
                  metadata: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  network: pulumi.Input[Optional['NetworkArgs']] = None,
+                 ports: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.int]]]] = None,
                  provision: pulumi.Input[Optional['ProvisionArgs']] = None,
                  secure: pulumi.Input[Optional[_builtins.bool]] = None,
                  state: pulumi.Input[Optional[_builtins.str]] = None,
@@ -46,6 +47,7 @@ class SandboxArgs:
         :param Any mcp: MCP configuration, passed through.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] metadata: Free-form string metadata; sandboxes can be listed by it.
         :param pulumi.Input['NetworkArgs'] network: Egress and ingress rules.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.int]]] ports: Ports the sandbox serves; each gets a URL in `urls`. A change is made in place, with no call to the service.
         :param pulumi.Input['ProvisionArgs'] provision: Commands run inside the sandbox after it is created. A change re-runs them in the same sandbox; a change of `triggers` replaces the sandbox.
         :param pulumi.Input[_builtins.bool] secure: Require the sandbox's access token (envdAccessToken) for every in-sandbox call.
         :param pulumi.Input[_builtins.str] state: The state to keep the sandbox in: `paused` pauses it (POST .../pause; memory and files are kept), `running` resumes it (POST .../connect). Left out, the service's own pauses (autoPause) are left alone; set, `pulumi refresh` shows them as drift and the next `up` resumes it. One of `running`, `paused`.
@@ -68,6 +70,8 @@ class SandboxArgs:
             pulumi.set(__self__, "metadata", metadata)
         if network is not None:
             pulumi.set(__self__, "network", network)
+        if ports is not None:
+            pulumi.set(__self__, "ports", ports)
         if provision is not None:
             pulumi.set(__self__, "provision", provision)
         if secure is not None:
@@ -182,6 +186,18 @@ class SandboxArgs:
 
     @_builtins.property
     @pulumi.getter
+    def ports(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.int]]]]:
+        """
+        Ports the sandbox serves; each gets a URL in `urls`. A change is made in place, with no call to the service.
+        """
+        return pulumi.get(self, "ports")
+
+    @ports.setter
+    def ports(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.int]]]]):
+        pulumi.set(self, "ports", value)
+
+    @_builtins.property
+    @pulumi.getter
     def provision(self) -> pulumi.Input[Optional['ProvisionArgs']]:
         """
         Commands run inside the sandbox after it is created. A change re-runs them in the same sandbox; a change of `triggers` replaces the sandbox.
@@ -267,6 +283,7 @@ class Sandbox(pulumi.CustomResource):
                  mcp: Optional[Any] = None,
                  metadata: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  network: pulumi.Input[Optional[Union['NetworkArgs', 'NetworkArgsDict']]] = None,
+                 ports: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.int]]]] = None,
                  provision: pulumi.Input[Optional[Union['ProvisionArgs', 'ProvisionArgsDict']]] = None,
                  secure: pulumi.Input[Optional[_builtins.bool]] = None,
                  state: pulumi.Input[Optional[_builtins.str]] = None,
@@ -287,6 +304,7 @@ class Sandbox(pulumi.CustomResource):
         :param Any mcp: MCP configuration, passed through.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] metadata: Free-form string metadata; sandboxes can be listed by it.
         :param pulumi.Input[Union['NetworkArgs', 'NetworkArgsDict']] network: Egress and ingress rules.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.int]]] ports: Ports the sandbox serves; each gets a URL in `urls`. A change is made in place, with no call to the service.
         :param pulumi.Input[Union['ProvisionArgs', 'ProvisionArgsDict']] provision: Commands run inside the sandbox after it is created. A change re-runs them in the same sandbox; a change of `triggers` replaces the sandbox.
         :param pulumi.Input[_builtins.bool] secure: Require the sandbox's access token (envdAccessToken) for every in-sandbox call.
         :param pulumi.Input[_builtins.str] state: The state to keep the sandbox in: `paused` pauses it (POST .../pause; memory and files are kept), `running` resumes it (POST .../connect). Left out, the service's own pauses (autoPause) are left alone; set, `pulumi refresh` shows them as drift and the next `up` resumes it. One of `running`, `paused`.
@@ -326,6 +344,7 @@ class Sandbox(pulumi.CustomResource):
                  mcp: Optional[Any] = None,
                  metadata: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  network: pulumi.Input[Optional[Union['NetworkArgs', 'NetworkArgsDict']]] = None,
+                 ports: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.int]]]] = None,
                  provision: pulumi.Input[Optional[Union['ProvisionArgs', 'ProvisionArgsDict']]] = None,
                  secure: pulumi.Input[Optional[_builtins.bool]] = None,
                  state: pulumi.Input[Optional[_builtins.str]] = None,
@@ -349,6 +368,7 @@ class Sandbox(pulumi.CustomResource):
             __props__.__dict__["mcp"] = mcp
             __props__.__dict__["metadata"] = metadata
             __props__.__dict__["network"] = network
+            __props__.__dict__["ports"] = ports
             __props__.__dict__["provision"] = None if provision is None else pulumi.Output.secret(provision)
             __props__.__dict__["secure"] = secure
             __props__.__dict__["state"] = state
@@ -370,6 +390,7 @@ class Sandbox(pulumi.CustomResource):
             __props__.__dict__["sandbox_id"] = None
             __props__.__dict__["started_at"] = None
             __props__.__dict__["traffic_access_token"] = None
+            __props__.__dict__["urls"] = None
         secret_opts = pulumi.ResourceOptions(additional_secret_outputs=["envVars", "envdAccessToken", "provision", "provisionResults", "trafficAccessToken"])
         opts = pulumi.ResourceOptions.merge(opts, secret_opts)
         replace_on_changes = pulumi.ResourceOptions(replace_on_changes=["autoPause", "autoResume", "envVars.*", "mcp", "metadata.*", "network.allowPublicTraffic", "network.maskRequestHost", "provision.triggers", "secure", "templateID", "volumeMounts[*]"])
@@ -410,6 +431,7 @@ class Sandbox(pulumi.CustomResource):
         __props__.__dict__["memory_mb"] = None
         __props__.__dict__["metadata"] = None
         __props__.__dict__["network"] = None
+        __props__.__dict__["ports"] = None
         __props__.__dict__["provision"] = None
         __props__.__dict__["provision_results"] = None
         __props__.__dict__["provisioned"] = None
@@ -421,6 +443,7 @@ class Sandbox(pulumi.CustomResource):
         __props__.__dict__["timeout"] = None
         __props__.__dict__["timeout_seconds"] = None
         __props__.__dict__["traffic_access_token"] = None
+        __props__.__dict__["urls"] = None
         __props__.__dict__["volume_mounts"] = None
         return Sandbox(resource_name, opts=opts, __props__=__props__)
 
@@ -538,6 +561,14 @@ class Sandbox(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter
+    def ports(self) -> pulumi.Output[Optional[Sequence[_builtins.int]]]:
+        """
+        Ports the sandbox serves; each gets a URL in `urls`. A change is made in place, with no call to the service.
+        """
+        return pulumi.get(self, "ports")
+
+    @_builtins.property
+    @pulumi.getter
     def provision(self) -> pulumi.Output[Optional['outputs.Provision']]:
         """
         Commands run inside the sandbox after it is created. A change re-runs them in the same sandbox; a change of `triggers` replaces the sandbox.
@@ -624,6 +655,14 @@ class Sandbox(pulumi.CustomResource):
         Token to reach the sandbox's ports when public traffic is off. Secret.
         """
         return pulumi.get(self, "traffic_access_token")
+
+    @_builtins.property
+    @pulumi.getter
+    def urls(self) -> pulumi.Output[Mapping[str, _builtins.str]]:
+        """
+        URL of each port in `ports`, by port number. When public traffic is off, requests need the header `e2b-traffic-access-token: <trafficAccessToken>`. Secret when `ports` is.
+        """
+        return pulumi.get(self, "urls")
 
     @_builtins.property
     @pulumi.getter(name="volumeMounts")

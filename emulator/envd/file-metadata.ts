@@ -1,0 +1,91 @@
+/**
+ * User-defined file metadata (docs/service.md#file-metadata): an upload's `X-Metadata-<key>: <value>`
+ * headers, kept with the file and reported as `EntryInfo.metadata` by the upload's answer, Stat,
+ * ListDir and Move. envd keeps them as `user.e2b.<key>` extended attributes of the file's inode.
+ * Node has no extended-attribute calls (and the emulator takes no native module), so the emulator
+ * keeps them here instead, keyed by the same thing an xattr belongs to: the inode, named by device,
+ * inode number and birth time (a deleted file's reused inode number has a new birth time). So, as
+ * with xattrs, they follow a rename by the API or by a command, survive an overwrite in place and
+ * pause/resume, are seen through every sandbox that mounts the same volume, and are not copied by
+ * `cp`. Unlike envd, metadata set with `setxattr` inside the sandbox is not seen, nor the other way.
+ */
+import type { IncomingHttpHeaders } from "node:http";
+
+/** The request-header prefix of a metadata entry (Node lower-cases header names). */
+const HEADER_PREFIX = "x-metadata-";
+/** envd's xattr namespace; it counts toward the limits below as it does on the service. */
+const XATTR_PREFIX = "user.e2b.";
+/** Longest key: the Linux limit on an xattr name (255 bytes) less the namespace. */
+export const MAX_KEY_LENGTH = 255 - XATTR_PREFIX.length;
+/** Most bytes of names and values on one file: one ext4 block, where the inode's xattrs live. */
+export const MAX_TOTAL_LENGTH = 4096;
+
+export type FileMetadata = Record<string, string>;
+
+/** The `X-Metadata-*` headers of a request, keys lower-cased; undefined when there are none. */
+export function metadataFromHeaders(headers: IncomingHttpHeaders): FileMetadata | undefined {
+  let metadata: FileMetadata | undefined;
+  for (const [name, value] of Object.entries(headers)) {
+    if (!name.startsWith(HEADER_PREFIX) || value === undefined) continue;
+    const key = name.slice(HEADER_PREFIX.length);
+    if (key === "") continue;
+    // Go's Header.Get: the first of repeated values.
+    (metadata ??= {})[key] = Array.isArray(value) ? (value[0] ?? "") : value;
+  }
+  return metadata;
+}
+
+/** Why envd would refuse this metadata (its wording), or undefined when it is valid. */
+export function metadataProblem(metadata: FileMetadata | undefined): string | undefined {
+  let total = 0;
+  for (const [key, value] of Object.entries(metadata ?? {})) {
+    if (key === "") return "metadata key must not be empty";
+    if (Buffer.byteLength(key, "latin1") > MAX_KEY_LENGTH) return `metadata key ${JSON.stringify(key)} exceeds ${MAX_KEY_LENGTH} bytes`;
+    const bad = nonPrintable("key", key) ?? nonPrintable(`value for key ${JSON.stringify(key)}`, value);
+    if (bad) return bad;
+    total += XATTR_PREFIX.length + Buffer.byteLength(key, "latin1") + Buffer.byteLength(value, "latin1");
+  }
+  if (total > MAX_TOTAL_LENGTH) return `total metadata size ${total} exceeds ${MAX_TOTAL_LENGTH} bytes`;
+  return undefined;
+}
+
+/** Keys and values must be printable US-ASCII (0x20–0x7E), byte by byte. */
+function nonPrintable(label: string, text: string): string | undefined {
+  // Node reads header bytes as latin1: one char per byte, as Go sees them.
+  const bytes = Buffer.from(text, "latin1");
+  const at = bytes.findIndex((c) => c < 0x20 || c > 0x7e);
+  if (at < 0) return undefined;
+  return `metadata ${label} contains non-printable-ASCII byte 0x${bytes[at]!.toString(16).padStart(2, "0")} at offset ${at}`;
+}
+
+/** What names one inode: the fields of a (bigint) stat that an xattr lives with. */
+export interface InodeStats {
+  dev: bigint;
+  ino: bigint;
+  birthtimeNs: bigint;
+}
+
+const inodeKey = (st: InodeStats) => `${st.dev}:${st.ino}:${st.birthtimeNs}`;
+
+/**
+ * The metadata of every file that has some, for the whole emulator (an inode is the host's, not
+ * one sandbox's). Only files uploaded with metadata have an entry, and an overwrite without
+ * metadata removes it.
+ */
+class MetadataStore {
+  private readonly byInode = new Map<string, FileMetadata>();
+
+  /** Replaces a file's metadata, as envd's WriteMetadata does: keys not given are cleared. */
+  write(st: InodeStats, metadata: FileMetadata | undefined): void {
+    if (metadata && Object.keys(metadata).length > 0) this.byInode.set(inodeKey(st), { ...metadata });
+    else this.byInode.delete(inodeKey(st));
+  }
+
+  /** A file's metadata, or undefined when it has none (envd then leaves the field out). */
+  read(st: InodeStats): FileMetadata | undefined {
+    const found = this.byInode.get(inodeKey(st));
+    return found ? { ...found } : undefined;
+  }
+}
+
+export const fileMetadata = new MetadataStore();

@@ -1,0 +1,25 @@
+/**
+ * A request for a sandbox port other than envd's, past the proxy's checks (../gate.ts): forwarded
+ * to the server listening there in the sandbox, or the closed-port answer when none does.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { SandboxRuntime } from "../../types";
+import type { SandboxState } from "../sandboxes";
+import { sendRefusal } from "./answers";
+import { isOwnDial } from "./dial";
+import { forward } from "./forward";
+
+export function servePort(req: IncomingMessage, res: ServerResponse, port: number, runtime: SandboxRuntime, state: SandboxState): void {
+  const { sandboxID } = runtime;
+  if (isOwnDial(req.socket)) return sendRefusal(req, res, sandboxID, { kind: "portClosed", port });
+  state.track(res);
+  const closed = () => sendRefusal(req, res, sandboxID, { kind: "portClosed", port });
+  void state.ports.dial(runtime, port).then(
+    (socket) => {
+      if (res.destroyed) return void socket?.destroy();
+      if (!socket) return closed();
+      forward(req, res, socket, { sandboxID, port, maskRequestHost: runtime.maskRequestHost });
+    },
+    () => (res.headersSent ? res.destroy() : closed()),
+  );
+}

@@ -1,0 +1,37 @@
+/**
+ * Auto-resume: a sandbox created with `autoResume.enabled` that is paused resumes when a request
+ * reaches its host, as the service's client proxy asks the API to (e2b-dev/infra:
+ * packages/client-proxy/internal/proxy/proxy.go, packages/api/internal/handlers/proxy_grpc.go).
+ * Only a pause that kept the memory resumes so; a files-only one must be resumed explicitly. The
+ * request must carry the credentials its port needs: a secure sandbox's envd access token on
+ * envd's port, the traffic token on other ports when public traffic is off; without them the
+ * answer is "denied" (the proxy's 403) and the sandbox stays paused. The resumed sandbox lives
+ * 5 minutes (the handler's defaultProxyAutoResumeTimeout; docs/service.md#pause-and-resume).
+ */
+import { sameSecret } from "../auth";
+import type { ResumeOutcome, ResumeRequest } from "../types";
+import type { SandboxRecord } from "./sandbox-records";
+
+/** What auto-resume needs of the store (sandboxes.ts, which calls this). */
+interface Resumable {
+  all(): SandboxRecord[];
+  connect(sandboxID: string, timeoutMs: number): Promise<unknown>;
+}
+
+/** How long an auto-resumed sandbox runs, in ms. */
+export const AUTO_RESUME_TIMEOUT_MS = 5 * 60_000;
+
+/** envd's port in every sandbox (as envd/gate.ts; repeated so the store does not import the in-sandbox side). */
+const ENVD_PORT = 49983;
+
+export async function resumeOnRequest(store: Resumable, sandboxID: string, request: ResumeRequest): Promise<ResumeOutcome> {
+  const record = store.all().find((s) => s.sandboxID === sandboxID);
+  if (!record || record.state !== "paused" || !record.autoResume || !record.memoryKept) return "not-resumed";
+  const allowed =
+    request.port === ENVD_PORT
+      ? !record.secure || (record.envdAccessToken !== null && sameSecret(request.envdAccessToken, record.envdAccessToken))
+      : record.trafficAccessToken === null || sameSecret(request.trafficAccessToken, record.trafficAccessToken);
+  if (!allowed) return "denied";
+  await store.connect(sandboxID, AUTO_RESUME_TIMEOUT_MS);
+  return "resumed";
+}

@@ -1,0 +1,48 @@
+/**
+ * Everything the runtime and the front ends need of one kind besides its spec, declared in the
+ * kind's folder (`<kind>/index.ts`) and listed once in ./index.ts. What is declared here is read
+ * generically: no file outside the kind's folder names the kind.
+ */
+import type { ResourceSpec } from "../spec";
+import type { DeriveOutcome, HandlersFor } from "./handler-shape";
+
+type Obj = Record<string, unknown>;
+/** The names of a spec's inputs: the lists below name its own fields. */
+type InputName<S extends ResourceSpec> = Extract<keyof S["inputs"]["shape"], string>;
+
+/** A change of a stored shape, applied to state written by versions before `before` (../runtime/migrate.ts). */
+export interface Migration {
+  /** Applies to state written by versions before this one (or by one that recorded no version). */
+  before: string;
+  why: string;
+  up(state: Obj): Obj;
+}
+
+export interface KindDefinition<S extends ResourceSpec = ResourceSpec> {
+  spec: S;
+  /** The handlers, imported at their first call: a preview never loads the clients. */
+  handlers: () => Promise<HandlersFor<S>>;
+  /**
+   * Adds the spec's derived inputs to checked inputs (unknown ones at preview stay unknown), before
+   * any call: local work, at every preview, kept out of the handlers so `check` loads no client.
+   */
+  derive?: (inputs: Obj) => DeriveOutcome;
+  /** State migrations, oldest first. */
+  migrations?: readonly Migration[];
+  /** How a resource of this kind comes to be gone without Pulumi (../runtime/gone.ts); default: deleted by another client. */
+  howGone?: string;
+  /** Import (the plugin's Read with no state): the service's answer corrected where it is not what a program writes. */
+  importCorrections?: (props: Obj) => Obj;
+  /** Inputs an import leaves out: the service reports them, but a resource made outside Pulumi never asked for them. */
+  notImported?: readonly InputName<S>[];
+  /**
+   * Inputs the service cannot give back (a Template's Dockerfile), so an imported resource's state has
+   * none until an update; the plugin's diff then takes the one the engine recorded, else the program's.
+   */
+  notReadBack?: readonly InputName<S>[];
+}
+
+/** A kind's definition, its handlers checked against its own spec. */
+export function defineKind<S extends ResourceSpec>(definition: KindDefinition<S>): KindDefinition<S> {
+  return definition;
+}

@@ -1,0 +1,135 @@
+/**
+ * Adoption: a killed `pulumi up` (or a create whose answer was lost) may have made a sandbox that its
+ * state does not record, and the next run must take that sandbox over instead of making a second one.
+ *
+ * Every sandbox carries two metadata entries: its marker, `<resource key>#<generation>`, the same on a
+ * re-run and new for a replacement; and its stack, the key's stack part (../../resource-key.ts), which
+ * holds the stack instance, so the lists of two same-named stacks on two backends never mix. The engine
+ * cannot say whether a create is a re-run (after `refresh --clear-pending-creates` nothing in the state
+ * says so), so every create looks; but one list of the stack's sandboxes answers the creates of a
+ * whole `up`: the host takes it at the first create of a stack and lets it answer the creates of the
+ * next SNAPSHOT_MS, and only a create it does not find in it makes a request (the POST). What a run
+ * killed before this one made is in the list; the window it leaves is a sandbox made for the same
+ * resource by another process after the list was taken (a host of the killed run still finishing its
+ * POST), the same race a lookup per create had between its lookup and its POST, widened from one
+ * request to at most SNAPSHOT_MS.
+ *
+ * A third entry says what the sandbox was made from (INPUTS_KEY: ../../runtime/made-from.ts). The marker
+ * is the same whatever the inputs, and a program edited between a killed run and the next must not
+ * get the sandbox the killed run made from the old inputs (its old environment, say): only a sandbox
+ * made from the inputs the create has is adopted; one made from others is stale, and the create
+ * removes it and makes a new one.
+ */
+import type { Sandbox } from "../../../sdk/schemas/sandboxes";
+import type { PlatformClient } from "../../../sdk/platform/client";
+import { stackOf } from "../../resource-key";
+import { MARKER_KEY } from "./spec";
+import { platform } from "../../runtime/context";
+import { isNotFound } from "../../runtime/handlers";
+import { differingFields } from "../../runtime/made-from";
+
+/** Metadata key holding the stack a sandbox was made for (`stackOf` in ../../resource-key.ts). */
+export const STACK_KEY = "pulumi-sandbox.stack";
+
+/** Metadata key holding the digests of the inputs a sandbox was made from (see sandbox.ts madeFrom). */
+export const INPUTS_KEY = "pulumi-sandbox.inputs";
+
+/** How long one list of a stack's sandboxes answers later creates of that stack. */
+export const SNAPSHOT_MS = 10_000;
+
+/** The marker of a resource: its key and replacement generation. */
+export function markerOf(inputs: { __resource?: string | undefined; __generation?: number | undefined }): string {
+  return `${inputs.__resource ?? ""}#${inputs.__generation ?? 0}`;
+}
+
+/** The metadata that marks a sandbox made for `inputs`. */
+export function markings(inputs: { __resource?: string | undefined; __generation?: number | undefined }): Record<string, string> {
+  return { [MARKER_KEY]: markerOf(inputs), [STACK_KEY]: stackOf(inputs.__resource ?? "") };
+}
+
+/** The user's metadata: without the entries this provider adds (the prefix is reserved to it). */
+export function withoutMarkings(metadata: Record<string, string> | null | undefined): Record<string, string> | undefined {
+  const entries = Object.entries(metadata ?? {}).filter(([k]) => !k.startsWith("pulumi-sandbox."));
+  return entries.length ? Object.fromEntries(entries) : undefined;
+}
+
+/** A sandbox made for a marker, and the digests of what it was made from ("" when it has none). */
+interface Made {
+  sandboxID: string;
+  madeFrom: string;
+}
+
+interface Snapshot {
+  at: number;
+  /** The sandboxes made for each marker (more than one only when a stale one could not be removed). */
+  byMarker: Promise<Map<string, Made[]>>;
+}
+
+// Per client (a configure with other endpoints is another service), then per stack.
+const snapshots = new WeakMap<PlatformClient, Map<string, Snapshot>>();
+
+function madeFor(stack: string): Promise<Map<string, Made[]>> {
+  const client = platform();
+  const ofClient = snapshots.get(client) ?? new Map<string, Snapshot>();
+  snapshots.set(client, ofClient);
+  const kept = ofClient.get(stack);
+  if (kept && Date.now() - kept.at <= SNAPSHOT_MS) return kept.byMarker;
+  const listed = client.sandboxes.listAll({ metadata: { [STACK_KEY]: stack }, state: ["running", "paused"] });
+  const snapshot: Snapshot = {
+    at: Date.now(),
+    byMarker: listed.then((list) => {
+      const byMarker = new Map<string, Made[]>();
+      for (const s of list) {
+        const marker = s.metadata?.[MARKER_KEY];
+        if (marker) byMarker.set(marker, [...(byMarker.get(marker) ?? []), { sandboxID: s.sandboxID, madeFrom: s.metadata?.[INPUTS_KEY] ?? "" }]);
+      }
+      return byMarker;
+    }),
+  };
+  ofClient.set(stack, snapshot);
+  // A failed list is not kept: the next create asks again.
+  snapshot.byMarker.catch(() => ofClient.get(stack) === snapshot && ofClient.delete(stack));
+  return snapshot.byMarker;
+}
+
+/** A sandbox an earlier run made for the resource from other inputs: which inputs differ (none named: it recorded none). */
+export interface Stale {
+  sandboxID: string;
+  changed: string[];
+}
+
+/** What earlier runs made for a resource: the sandbox to adopt, if one was made from these inputs, and the stale ones. */
+export interface MadeEarlier {
+  adopted?: Sandbox | undefined;
+  stale: Stale[];
+}
+
+/**
+ * What earlier runs made for `inputs` (`madeFrom`: the digests of its inputs). The sandbox to adopt is
+ * connected: connect answers with the same shape as create, tokens included (a get would lose the
+ * trafficAccessToken, which only these two calls return); for a running sandbox it only ever extends its life.
+ */
+export async function madeEarlier(
+  inputs: { __resource?: string | undefined; __generation?: number | undefined }, madeFrom: string, timeout: number,
+): Promise<MadeEarlier> {
+  const made = (await madeFor(stackOf(inputs.__resource ?? ""))).get(markerOf(inputs)) ?? [];
+  const stale = made.filter((m) => m.madeFrom !== madeFrom).map((m) => ({ sandboxID: m.sandboxID, changed: m.madeFrom ? differingFields(m.madeFrom, madeFrom) : [] }));
+  const same = made.find((m) => m.madeFrom === madeFrom);
+  if (!same) return { stale };
+  try {
+    return { adopted: await platform().sandboxes.connect(same.sandboxID, { timeout }), stale };
+  } catch (err) {
+    if (isNotFound(err)) return { stale }; // ended since the list was taken
+    throw err;
+  }
+}
+
+/**
+ * The sandbox with this exact marker made from these inputs, asked of the service now: after a create
+ * whose outcome is unknown (the answer was lost), the list taken before it cannot know.
+ */
+export async function findByMarker(marker: string, madeFrom: string, timeout: number): Promise<Sandbox | undefined> {
+  const listed = await platform().sandboxes.listAll({ metadata: { [MARKER_KEY]: marker }, state: ["running", "paused"] });
+  const found = listed.find((s) => (s.metadata?.[INPUTS_KEY] ?? "") === madeFrom);
+  return found ? platform().sandboxes.connect(found.sandboxID, { timeout }) : undefined;
+}

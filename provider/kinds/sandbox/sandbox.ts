@@ -1,0 +1,229 @@
+/**
+ * Sandbox create/read/update/delete. The map of calls and the replace rules are in ./spec.ts.
+ *
+ * Every sandbox carries a marker in its metadata, the same on a re-run of an interrupted `up` and
+ * different for a replacement, so create first looks for a sandbox with its marker and adopts it: a
+ * killed run or a lost answer never leaves a second sandbox (./adoption.ts). It also carries
+ * what it was made from, and only a sandbox made from the create's own inputs is adopted.
+ */
+import type { NetworkUpdate, NewSandbox, SandboxDetail } from "../../../sdk/schemas/sandboxes";
+import { changedFields } from "../../diff";
+import { getPath, sameValue } from "../../spec";
+import type { ProvisionResult } from "./provision";
+import { sandboxSpec } from "./spec";
+import { platform } from "../../runtime/context";
+import { ignoreNotFound, isNotFound, type InputsOf, type ResourceHandlers, type SpecInputs, type StateOf } from "../../runtime/handlers";
+import { resourceLogger } from "../../runtime/log";
+import { hiddenValues } from "../../runtime/secrets";
+import { createOnce } from "../../runtime/outcome";
+import { PartialCreateError } from "../../runtime/partial";
+import { runKey, runNumber } from "../../runtime/resume";
+import { wireBody, type WireMap } from "../../runtime/wire";
+import { fieldDigests } from "../../runtime/made-from";
+import { urlsOf } from "./ports";
+import { findByMarker, INPUTS_KEY, madeEarlier, markerOf, markings, withoutMarkings } from "./adoption";
+
+type Inputs = InputsOf<"Sandbox">;
+/** `__provisionRun`: the number of the last provisioning run (../../runtime/resume.ts runNumber), kept in state only. */
+type State = StateOf<"Sandbox"> & { __provisionRun?: number };
+/** The sandbox's tokens, once known: hidden from its logs like the program's secrets. */
+type Tokens = Partial<Pick<State, "envdAccessToken" | "trafficAccessToken">>;
+
+/** The service's default life of a sandbox, in seconds, when `timeoutSeconds` is left out. */
+const DEFAULT_TIMEOUT_SECONDS = 15;
+
+/** The sandbox's tokens: hidden from its logs and stored output like what every resource hides. */
+const tokensOf = (tokens: Tokens = {}): string[] => [tokens.envdAccessToken, tokens.trafficAccessToken].filter((v): v is string => typeof v === "string");
+
+/**
+ * Every secret a sandbox's logs and stored output must not show: what every resource hides (the
+ * credentials, each value the program marked secret: ../../runtime/secrets.ts) and the sandbox's tokens.
+ * A value the program did not mark secret is shown as it is.
+ */
+function secretsOf(inputs: Inputs, tokens: Tokens = {}): string[] {
+  return [...hiddenValues("Sandbox", inputs), ...tokensOf(tokens)];
+}
+
+const logFor = (inputs: Inputs, tokens?: Tokens) => resourceLogger("Sandbox", inputs, () => tokensOf(tokens));
+
+export const NEW_SANDBOX: WireMap<SpecInputs<"Sandbox">, NewSandbox> = {
+  templateID: (templateID) => ({ templateID }),
+  timeoutSeconds: (timeout) => ({ timeout }),
+  timeout: "not sent: the deprecated name of timeoutSeconds, which check moves it to",
+  autoPause: (autoPause) => ({ autoPause }),
+  autoResume: (autoResume) => ({ autoResume }),
+  secure: (secure) => ({ secure }),
+  allowInternetAccess: (allow) => ({ allow_internet_access: allow }),
+  network: (network) => ({ network }),
+  metadata: (metadata) => ({ metadata }),
+  envVars: (envVars) => ({ envVars }),
+  mcp: (mcp) => ({ mcp }),
+  volumeMounts: (volumeMounts) => ({ volumeMounts }),
+  provision: "not sent: its commands run inside the sandbox once it exists",
+  state: "not sent: a sandbox is made running; paused, it is paused after its provisioning",
+  ports: "not sent: the service's proxy reaches every port; they only name the URLs reported",
+};
+
+/**
+ * PUT .../network replaces the egress rules whole, so each rule is sent as it should now be: a rule
+ * left out is sent empty, and internet access left out is the default, allowed.
+ */
+export const NETWORK_UPDATE: WireMap<SpecInputs<"Sandbox">, NetworkUpdate> = {
+  templateID: "not sent: fixed at creation",
+  timeoutSeconds: "not sent: POST .../timeout",
+  timeout: "not sent: the deprecated name of timeoutSeconds",
+  autoPause: "not sent: fixed at creation",
+  autoResume: "not sent: fixed at creation",
+  secure: "not sent: fixed at creation",
+  allowInternetAccess: (allow) => ({ allow_internet_access: allow }),
+  network: (network) => ({ allowOut: network.allowOut ?? [], denyOut: network.denyOut ?? [] }),
+  metadata: "not sent: fixed at creation",
+  envVars: "not sent: fixed at creation",
+  mcp: "not sent: fixed at creation",
+  volumeMounts: "not sent: fixed at creation",
+  provision: "not sent: run inside the sandbox",
+  state: "not sent: POST .../pause or .../connect",
+  ports: "not sent: they only name the URLs reported",
+};
+
+function networkBody(inputs: Inputs): NetworkUpdate {
+  return { allowOut: [], denyOut: [], allow_internet_access: true, ...wireBody(NETWORK_UPDATE, inputs) };
+}
+
+/**
+ * The digests (../../runtime/made-from.ts) of what a sandbox is made from: each input the create sends
+ * but its deadline, which an adopting create sets anew (connect), and `provision.triggers`, whose
+ * change asks for a new sandbox. By input name, so that a stale sandbox's message names the input.
+ */
+export function madeFrom(inputs: Record<string, unknown>): string {
+  const sent = Object.keys(NEW_SANDBOX).filter((k) => typeof NEW_SANDBOX[k as keyof typeof NEW_SANDBOX] === "function" && k !== "timeoutSeconds");
+  return fieldDigests("sandbox", { ...Object.fromEntries(sent.map((k) => [k, inputs[k]])), "provision.triggers": getPath(inputs, "provision.triggers") });
+}
+
+function requestBody(inputs: Inputs, made: string): NewSandbox {
+  return { ...wireBody(NEW_SANDBOX, inputs), templateID: inputs.templateID, metadata: { ...inputs.metadata, ...markings(inputs), [INPUTS_KEY]: made } };
+}
+
+/** What the service reports of the sandbox, and the URLs of the `ports` it serves. */
+function fromDetail(detail: SandboxDetail, ports: readonly number[] | undefined) {
+  const { sandboxID, envdVersion, state, startedAt, endAt, cpuCount, memoryMB, diskSizeMB } = detail;
+  const urls = urlsOf(sandboxID, ports, detail.domain);
+  return { sandboxID, envdVersion, state, startedAt, endAt, cpuCount, memoryMB, diskSizeMB, alias: detail.alias ?? undefined, urls };
+}
+
+interface Provisioned {
+  provisioned: boolean;
+  provisionResults: ProvisionResult[];
+  __provisionRun: number;
+  /** Why it stopped, when a command failed. */
+  failure?: string | undefined;
+}
+
+/**
+ * Runs `provision` (none: nothing to do) in the sandbox `id`, as provisioning run number `run` of the
+ * resource (0 for a create's). `fresh`: the sandbox was made by this same create (or found again after
+ * its answer was lost), so no earlier run can have left records in it and the look for them is skipped.
+ */
+async function provisionIn(id: string, inputs: Inputs, tokens: Tokens, run: number, fresh = false): Promise<Provisioned> {
+  const { provision } = inputs;
+  if (!provision) return { provisioned: true, provisionResults: [], __provisionRun: run };
+  // Loaded here: the in-sandbox clients (Connect, protobuf) cost a host ~45 ms to load, and a sandbox
+  // without commands never uses them.
+  const { runProvision } = await import("../../runtime/provision.js");
+  const target = { sandboxID: id, envdAccessToken: tokens.envdAccessToken };
+  const outcome = await runProvision(target, provision, runKey(markerOf(inputs), run), logFor(inputs, tokens), secretsOf(inputs, tokens), { fresh });
+  return { provisioned: outcome.ok, provisionResults: outcome.results, __provisionRun: run, failure: outcome.failure };
+}
+
+/**
+ * A paused sandbox has no deadline to move: the service refuses the call while it is paused, and a
+ * resume (connect) sets its deadline anew. The value is recorded in state and takes effect then.
+ */
+async function applyTimeout(id: string, seconds: number, log: (line: string) => void): Promise<void> {
+  const { sandboxes } = platform();
+  if ((await sandboxes.get(id)).state === "paused") {
+    log(`sandbox ${id} is paused: timeout ${seconds} s is recorded and applies from its next resume`);
+    return;
+  }
+  await sandboxes.setTimeout(id, seconds);
+}
+
+/**
+ * Brings the sandbox to `state`. A resume (connect) sets the deadline anew, to `timeout` seconds;
+ * a pause keeps memory and files. Either is a no-op when the sandbox is already there.
+ */
+async function applyState(id: string, state: "running" | "paused", timeout: number, log: (line: string) => void): Promise<void> {
+  const { sandboxes } = platform();
+  const now = (await sandboxes.get(id)).state;
+  if (now === state) return;
+  log(state === "paused" ? `pausing sandbox ${id}` : `resuming sandbox ${id} for ${timeout} s`);
+  if (state === "paused") await sandboxes.pause(id);
+  else await sandboxes.connect(id, { timeout });
+}
+
+export const sandboxHandlers: ResourceHandlers<"Sandbox"> = {
+  async create(inputs) {
+    const { sandboxes } = platform();
+    const marker = markerOf(inputs);
+    const digests = madeFrom(inputs);
+    const timeout = inputs.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
+    const { adopted, stale } = await madeEarlier(inputs, digests, timeout);
+    for (const { sandboxID, changed } of stale) {
+      // Adopted, it would be recorded with inputs it was not made from (its old environment, say), and no later run would notice.
+      const why = changed.length ? `from other inputs (${changed.join(", ")} changed since)` : "by a version that did not record its inputs";
+      logFor(inputs)(`sandbox ${sandboxID}, made by an interrupted run, was made ${why}: deleting it and creating a new one`);
+      await ignoreNotFound(() => sandboxes.kill(sandboxID));
+    }
+    if (adopted) logFor(inputs)(`adopting sandbox ${adopted.sandboxID} made by an interrupted run`);
+    const made = adopted ?? (await createOnce(() => sandboxes.create(requestBody(inputs, digests)), () => findByMarker(marker, digests, timeout)));
+    const id = made.sandboxID;
+    const tokens = { envdAccessToken: made.envdAccessToken ?? null, trafficAccessToken: made.trafficAccessToken ?? null };
+    const { failure, ...provisioned } = await provisionIn(id, inputs, tokens, 0, !adopted);
+    if (!failure && inputs.state === "paused") await applyState(id, "paused", timeout, logFor(inputs, tokens));
+    const outs: State = { ...inputs, ...fromDetail(await sandboxes.get(id), inputs.ports), ...tokens, ...provisioned };
+    if (!failure) return { id, outs };
+    if (inputs.provision?.onFailure === "delete") {
+      await ignoreNotFound(() => sandboxes.kill(id));
+      throw new Error(`Sandbox ${id}: ${failure}\nThe sandbox was deleted (provision.onFailure: "delete").`);
+    }
+    throw new PartialCreateError(`Sandbox ${id}: ${failure}\nThe sandbox is kept; the next \`pulumi up\` runs the provisioning again.`, id, outs, inputs.__provider);
+  },
+
+  async read(id, olds) {
+    let detail: SandboxDetail;
+    try {
+      detail = await platform().sandboxes.get(id);
+    } catch (err) {
+      if (isNotFound(err)) return {}; // killed, or expired at its endAt
+      throw err;
+    }
+    const props: State = { ...olds, ...fromDetail(detail, olds.ports), templateID: olds.templateID ?? detail.templateID };
+    props.envdAccessToken = detail.envdAccessToken ?? olds.envdAccessToken ?? null;
+    const metadata = withoutMarkings(detail.metadata);
+    if (!sameValue(metadata ?? {}, olds.metadata ?? {})) props.metadata = metadata;
+    return { id, props };
+  },
+
+  async update(id, olds, news) {
+    const changed = new Set(changedFields(sandboxSpec, olds, news));
+    const log = logFor(news, olds);
+    const timeout = news.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
+    const reprovision = changed.has("provision") || olds.provisioned === false;
+    // Resumed first when it is to run, or to run its provisioning again (a paused sandbox runs nothing).
+    if (news.state === "running" || (reprovision && news.provision)) await applyState(id, "running", timeout, log);
+    if (changed.has("network") || changed.has("allowInternetAccess")) await platform().sandboxes.setNetwork(id, networkBody(news));
+    if (changed.has("timeoutSeconds") && news.timeoutSeconds !== undefined) await applyTimeout(id, news.timeoutSeconds, log);
+    let outs: State = { ...olds, ...news };
+    if (reprovision) {
+      const { failure, ...provisioned } = await provisionIn(id, news, olds, runNumber(olds, news));
+      outs = { ...outs, ...provisioned };
+      if (failure) throw new PartialCreateError(`Sandbox ${id}: ${failure}\nThe next \`pulumi up\` runs the provisioning again.`, id, outs, news.__provider);
+    }
+    if (news.state === "paused") await applyState(id, "paused", timeout, log);
+    return { outs: { ...outs, ...fromDetail(await platform().sandboxes.get(id), news.ports) } };
+  },
+
+  async delete(id) {
+    await ignoreNotFound(() => platform().sandboxes.kill(id));
+  },
+};
