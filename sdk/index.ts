@@ -23,7 +23,7 @@ export { VolumeContent, contentBaseUrl, type WriteOptions as VolumeWriteOptions 
 export * from "./template-build";
 export { PlatformClient } from "./platform/client";
 
-// ---- in-sandbox API (rpc.ts, process.ts, filesystem.ts, tail.ts): export lines go below ----
+// ---- in-sandbox API (in-sandbox/, transport/rpc.ts): export lines go below ----
 export { SandboxRpc, toRpc, KEEPALIVE_PING_INTERVAL_S, type SandboxTarget, type RpcCallOptions } from "./transport/rpc";
 export { toSandboxError, type RpcErrorContext } from "./transport/rpc-errors";
 export { ENVD_PORT, sandboxAddress, basicUserAuth, type SandboxAddress } from "./transport/sandbox-host";

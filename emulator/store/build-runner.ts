@@ -7,7 +7,7 @@
  * builder, once a second (infra: api/internal/template-manager/template_status.go).
  */
 import { createHash } from "node:crypto";
-import { planBuild, type PlannedStep } from "../dockerfile";
+import { planEmulatedBuild, type PlannedStep } from "../dockerfile";
 import { applyStep } from "./build-steps";
 import type { BuildLogEntry, BuildRecord, LogLevel, V2BuildSpec } from "./template-records";
 import { cloneResult, emptyResult, type TemplateResult } from "./template-tree";
@@ -68,7 +68,7 @@ export function runBuild(build: BuildRecord, delayMs: number, onDone: (build: Bu
 
 /** Each action advances the build by one step and returns true when the build is over. */
 function buildActions(build: BuildRecord): (() => boolean)[] {
-  const plan = planBuild(build.dockerfile);
+  const plan = planEmulatedBuild(build.dockerfile);
   const start = () => {
     build.status = "building";
     log(build, "info", `Building template ${build.templateID}, build ${build.buildID}`);

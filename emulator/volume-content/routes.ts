@@ -24,7 +24,7 @@ const MetadataSchema = z.object({ uid: UINT32.optional(), gid: UINT32.optional()
 type Metadata = z.infer<typeof MetadataSchema>;
 /**
  * Largest upload body. The service documents no limit; the emulator holds a body in memory, and the
- * provider's seeds send at most 64 MiB per file (provider/kinds/volume/volume-content-seed.ts), so that is accepted.
+ * provider's seeds send at most 64 MiB per file (provider/kinds/volume/content-seed.ts), so that is accepted.
  */
 export const MAX_VOLUME_FILE_BYTES = 64 * 1024 * 1024;
 /** Deepest listing one request may ask for; the spec bounds it only by uint32. */
