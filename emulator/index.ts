@@ -61,6 +61,11 @@ export interface EmulatorOptions {
   accessToken?: string;
   /** Duration of a successful template build, in milliseconds. Default 1500. */
   buildDelayMs?: number;
+  /**
+   * How long a template build's ready command may keep failing before the build fails, in
+   * milliseconds. Default: the service's 10 minutes.
+   */
+  readyTimeoutMs?: number;
   /** Where sandbox roots and volumes live. Default: a fresh temp dir, removed by `close()`. A given dir is kept. */
   dataDir?: string;
   /** Fault switches at start; change them later with `setFaults` or POST /_emulator/faults. Default: none. */
@@ -131,7 +136,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   let apiUrl = "";
   const { restore } = options;
   const isolation = await detectIsolation(dataDir);
-  const stores = createStores({ dataDir, buildDelayMs, teamID: restore?.teamID ?? newUUID(), userID: restore?.userID ?? newUUID(), apiUrl: () => apiUrl, isolation });
+  const stores = createStores({ dataDir, buildDelayMs, readyTimeoutMs: options.readyTimeoutMs, teamID: restore?.teamID ?? newUUID(), userID: restore?.userID ?? newUUID(), apiUrl: () => apiUrl, isolation });
   if (restore) restoreInto(stores, restore);
   const calls = new CallLog();
   const onExchange = exchangeObserver(options.onExchange);
