@@ -1,7 +1,9 @@
 /**
  * Runs one template build on a timer: `waiting` for the first fifth of the build delay, then
  * `building` with about one log entry per Dockerfile instruction spread over the rest, then
- * `ready` or `error` (with a reason naming the failing step, as the real builder reports it).
+ * `ready` or `error` (with a reason naming the failing step, as the real builder reports it). A v2
+ * build's RUN steps and start/ready commands run for real where sandboxes are isolated
+ * (build-commands.ts), each action then lasting as long as its command.
  * As on the service, a good build's last log line ("Build finished, took 6s") comes before `ready`:
  * the builder logs it when it returns, and the API learns of the end on its next poll of the
  * builder, once a second (infra: api/internal/template-manager/template_status.go).
