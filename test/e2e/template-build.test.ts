@@ -106,7 +106,7 @@ describe("a template from a context, on the current build system", () => {
     const since = lastSeq(s.emulator);
     const preview = await s.pulumi("preview");
     expect(preview.code).not.toBe(0);
-    expect(preview.output).toContain("dockerfile: line 6: COPY: --from copies from another stage; multi-stage Dockerfiles are not supported");
+    expect(preview.output).toContain("dockerfile: line 5: COPY: --from copies from another stage; multi-stage Dockerfiles are not supported");
     expect(callsSince(s.emulator, since)).toEqual([]);
     await s.ok("config", "set", "dockerfile", DOCKERFILE);
   });
