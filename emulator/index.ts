@@ -64,6 +64,11 @@ export interface EmulatorOptions {
   accessToken?: string;
   /** Duration of a successful template build, in milliseconds. Default 1500. */
   buildDelayMs?: number;
+  /**
+   * How long a template build's ready command may keep failing before the build fails, in
+   * milliseconds. Default: the service's 10 minutes.
+   */
+  readyTimeoutMs?: number;
   /** Where sandbox roots and volumes live. Default: a fresh temp dir, removed by `close()`. A given dir is kept. */
   dataDir?: string;
   /** Fault switches at start; change them later with `setFaults` or POST /_emulator/faults. Default: none. */
@@ -142,7 +147,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   const { restore } = options;
   const isolation = await detectIsolation(dataDir);
   const latency = validateLatency(options.latency ?? {});
-  const stores = createStores({ dataDir, buildDelayMs, sandboxLimit: options.sandboxLimit, latency, teamID: restore?.teamID ?? newUUID(), userID: restore?.userID ?? newUUID(), apiUrl: () => apiUrl, isolation });
+  const stores = createStores({ dataDir, buildDelayMs, readyTimeoutMs: options.readyTimeoutMs, sandboxLimit: options.sandboxLimit, latency, teamID: restore?.teamID ?? newUUID(), userID: restore?.userID ?? newUUID(), apiUrl: () => apiUrl, isolation });
   if (restore) restoreInto(stores, restore);
   const calls = new CallLog();
   const onExchange = exchangeObserver(options.onExchange);

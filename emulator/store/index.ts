@@ -4,6 +4,7 @@ import type { Isolation } from "../envd/isolation/mode";
 import { join } from "node:path";
 import type { OperationLatency } from "../op-latency";
 import { SandboxSlots } from "../team-limit";
+import { DEFAULT_READY_TIMEOUT_MS } from "./build-commands";
 import { SandboxSnapshotStore } from "./sandbox-snapshots";
 import { SandboxStore } from "./sandboxes";
 import { TemplateStore } from "./templates";
@@ -36,6 +37,8 @@ export interface StoreOptions {
   userID: string;
   /** Base URL of the platform API, the audience of volume tokens (known once the server listens). */
   apiUrl: () => string;
+  /** How long a build's ready command may keep failing, in ms. Default: the service's 10 minutes. */
+  readyTimeoutMs?: number;
   /** How sandboxes are isolated. Default: none. */
   isolation?: Isolation;
   /** The team's concurrent-sandbox limit. Default: none. */
@@ -55,7 +58,10 @@ export function createStores(opts: StoreOptions): Stores {
   if (isolation.mode === "namespaces") for (const dir of [opts.dataDir, sandboxesDir, volumesDir]) chmodSync(dir, 0o711);
   return {
     sandboxes: new SandboxStore(sandboxesDir, isolation),
-    templates: new TemplateStore(opts.buildDelayMs, opts.latency?.buildStepMs ?? 0),
+    // Template commands run only in isolated build sandboxes (build-sandbox.ts).
+    templates: new TemplateStore(opts.buildDelayMs, isolation.mode === "namespaces"
+      ? { isolation, sandboxesDir, readyTimeoutMs: opts.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS }
+      : undefined, opts.latency?.buildStepMs ?? 0),
     volumes: new VolumeStore(volumesDir, opts.teamID, opts.apiUrl, isolation),
     snapshots: new SandboxSnapshotStore(join(opts.dataDir, "sandbox-snapshots")),
     teamID: opts.teamID,
