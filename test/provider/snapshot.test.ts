@@ -5,6 +5,7 @@
  * The same through the real engine is e2e (snapshot).
  */
 import { describe, expect, test } from "vitest";
+import { withKnownInputs } from "../../provider/plugin/adapter";
 import { UNKNOWN } from "../../provider/spec";
 import { callsSince, checked, checkReasons, emulatorForFile, lastSeq, rejection, rest, runtime } from "./harness";
 
@@ -79,6 +80,15 @@ describe("lifecycle", () => {
     const named = { ...made.outs, name: "prebuilt" };
     expect(await runtime.diff("Snapshot", made.id, named, { ...inputs, name: "prebuilt", triggers: { files: "v2" } }))
       .toEqual({ changes: true, replaces: ["triggers"], deleteBeforeReplace: true });
+  });
+
+  test("read by its ID alone (import) gives no sandboxID; the program's then stands, and diffs as no change", async () => {
+    const imported = await runtime.read("Snapshot", made.id, {});
+    expect(imported.id).toBe(made.id);
+    expect(imported.props).toMatchObject({ snapshotID: made.id, names: [] });
+    expect(imported.props).not.toHaveProperty("sandboxID");
+    const olds = withKnownInputs("Snapshot", imported.props!, undefined, inputs);
+    expect(await runtime.diff("Snapshot", made.id, olds, inputs)).toMatchObject({ changes: false });
   });
 
   test("deleted elsewhere, it reads as gone; deleting it again is done", async () => {
