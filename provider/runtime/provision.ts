@@ -61,17 +61,23 @@ export async function runProvision(
 ): Promise<ProvisionOutcome> {
   // One connection to the sandbox for the look at earlier runs and every command: one transport,
   // its keep-alive socket reused from call to call.
+  // It owns the streams' pool, so it is closed with the run rather than left to idle out; not awaited,
+  // since closing waits for any stream still under way and the run's outcome must not.
   const rpc = new SandboxRpc({ ...target, options: clientOptions() });
-  const client = new ProcessClient(rpc);
-  const earlier = opts.fresh ? NO_EARLIER_RUNS : await earlierRuns(new FilesystemClient(rpc), client);
-  const run: ProvisionRun = { client, earlier, log, runKey, provision, scrub: (text) => redact(text, secrets), shown: SHOWN[provision.logging ?? "both"] };
-  const results: ProvisionResult[] = [];
-  for (const i of provision.commands.keys()) {
-    const step = await provisionCommand(run, i);
-    results.push(step.result);
-    if (step.failure !== undefined) return { ok: false, results, failure: step.failure };
+  try {
+    const client = new ProcessClient(rpc);
+    const earlier = opts.fresh ? NO_EARLIER_RUNS : await earlierRuns(new FilesystemClient(rpc), client);
+    const run: ProvisionRun = { client, earlier, log, runKey, provision, scrub: (text) => redact(text, secrets), shown: SHOWN[provision.logging ?? "both"] };
+    const results: ProvisionResult[] = [];
+    for (const i of provision.commands.keys()) {
+      const step = await provisionCommand(run, i);
+      results.push(step.result);
+      if (step.failure !== undefined) return { ok: false, results, failure: step.failure };
+    }
+    return { ok: true, results };
+  } finally {
+    void rpc.close().catch(() => undefined);
   }
-  return { ok: true, results };
 }
 
 /** What every command of one run shares. */
