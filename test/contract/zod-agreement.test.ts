@@ -31,7 +31,14 @@ const PARTIAL: Record<string, { why: string; allow: (problem: string, path: stri
   },
 };
 
-/** Where each zod schema sits in the contract: operation, `request` or a status, and `items` for list elements. */
+/**
+ * Where each zod schema sits in the contract: operation, `request` or a status, and `items` for list elements.
+ * A hand list on purpose, and not one of kinds: it pairs the sdk's wire schemas (sdk/schemas/, one module per
+ * service area) with the service's operations, which the registry of kinds cannot give. A kind reuses an area's
+ * schemas (a Sandbox and a Snapshot share sandboxes'), and an area can serve no kind (metrics, logs), so it is
+ * edited with sdk/schemas/ when an area or a wire schema is added (CONTRIBUTING.md's "as for any change"), never
+ * because a kind is.
+ */
 const PAIRS: [name: string, operation: string, where: string, schema: z.ZodType, items?: "items"][] = [
   ["NewSandbox", "POST /sandboxes", "request", sandboxes.NewSandbox],
   ["Sandbox", "POST /sandboxes", "201", sandboxes.Sandbox],

@@ -1,6 +1,6 @@
 /**
  * Bad input fails at `pulumi preview`, before any call to the service: the real CLI runs the
- * any-resource fixture (one Template, Volume, Sandbox or TemplateTag with the args of stack config `args`), and for
+ * any-resource fixture (one resource of any kind in schema.json, with the args of stack config `args`), and for
  * each invalid input the preview must exit non-zero, print the exact rule of the kind's spec (provider/kinds/) naming the
  * field path, report no other failure, and leave the emulator with zero calls.
  *
@@ -8,6 +8,7 @@
  * on an idle machine, 4 times that on a busy one).
  * Each preview passes `--config kind=… --config args=…`, so a stack is reused without extra commands.
  */
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { CASES, SBX, VALID, type Kind } from "../fixtures/bad-inputs";
@@ -86,6 +87,20 @@ async function withOwnStack(name: string, body: (s: E2eStack) => Promise<void>):
     if (!closed) await close().catch(() => undefined);
   }
 }
+
+describe("the fixture's kinds", () => {
+  // The fixture takes its kinds from schema.json (the registry's), not a list of its own: an unknown
+  // kind is refused naming every kind there, Snapshot included, so a kind added to the registry is
+  // declarable with no edit of the fixture.
+  test("an unknown kind is refused, naming every kind of schema.json", async () => {
+    const kinds = Object.keys((JSON.parse(readFileSync(join(__dirname, "..", "..", "schema.json"), "utf8")) as { resources: object }).resources).map((t) => t.split(":").pop());
+    expect(kinds).toContain("Snapshot");
+    const { res, calls } = await preview("Nope" as Kind, {});
+    expect(res.code, res.output).not.toBe(0);
+    expect(res.output).toContain(`config kind must be one of ${kinds.join(", ")}, got "Nope"`);
+    expect(calls).toBe(0);
+  }, CASE_TIMEOUT_MS);
+});
 
 describe("secrets in bad input", () => {
   test("a secret input of the wrong type is not echoed in the error", () => withOwnStack("bad-input-secret", async (s) => {

@@ -93,6 +93,28 @@ describe("a kind added as a folder and a registry line", () => {
   }, 120_000);
 });
 
+describe("the tests that cover every kind", () => {
+  // Run in the copy, unedited: a list of kinds written out in one of them (as schema.test.ts once had)
+  // fails here, since the Note is in none. The copy's schema.json and README are regenerated first,
+  // as `npm run gen` would.
+  const COVERING = ["test/unit/schema.test.ts"];
+
+  test("pass with the Note added and no edit of theirs", async () => {
+    (await genStep(copy, "gen-schema.mjs")).generate(copy, copy);
+    cpSync(join(REPO, "test", "data"), join(copy, "test", "data"), { recursive: true });
+    for (const file of COVERING) cpSync(join(REPO, file), join(copy, file));
+    copyFileSync(join(REPO, "vitest.config.mts"), join(copy, "vitest.config.mts"));
+    const run = () => execFileSync(join(REPO, "node_modules", ".bin", "vitest"), ["run", "--project", "fast", ...COVERING], { cwd: copy, encoding: "utf8", stdio: "pipe" });
+    let failure = "";
+    try {
+      run();
+    } catch (err) {
+      failure = `${(err as { stdout?: string }).stdout ?? ""}${(err as { stderr?: string }).stderr ?? ""}` || String(err);
+    }
+    expect(failure).toBe("");
+  }, 180_000);
+});
+
 describe.each(["dynamic", "plugin"] as const)("the %s front end serves it", (end) => {
   let host: ProviderHost;
   const urn = end === "dynamic" ? "urn:pulumi:dev::proj::pulumi-nodejs:dynamic/sandbox:Note::n" : "urn:pulumi:dev::proj::sandbox:index:Note::n";

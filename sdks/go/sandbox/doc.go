@@ -1,2 +1,2 @@
-// Pulumi dynamic provider for E2B-style sandboxes: Template, Volume, Sandbox and TemplateTag resources, with an embedded emulator of the service.
+// Pulumi provider for E2B-style sandboxes: a resource for each kind of the service's objects, with an embedded emulator of the service.
 package sandbox
