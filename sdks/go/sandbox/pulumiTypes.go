@@ -1096,6 +1096,266 @@ func (o SandboxInfoArrayOutput) Index(i pulumi.IntInput) SandboxInfoOutput {
 	}).(SandboxInfoOutput)
 }
 
+type SandboxLogEntry struct {
+	// Its structured fields.
+	Fields map[string]string `pulumi:"fields"`
+	// Its level. One of `debug`, `info`, `warn`, `error`.
+	Level string `pulumi:"level"`
+	// The message.
+	Message string `pulumi:"message"`
+	// When it was logged (RFC 3339).
+	Timestamp string `pulumi:"timestamp"`
+}
+
+type SandboxLogEntryOutput struct{ *pulumi.OutputState }
+
+func (SandboxLogEntryOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*SandboxLogEntry)(nil)).Elem()
+}
+
+func (o SandboxLogEntryOutput) ToSandboxLogEntryOutput() SandboxLogEntryOutput {
+	return o
+}
+
+func (o SandboxLogEntryOutput) ToSandboxLogEntryOutputWithContext(ctx context.Context) SandboxLogEntryOutput {
+	return o
+}
+
+// Its structured fields.
+func (o SandboxLogEntryOutput) Fields() pulumi.StringMapOutput {
+	return o.ApplyT(func(v SandboxLogEntry) map[string]string { return v.Fields }).(pulumi.StringMapOutput)
+}
+
+// Its level. One of `debug`, `info`, `warn`, `error`.
+func (o SandboxLogEntryOutput) Level() pulumi.StringOutput {
+	return o.ApplyT(func(v SandboxLogEntry) string { return v.Level }).(pulumi.StringOutput)
+}
+
+// The message.
+func (o SandboxLogEntryOutput) Message() pulumi.StringOutput {
+	return o.ApplyT(func(v SandboxLogEntry) string { return v.Message }).(pulumi.StringOutput)
+}
+
+// When it was logged (RFC 3339).
+func (o SandboxLogEntryOutput) Timestamp() pulumi.StringOutput {
+	return o.ApplyT(func(v SandboxLogEntry) string { return v.Timestamp }).(pulumi.StringOutput)
+}
+
+type SandboxLogEntryArrayOutput struct{ *pulumi.OutputState }
+
+func (SandboxLogEntryArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]SandboxLogEntry)(nil)).Elem()
+}
+
+func (o SandboxLogEntryArrayOutput) ToSandboxLogEntryArrayOutput() SandboxLogEntryArrayOutput {
+	return o
+}
+
+func (o SandboxLogEntryArrayOutput) ToSandboxLogEntryArrayOutputWithContext(ctx context.Context) SandboxLogEntryArrayOutput {
+	return o
+}
+
+func (o SandboxLogEntryArrayOutput) Index(i pulumi.IntInput) SandboxLogEntryOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) SandboxLogEntry {
+		return vs[0].([]SandboxLogEntry)[vs[1].(int)]
+	}).(SandboxLogEntryOutput)
+}
+
+type SnapshotInfo struct {
+	// Its names (`namespace/alias`).
+	Names []string `pulumi:"names"`
+	// The snapshot's ID (`POST /sandboxes` starts a sandbox from it).
+	SnapshotID string `pulumi:"snapshotID"`
+}
+
+type SnapshotInfoOutput struct{ *pulumi.OutputState }
+
+func (SnapshotInfoOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*SnapshotInfo)(nil)).Elem()
+}
+
+func (o SnapshotInfoOutput) ToSnapshotInfoOutput() SnapshotInfoOutput {
+	return o
+}
+
+func (o SnapshotInfoOutput) ToSnapshotInfoOutputWithContext(ctx context.Context) SnapshotInfoOutput {
+	return o
+}
+
+// Its names (`namespace/alias`).
+func (o SnapshotInfoOutput) Names() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v SnapshotInfo) []string { return v.Names }).(pulumi.StringArrayOutput)
+}
+
+// The snapshot's ID (`POST /sandboxes` starts a sandbox from it).
+func (o SnapshotInfoOutput) SnapshotID() pulumi.StringOutput {
+	return o.ApplyT(func(v SnapshotInfo) string { return v.SnapshotID }).(pulumi.StringOutput)
+}
+
+type SnapshotInfoArrayOutput struct{ *pulumi.OutputState }
+
+func (SnapshotInfoArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]SnapshotInfo)(nil)).Elem()
+}
+
+func (o SnapshotInfoArrayOutput) ToSnapshotInfoArrayOutput() SnapshotInfoArrayOutput {
+	return o
+}
+
+func (o SnapshotInfoArrayOutput) ToSnapshotInfoArrayOutputWithContext(ctx context.Context) SnapshotInfoArrayOutput {
+	return o
+}
+
+func (o SnapshotInfoArrayOutput) Index(i pulumi.IntInput) SnapshotInfoOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) SnapshotInfo {
+		return vs[0].([]SnapshotInfo)[vs[1].(int)]
+	}).(SnapshotInfoOutput)
+}
+
+type TemplateInfo struct {
+	// Its aliases.
+	Aliases []string `pulumi:"aliases"`
+	// Its latest ready build.
+	BuildID string `pulumi:"buildID"`
+	// vCPUs of its sandboxes.
+	CpuCount int `pulumi:"cpuCount"`
+	// Version of the in-sandbox daemon of its latest ready build.
+	EnvdVersion string `pulumi:"envdVersion"`
+	// Memory of its sandboxes, in MiB.
+	MemoryMB int `pulumi:"memoryMB"`
+	// Its names (`namespace/alias`).
+	Names []string `pulumi:"names"`
+	// Whether other teams may use it.
+	Public bool `pulumi:"public"`
+	// The template's ID.
+	TemplateID string `pulumi:"templateID"`
+}
+
+type TemplateInfoOutput struct{ *pulumi.OutputState }
+
+func (TemplateInfoOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*TemplateInfo)(nil)).Elem()
+}
+
+func (o TemplateInfoOutput) ToTemplateInfoOutput() TemplateInfoOutput {
+	return o
+}
+
+func (o TemplateInfoOutput) ToTemplateInfoOutputWithContext(ctx context.Context) TemplateInfoOutput {
+	return o
+}
+
+// Its aliases.
+func (o TemplateInfoOutput) Aliases() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v TemplateInfo) []string { return v.Aliases }).(pulumi.StringArrayOutput)
+}
+
+// Its latest ready build.
+func (o TemplateInfoOutput) BuildID() pulumi.StringOutput {
+	return o.ApplyT(func(v TemplateInfo) string { return v.BuildID }).(pulumi.StringOutput)
+}
+
+// vCPUs of its sandboxes.
+func (o TemplateInfoOutput) CpuCount() pulumi.IntOutput {
+	return o.ApplyT(func(v TemplateInfo) int { return v.CpuCount }).(pulumi.IntOutput)
+}
+
+// Version of the in-sandbox daemon of its latest ready build.
+func (o TemplateInfoOutput) EnvdVersion() pulumi.StringOutput {
+	return o.ApplyT(func(v TemplateInfo) string { return v.EnvdVersion }).(pulumi.StringOutput)
+}
+
+// Memory of its sandboxes, in MiB.
+func (o TemplateInfoOutput) MemoryMB() pulumi.IntOutput {
+	return o.ApplyT(func(v TemplateInfo) int { return v.MemoryMB }).(pulumi.IntOutput)
+}
+
+// Its names (`namespace/alias`).
+func (o TemplateInfoOutput) Names() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v TemplateInfo) []string { return v.Names }).(pulumi.StringArrayOutput)
+}
+
+// Whether other teams may use it.
+func (o TemplateInfoOutput) Public() pulumi.BoolOutput {
+	return o.ApplyT(func(v TemplateInfo) bool { return v.Public }).(pulumi.BoolOutput)
+}
+
+// The template's ID.
+func (o TemplateInfoOutput) TemplateID() pulumi.StringOutput {
+	return o.ApplyT(func(v TemplateInfo) string { return v.TemplateID }).(pulumi.StringOutput)
+}
+
+type TemplateInfoArrayOutput struct{ *pulumi.OutputState }
+
+func (TemplateInfoArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]TemplateInfo)(nil)).Elem()
+}
+
+func (o TemplateInfoArrayOutput) ToTemplateInfoArrayOutput() TemplateInfoArrayOutput {
+	return o
+}
+
+func (o TemplateInfoArrayOutput) ToTemplateInfoArrayOutputWithContext(ctx context.Context) TemplateInfoArrayOutput {
+	return o
+}
+
+func (o TemplateInfoArrayOutput) Index(i pulumi.IntInput) TemplateInfoOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) TemplateInfo {
+		return vs[0].([]TemplateInfo)[vs[1].(int)]
+	}).(TemplateInfoOutput)
+}
+
+type VolumeInfo struct {
+	// Its name, unique in the team.
+	Name string `pulumi:"name"`
+	// The volume's ID.
+	VolumeID string `pulumi:"volumeID"`
+}
+
+type VolumeInfoOutput struct{ *pulumi.OutputState }
+
+func (VolumeInfoOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*VolumeInfo)(nil)).Elem()
+}
+
+func (o VolumeInfoOutput) ToVolumeInfoOutput() VolumeInfoOutput {
+	return o
+}
+
+func (o VolumeInfoOutput) ToVolumeInfoOutputWithContext(ctx context.Context) VolumeInfoOutput {
+	return o
+}
+
+// Its name, unique in the team.
+func (o VolumeInfoOutput) Name() pulumi.StringOutput {
+	return o.ApplyT(func(v VolumeInfo) string { return v.Name }).(pulumi.StringOutput)
+}
+
+// The volume's ID.
+func (o VolumeInfoOutput) VolumeID() pulumi.StringOutput {
+	return o.ApplyT(func(v VolumeInfo) string { return v.VolumeID }).(pulumi.StringOutput)
+}
+
+type VolumeInfoArrayOutput struct{ *pulumi.OutputState }
+
+func (VolumeInfoArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]VolumeInfo)(nil)).Elem()
+}
+
+func (o VolumeInfoArrayOutput) ToVolumeInfoArrayOutput() VolumeInfoArrayOutput {
+	return o
+}
+
+func (o VolumeInfoArrayOutput) ToVolumeInfoArrayOutputWithContext(ctx context.Context) VolumeInfoArrayOutput {
+	return o
+}
+
+func (o VolumeInfoArrayOutput) Index(i pulumi.IntInput) VolumeInfoOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) VolumeInfo {
+		return vs[0].([]VolumeInfo)[vs[1].(int)]
+	}).(VolumeInfoOutput)
+}
+
 // An item of the `volumeMounts` list.
 type VolumeMount struct {
 	// Name of the volume to mount.
@@ -1232,6 +1492,14 @@ func init() {
 	pulumi.RegisterOutputType(ProvisionResultArrayOutput{})
 	pulumi.RegisterOutputType(SandboxInfoOutput{})
 	pulumi.RegisterOutputType(SandboxInfoArrayOutput{})
+	pulumi.RegisterOutputType(SandboxLogEntryOutput{})
+	pulumi.RegisterOutputType(SandboxLogEntryArrayOutput{})
+	pulumi.RegisterOutputType(SnapshotInfoOutput{})
+	pulumi.RegisterOutputType(SnapshotInfoArrayOutput{})
+	pulumi.RegisterOutputType(TemplateInfoOutput{})
+	pulumi.RegisterOutputType(TemplateInfoArrayOutput{})
+	pulumi.RegisterOutputType(VolumeInfoOutput{})
+	pulumi.RegisterOutputType(VolumeInfoArrayOutput{})
 	pulumi.RegisterOutputType(VolumeMountOutput{})
 	pulumi.RegisterOutputType(VolumeMountArrayOutput{})
 }

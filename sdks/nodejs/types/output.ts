@@ -187,6 +187,82 @@ export interface SandboxInfo {
     templateID: string;
 }
 
+export interface SandboxLogEntry {
+    /**
+     * Its structured fields.
+     */
+    fields: {[key: string]: string};
+    /**
+     * Its level. One of `debug`, `info`, `warn`, `error`.
+     */
+    level: string;
+    /**
+     * The message.
+     */
+    message: string;
+    /**
+     * When it was logged (RFC 3339).
+     */
+    timestamp: string;
+}
+
+export interface SnapshotInfo {
+    /**
+     * Its names (`namespace/alias`).
+     */
+    names: string[];
+    /**
+     * The snapshot's ID (`POST /sandboxes` starts a sandbox from it).
+     */
+    snapshotID: string;
+}
+
+export interface TemplateInfo {
+    /**
+     * Its aliases.
+     */
+    aliases: string[];
+    /**
+     * Its latest ready build.
+     */
+    buildID: string;
+    /**
+     * vCPUs of its sandboxes.
+     */
+    cpuCount: number;
+    /**
+     * Version of the in-sandbox daemon of its latest ready build.
+     */
+    envdVersion: string;
+    /**
+     * Memory of its sandboxes, in MiB.
+     */
+    memoryMB: number;
+    /**
+     * Its names (`namespace/alias`).
+     */
+    names: string[];
+    /**
+     * Whether other teams may use it.
+     */
+    public: boolean;
+    /**
+     * The template's ID.
+     */
+    templateID: string;
+}
+
+export interface VolumeInfo {
+    /**
+     * Its name, unique in the team.
+     */
+    name: string;
+    /**
+     * The volume's ID.
+     */
+    volumeID: string;
+}
+
 /**
  * An item of the `volumeMounts` list.
  */

@@ -6,8 +6,12 @@ import builtins as _builtins
 from . import _utilities
 import typing
 # Export this package's modules as members:
+from .get_sandbox_logs import *
 from .get_template import *
 from .list_sandboxes import *
+from .list_snapshots import *
+from .list_templates import *
+from .list_volumes import *
 from .provider import *
 from .sandbox import *
 from .snapshot import *

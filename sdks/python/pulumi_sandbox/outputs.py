@@ -23,6 +23,10 @@ __all__ = [
     'ProvisionCommand',
     'ProvisionResult',
     'SandboxInfo',
+    'SandboxLogEntry',
+    'SnapshotInfo',
+    'TemplateInfo',
+    'VolumeInfo',
     'VolumeMount',
 ]
 
@@ -520,6 +524,210 @@ class SandboxInfo(dict):
         The alias of its template, when it has one.
         """
         return pulumi.get(self, "alias")
+
+
+@pulumi.output_type
+class SandboxLogEntry(dict):
+    def __init__(__self__, *,
+                 fields: Mapping[str, _builtins.str],
+                 level: _builtins.str,
+                 message: _builtins.str,
+                 timestamp: _builtins.str):
+        """
+        :param Mapping[str, _builtins.str] fields: Its structured fields.
+        :param _builtins.str level: Its level. One of `debug`, `info`, `warn`, `error`.
+        :param _builtins.str message: The message.
+        :param _builtins.str timestamp: When it was logged (RFC 3339).
+        """
+        pulumi.set(__self__, "fields", fields)
+        pulumi.set(__self__, "level", level)
+        pulumi.set(__self__, "message", message)
+        pulumi.set(__self__, "timestamp", timestamp)
+
+    @_builtins.property
+    @pulumi.getter
+    def fields(self) -> Mapping[str, _builtins.str]:
+        """
+        Its structured fields.
+        """
+        return pulumi.get(self, "fields")
+
+    @_builtins.property
+    @pulumi.getter
+    def level(self) -> _builtins.str:
+        """
+        Its level. One of `debug`, `info`, `warn`, `error`.
+        """
+        return pulumi.get(self, "level")
+
+    @_builtins.property
+    @pulumi.getter
+    def message(self) -> _builtins.str:
+        """
+        The message.
+        """
+        return pulumi.get(self, "message")
+
+    @_builtins.property
+    @pulumi.getter
+    def timestamp(self) -> _builtins.str:
+        """
+        When it was logged (RFC 3339).
+        """
+        return pulumi.get(self, "timestamp")
+
+
+@pulumi.output_type
+class SnapshotInfo(dict):
+    def __init__(__self__, *,
+                 names: Sequence[_builtins.str],
+                 snapshot_id: _builtins.str):
+        """
+        :param Sequence[_builtins.str] names: Its names (`namespace/alias`).
+        :param _builtins.str snapshot_id: The snapshot's ID (`POST /sandboxes` starts a sandbox from it).
+        """
+        pulumi.set(__self__, "names", names)
+        pulumi.set(__self__, "snapshot_id", snapshot_id)
+
+    @_builtins.property
+    @pulumi.getter
+    def names(self) -> Sequence[_builtins.str]:
+        """
+        Its names (`namespace/alias`).
+        """
+        return pulumi.get(self, "names")
+
+    @_builtins.property
+    @pulumi.getter(name="snapshotID")
+    def snapshot_id(self) -> _builtins.str:
+        """
+        The snapshot's ID (`POST /sandboxes` starts a sandbox from it).
+        """
+        return pulumi.get(self, "snapshot_id")
+
+
+@pulumi.output_type
+class TemplateInfo(dict):
+    def __init__(__self__, *,
+                 aliases: Sequence[_builtins.str],
+                 build_id: _builtins.str,
+                 cpu_count: _builtins.int,
+                 envd_version: _builtins.str,
+                 memory_mb: _builtins.int,
+                 names: Sequence[_builtins.str],
+                 public: _builtins.bool,
+                 template_id: _builtins.str):
+        """
+        :param Sequence[_builtins.str] aliases: Its aliases.
+        :param _builtins.str build_id: Its latest ready build.
+        :param _builtins.int cpu_count: vCPUs of its sandboxes.
+        :param _builtins.str envd_version: Version of the in-sandbox daemon of its latest ready build.
+        :param _builtins.int memory_mb: Memory of its sandboxes, in MiB.
+        :param Sequence[_builtins.str] names: Its names (`namespace/alias`).
+        :param _builtins.bool public: Whether other teams may use it.
+        :param _builtins.str template_id: The template's ID.
+        """
+        pulumi.set(__self__, "aliases", aliases)
+        pulumi.set(__self__, "build_id", build_id)
+        pulumi.set(__self__, "cpu_count", cpu_count)
+        pulumi.set(__self__, "envd_version", envd_version)
+        pulumi.set(__self__, "memory_mb", memory_mb)
+        pulumi.set(__self__, "names", names)
+        pulumi.set(__self__, "public", public)
+        pulumi.set(__self__, "template_id", template_id)
+
+    @_builtins.property
+    @pulumi.getter
+    def aliases(self) -> Sequence[_builtins.str]:
+        """
+        Its aliases.
+        """
+        return pulumi.get(self, "aliases")
+
+    @_builtins.property
+    @pulumi.getter(name="buildID")
+    def build_id(self) -> _builtins.str:
+        """
+        Its latest ready build.
+        """
+        return pulumi.get(self, "build_id")
+
+    @_builtins.property
+    @pulumi.getter(name="cpuCount")
+    def cpu_count(self) -> _builtins.int:
+        """
+        vCPUs of its sandboxes.
+        """
+        return pulumi.get(self, "cpu_count")
+
+    @_builtins.property
+    @pulumi.getter(name="envdVersion")
+    def envd_version(self) -> _builtins.str:
+        """
+        Version of the in-sandbox daemon of its latest ready build.
+        """
+        return pulumi.get(self, "envd_version")
+
+    @_builtins.property
+    @pulumi.getter(name="memoryMB")
+    def memory_mb(self) -> _builtins.int:
+        """
+        Memory of its sandboxes, in MiB.
+        """
+        return pulumi.get(self, "memory_mb")
+
+    @_builtins.property
+    @pulumi.getter
+    def names(self) -> Sequence[_builtins.str]:
+        """
+        Its names (`namespace/alias`).
+        """
+        return pulumi.get(self, "names")
+
+    @_builtins.property
+    @pulumi.getter
+    def public(self) -> _builtins.bool:
+        """
+        Whether other teams may use it.
+        """
+        return pulumi.get(self, "public")
+
+    @_builtins.property
+    @pulumi.getter(name="templateID")
+    def template_id(self) -> _builtins.str:
+        """
+        The template's ID.
+        """
+        return pulumi.get(self, "template_id")
+
+
+@pulumi.output_type
+class VolumeInfo(dict):
+    def __init__(__self__, *,
+                 name: _builtins.str,
+                 volume_id: _builtins.str):
+        """
+        :param _builtins.str name: Its name, unique in the team.
+        :param _builtins.str volume_id: The volume's ID.
+        """
+        pulumi.set(__self__, "name", name)
+        pulumi.set(__self__, "volume_id", volume_id)
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> _builtins.str:
+        """
+        Its name, unique in the team.
+        """
+        return pulumi.get(self, "name")
+
+    @_builtins.property
+    @pulumi.getter(name="volumeID")
+    def volume_id(self) -> _builtins.str:
+        """
+        The volume's ID.
+        """
+        return pulumi.get(self, "volume_id")
 
 
 @pulumi.output_type
