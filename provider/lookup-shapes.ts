@@ -69,6 +69,52 @@ export const SandboxLogEntry = z.object({
   fields: z.record(z.string(), z.string()).describe("Its structured fields."),
 });
 
+export const GetTemplateBuildLogsArgs = GetTemplateArgs.extend({
+  buildID: z.string().min(1, { error: "must not be empty" }).describe("The build's ID."),
+});
+
+export const TemplateTagInfo = z.object({
+  tag: z.string().describe("The tag."),
+  buildID: z.string().describe("The build it points to."),
+  createdAt: z.string().describe("When it was pointed there (RFC 3339)."),
+});
+
+export const TemplateBuildInfo = z.object({
+  buildID: z.string().describe("The build's ID."),
+  status: z.enum(["building", "waiting", "ready", "error"]).describe("Where the build is."),
+  createdAt: z.string().describe("When it was asked for (RFC 3339)."),
+  updatedAt: z.string().describe("When it last changed (RFC 3339)."),
+  finishedAt: z.string().optional().describe("When it ended (RFC 3339), once it has."),
+  cpuCount: z.number().int().describe("vCPUs of its sandboxes."),
+  memoryMB: z.number().int().describe("Memory of its sandboxes, in MiB."),
+  diskSizeMB: z.number().int().optional().describe("Disk of its sandboxes, in MiB, once built."),
+  envdVersion: z.string().optional().describe("Version of its in-sandbox daemon, once built."),
+});
+
+export const BuildLogEntry = z.object({
+  timestamp: z.string().describe("When it was logged (RFC 3339)."),
+  level: z.enum(["debug", "info", "warn", "error"]).describe("Its level."),
+  message: z.string().describe("The message."),
+  step: z.string().optional().describe("The step it belongs to: `base`, `finalize` or a step's number."),
+});
+
+export const GetSandboxMetricsArgs = z.strictObject({
+  sandboxID: z.string().min(1, { error: "must not be empty" }).describe("The sandbox's ID."),
+  start: z.number().int().nonnegative().optional().describe("From this time (Unix seconds). Default: the sandbox's start."),
+  end: z.number().int().nonnegative().optional().describe("Up to this time (Unix seconds). Default: now."),
+});
+
+export const SandboxMetric = z.object({
+  timestampUnix: z.number().int().describe("When it was measured (Unix seconds)."),
+  cpuCount: z.number().int().describe("vCPUs."),
+  cpuUsedPct: z.number().describe("CPU used, in percent."),
+  memUsed: z.number().describe("Memory used, in bytes."),
+  memTotal: z.number().describe("Memory, in bytes."),
+  memCache: z.number().describe("Memory used as cache, in bytes."),
+  diskUsed: z.number().describe("Disk used, in bytes."),
+  diskTotal: z.number().describe("Disk, in bytes."),
+});
+
 /** An invoke answers with an object: a list is its one field (`list` names it; the TypeScript function returns the list itself). */
 const listOf = <T extends z.ZodType>(items: T, description: string) => z.array(items).describe(description);
 
@@ -91,6 +137,27 @@ export const LOOKUPS = {
     resultTypes: { templates: "TemplateInfo" },
     list: "templates",
   },
+  listTemplateTags: {
+    description: "Lists the tags of a template of the team (by ID or alias) and the build each points to.",
+    args: GetTemplateArgs,
+    result: z.object({ tags: listOf(TemplateTagInfo, "The template's tags.") }),
+    resultTypes: { tags: "TemplateTagInfo" },
+    list: "tags",
+  },
+  listTemplateBuilds: {
+    description: "Lists the builds of a template of the team (by ID or alias), newest first, every page of them.",
+    args: GetTemplateArgs,
+    result: z.object({ builds: listOf(TemplateBuildInfo, "The builds, newest first.") }),
+    resultTypes: { builds: "TemplateBuildInfo" },
+    list: "builds",
+  },
+  getTemplateBuildLogs: {
+    description: "The whole log of one build of a template of the team (by ID or alias), oldest first, every page of it.",
+    args: GetTemplateBuildLogsArgs,
+    result: z.object({ entries: listOf(BuildLogEntry, "The log entries, oldest first.") }),
+    resultTypes: { entries: "BuildLogEntry" },
+    list: "entries",
+  },
   listSandboxes: {
     description: "Lists the team's sandboxes whose metadata has every given key and value (all of them without a filter), newest first.",
     args: ListSandboxesArgs,
@@ -104,6 +171,13 @@ export const LOOKUPS = {
     result: z.object({ entries: listOf(SandboxLogEntry, "The log entries, oldest first.") }),
     resultTypes: { entries: "SandboxLogEntry" },
     list: "entries",
+  },
+  getSandboxMetrics: {
+    description: "The metrics of a running sandbox over a time range (Unix seconds), oldest first; a paused sandbox has none.",
+    args: GetSandboxMetricsArgs,
+    result: z.object({ metrics: listOf(SandboxMetric, "The readings, oldest first.") }),
+    resultTypes: { metrics: "SandboxMetric" },
+    list: "metrics",
   },
   listSnapshots: {
     description: "Lists the team's sandbox snapshots, newest first, every page of them.",

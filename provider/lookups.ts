@@ -28,6 +28,14 @@ export type SandboxInfo = z.output<typeof shapes.SandboxInfo>;
 export type SandboxLogEntry = z.output<typeof shapes.SandboxLogEntry>;
 /** What a program learns of a snapshot. */
 export type SnapshotInfo = z.output<typeof shapes.SnapshotInfo>;
+/** A tag of a template and the build it points to. */
+export type TemplateTagInfo = z.output<typeof shapes.TemplateTagInfo>;
+/** A build of a template. */
+export type TemplateBuildInfo = z.output<typeof shapes.TemplateBuildInfo>;
+/** One line of a build's log. */
+export type BuildLogEntry = z.output<typeof shapes.BuildLogEntry>;
+/** One metrics reading of a sandbox. */
+export type SandboxMetric = z.output<typeof shapes.SandboxMetric>;
 /** What a program learns of a volume. */
 export type VolumeInfo = z.output<typeof shapes.VolumeInfo>;
 
@@ -71,10 +79,18 @@ function lookup<K extends LookupName>(name: K): Lookup<K> {
 export const getTemplate: Lookup<"getTemplate"> = lookup("getTemplate");
 /** The team's templates. */
 export const listTemplates: Lookup<"listTemplates"> = lookup("listTemplates");
+/** A template's tags (by ID or alias) and the build each points to. */
+export const listTemplateTags: Lookup<"listTemplateTags"> = lookup("listTemplateTags");
+/** A template's builds (by ID or alias), newest first, every page. */
+export const listTemplateBuilds: Lookup<"listTemplateBuilds"> = lookup("listTemplateBuilds");
+/** The whole log of one build of a template (by ID or alias), oldest first. */
+export const getTemplateBuildLogs: Lookup<"getTemplateBuildLogs"> = lookup("getTemplateBuildLogs");
 /** The team's sandboxes whose metadata has every given key and value (all of them without a filter), newest first. */
 export const listSandboxes: Lookup<"listSandboxes"> = lookup("listSandboxes");
 /** The log entries of a sandbox, oldest first. */
 export const getSandboxLogs: Lookup<"getSandboxLogs"> = lookup("getSandboxLogs");
+/** The metrics of a running sandbox over a time range (Unix seconds), oldest first. */
+export const getSandboxMetrics: Lookup<"getSandboxMetrics"> = lookup("getSandboxMetrics");
 /** The team's snapshots (optionally of one sandbox, or by name), newest first, every page. */
 export const listSnapshots: Lookup<"listSnapshots"> = lookup("listSnapshots");
 /** The team's volumes. */

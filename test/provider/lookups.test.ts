@@ -1,6 +1,8 @@
 /** Lookups against the emulator: what a program finds without managing it, and the errors it gets. */
 import { describe, expect, test } from "vitest";
-import { getSandboxLogs, getTemplate, listSandboxes, listSnapshots, listTemplates, listVolumes } from "../../provider/lookups";
+import {
+  getSandboxLogs, getSandboxMetrics, getTemplate, getTemplateBuildLogs, listSandboxes, listSnapshots, listTemplateBuilds, listTemplates, listTemplateTags, listVolumes,
+} from "../../provider/lookups";
 import { QUERIES } from "../../provider/lookup-queries";
 import { PlatformClient } from "../../sdk/platform/client";
 import { emulatorForFile, rest } from "./harness";
@@ -79,6 +81,39 @@ describe("listTemplates", () => {
   });
 });
 
+describe("a template's tags, builds and build logs", () => {
+  test("each by alias or ID, every page of builds and of a build's log", async () => {
+    const templateID = await buildTemplate("with-builds");
+    const client = new PlatformClient({ ...options(), accessToken: emu().accessToken });
+    try {
+      await client.templates.waitForBuild(templateID, (await getTemplate({ templateID }, options())).buildID);
+      const second = await client.templates.rebuild(templateID, { dockerfile: "FROM e2bdev/base:latest\nRUN echo again\n" });
+      await client.templates.waitForBuild(templateID, second.buildID);
+      await client.builds.assignTags(`with-builds:default`, ["stable"]);
+    } finally {
+      await client.close();
+    }
+    const builds = await listTemplateBuilds({ alias: "with-builds" }, options());
+    expect(builds).toHaveLength(2);
+    expect(builds.map((b) => b.status)).toEqual(["ready", "ready"]);
+    const { result, calls } = await paged((c) => QUERIES.listTemplateBuilds(c, { templateID }, 1));
+    expect(result.builds).toEqual(builds);
+    expect(calls.filter((c) => c.startsWith(`GET /templates/${templateID}`))).toHaveLength(2);
+
+    const tags = await listTemplateTags({ templateID }, options());
+    // The v1 calls tag no build; `stable` was pointed at the newest (what `name:default` resolves to).
+    expect(tags.map((t) => [t.tag, t.buildID])).toEqual([["stable", builds[0]!.buildID]]);
+
+    const log = await getTemplateBuildLogs({ alias: "with-builds", buildID: builds[0]!.buildID }, options());
+    expect(log.length).toBeGreaterThan(1);
+    const byPages = await paged((c) => QUERIES.getTemplateBuildLogs(c, { templateID, buildID: builds[0]!.buildID }, 1));
+    expect(byPages.result.entries).toEqual(log);
+    // One entry a page, then the empty page that ends it.
+    expect(byPages.calls.filter((c) => c.includes("/status"))).toHaveLength(log.length + 1);
+    await expect(listTemplateTags({ alias: "nothing-here" }, options())).rejects.toThrow('listTemplateTags: no template with alias "nothing-here" belongs to this API key\'s team');
+  });
+});
+
 describe("listSandboxes paging", () => {
   test("follows every page of the service's list", async () => {
     const ids = [await newSandbox({ paging: "yes" }), await newSandbox({ paging: "yes" }), await newSandbox({ paging: "yes" })];
@@ -101,6 +136,19 @@ describe("getSandboxLogs", () => {
   test("names the lookup and the field of a bad argument, before any call", async () => {
     await expect(getSandboxLogs({ sandboxID: "" }, options())).rejects.toThrow("getSandboxLogs: sandboxID: must not be empty");
     await expect(listVolumes({ volume: "x" } as never, options())).rejects.toThrow(/^listVolumes: arguments: .*"volume"/);
+  });
+});
+
+describe("getSandboxMetrics", () => {
+  test("gives the readings of a running sandbox over a range, none once it is paused", async () => {
+    const id = await newSandbox({ metrics: "yes" });
+    const now = Math.floor(Date.now() / 1000);
+    const readings = await getSandboxMetrics({ sandboxID: id, start: now - 60, end: now + 60 }, options());
+    expect(readings.length).toBeGreaterThan(0);
+    expect(readings[0]).toEqual({ timestampUnix: expect.any(Number), cpuCount: expect.any(Number), cpuUsedPct: expect.any(Number), memUsed: expect.any(Number), memTotal: expect.any(Number), memCache: expect.any(Number), diskUsed: expect.any(Number), diskTotal: expect.any(Number) });
+    await expect(getSandboxMetrics({ sandboxID: id, start: now, end: now - 60 }, options())).rejects.toThrow("Invalid time range for metrics");
+    expect((await rest(emu(), "POST", `/sandboxes/${id}/pause`)).status).toBe(204);
+    expect(await getSandboxMetrics({ sandboxID: id }, options())).toEqual([]);
   });
 });
 

@@ -171,7 +171,7 @@ describe("resources", () => {
 
 describe("types", () => {
   test("are the object types of the specs, and every reference resolves", () => {
-    const names = ["AutoResume", "Content", "Network", "Provision", "ProvisionCommand", "ProvisionResult", "SandboxInfo", "SandboxLogEntry", "SnapshotInfo", "TemplateInfo", "VolumeInfo", "VolumeMount"];
+    const names = ["AutoResume", "BuildLogEntry", "Content", "Network", "Provision", "ProvisionCommand", "ProvisionResult", "SandboxInfo", "SandboxLogEntry", "SandboxMetric", "SnapshotInfo", "TemplateBuildInfo", "TemplateInfo", "TemplateTagInfo", "VolumeInfo", "VolumeMount"];
     expect(Object.keys(schema.types)).toEqual(names.map((n) => `sandbox:index:${n}`));
     const local = [...refsIn(schema)].filter((ref) => ref.startsWith("#"));
     expect(local.length).toBeGreaterThan(0);
