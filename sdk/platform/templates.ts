@@ -85,7 +85,7 @@ export class Templates {
 
   /**
    * One page of a template's builds, newest first (the template's fields come with each page);
-   * `nextToken` is absent on the last page. `limit`: 1–100, service default 100.
+   * `nextToken` is absent on the last page. `limit`: 1–100, service default 100 (docs/service.md; infra handlers/template_get.go).
    */
   async buildsPage(id: string, q: { limit?: number; nextToken?: string } = {}, call?: CallOptions): Promise<{ template: TemplateWithBuilds; nextToken?: string }> {
     const op = { method: "GET", route: "/templates/{id}", params: { id }, query: { limit: q.limit, nextToken: q.nextToken }, auth: "apiKey" } as const;
