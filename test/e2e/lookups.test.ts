@@ -22,8 +22,8 @@ async function call(path: string, body: unknown, auth: Record<string, string>): 
   return (await res.json()) as Record<string, unknown>;
 }
 
-test("a program finds a template, sandboxes by metadata, a sandbox's snapshots and the volumes, and the stack holds no resource", async () => {
-  const { templateID } = await call("/templates", { dockerfile: "FROM e2bdev/base:latest\n", alias: "found-by-lookup" }, { authorization: `Bearer ${s.emulator.accessToken}` });
+test("a program finds a template, sandboxes by metadata, a sandbox's snapshots, the volumes and a template's builds, and the stack holds no resource", async () => {
+  const { templateID, buildID } = await call("/templates", { dockerfile: "FROM e2bdev/base:latest\n", alias: "found-by-lookup" }, { authorization: `Bearer ${s.emulator.accessToken}` });
   const key = { "x-api-key": s.emulator.apiKey };
   const ids = [
     (await call("/sandboxes", { templateID: "base", timeout: 120, metadata: { team: "lookups" } }, key)).sandboxID,
@@ -44,4 +44,5 @@ test("a program finds a template, sandboxes by metadata, a sandbox's snapshots a
   expect(out.sandboxIDs).toEqual([...ids].sort());
   expect(out.snapshotNames).toEqual([expect.stringMatching(/looked-up-snap$/)]);
   expect(out.volumeNames).toEqual(["vol-a", "vol-b"]);
+  expect(out.buildIDs).toEqual([buildID]);
 });
