@@ -1,30 +1,54 @@
 /**
  * What the lookups ask the service, on a client the caller brings: the program's own client
- * (`pulumi-sandbox/lookups`, ./lookups.ts) or the plugin's (an invoke, ./plugin/invoke.ts). Arguments
- * and results are the shapes of ./lookup-shapes.ts.
+ * (`pulumi-sandbox/lookups`, ./lookups.ts) or the plugin's (an invoke, ./plugin/invoke.ts). One query
+ * per lookup of the table in ./lookup-shapes.ts, whose arguments and results they take and give.
  */
-import type { z } from "zod";
 import type { PlatformClient } from "../sdk/platform/client";
-import type { GetTemplateArgs, ListSandboxesArgs, SandboxInfo, TemplateInfo } from "./lookup-shapes";
+import { allPages, PAGE_SIZE } from "./lookup-paging";
+import { LOOKUPS, type LookupArgs, type LookupName, type LookupResult } from "./lookup-shapes";
+import { buildLogs, findTemplate, templateBuilds, templateInfo, templateTags } from "./lookup-template-queries";
+
+type Query<K extends LookupName> = (client: PlatformClient, args: LookupArgs<K>, pageSize?: number) => Promise<LookupResult<K>>;
+
+export const QUERIES: { [K in LookupName]: Query<K> } = {
+  getTemplate: (client, args) => findTemplate(client, args),
+  listTemplates: async (client) => ({ templates: (await client.templates.list()).map(templateInfo) }),
+  listTemplateTags: (client, args) => templateTags(client, args),
+  listTemplateBuilds: (client, args, pageSize) => templateBuilds(client, args, pageSize),
+  getTemplateBuildLogs: (client, args, pageSize) => buildLogs(client, args, pageSize),
+  listSandboxes: async (client, args, pageSize = PAGE_SIZE) => {
+    const listed = await client.sandboxes.listAll({ ...(args.metadata ? { metadata: args.metadata } : {}), state: args.state ?? ["running", "paused"], limit: pageSize });
+    const sandboxes = listed.map((s) => ({
+      sandboxID: s.sandboxID, templateID: s.templateID, ...(s.alias ? { alias: s.alias } : {}), state: s.state,
+      metadata: { ...s.metadata }, startedAt: s.startedAt, endAt: s.endAt,
+    }));
+    return { sandboxes };
+  },
+  // GET /sandboxes/{id}/logs answers one list, bounded by `limit`: it has no pages to follow.
+  getSandboxLogs: async (client, args) => {
+    const { logEntries } = await client.sandboxes.logs(args.sandboxID, { start: args.start, limit: args.limit });
+    return { entries: logEntries.map(({ timestamp, level, message, fields }) => ({ timestamp, level, message, fields: { ...fields } })) };
+  },
+  getSandboxMetrics: async (client, args) => {
+    const readings = await client.sandboxes.metricsOf(args.sandboxID, { start: args.start, end: args.end });
+    return { metrics: readings.map(({ timestampUnix, cpuCount, cpuUsedPct, memUsed, memTotal, memCache, diskUsed, diskTotal }) => ({ timestampUnix, cpuCount, cpuUsedPct, memUsed, memTotal, memCache, diskUsed, diskTotal })) };
+  },
+  listSnapshots: async (client, args, pageSize = PAGE_SIZE) => {
+    const snapshots = await allPages(async (nextToken) => {
+      const page = await client.snapshots.list({ ...args, limit: pageSize, nextToken });
+      return { items: page.snapshots, nextToken: page.nextToken };
+    });
+    return { snapshots: snapshots.map(({ snapshotID, names }) => ({ snapshotID, names: [...names] })) };
+  },
+  listVolumes: async (client) => ({ volumes: (await client.volumes.list()).map(({ volumeID, name }) => ({ volumeID, name })) }),
+};
 
 /**
- * The team's template with this ID, or with this alias (or `namespace/alias` name): GET /templates
- * lists the templates of the API key's team. Fails naming what was looked for when there is none.
+ * The lookup's arguments checked against its shape, or the problems, each naming the lookup and the
+ * field: the invoke reports them as failures, the TypeScript function throws them.
  */
-export async function findTemplate(client: PlatformClient, args: z.input<typeof GetTemplateArgs>): Promise<z.output<typeof TemplateInfo>> {
-  const wanted = args.templateID ?? args.alias;
-  if (!wanted) throw new Error("getTemplate: give templateID or alias");
-  const found = (await client.templates.list()).find((t) => t.templateID === wanted || t.aliases.includes(wanted) || t.names.includes(wanted));
-  if (!found) throw new Error(`getTemplate: no template ${args.templateID ? "with ID" : "with alias"} "${wanted}" belongs to this API key's team`);
-  const { templateID, buildID, aliases, names, cpuCount, memoryMB, envdVersion } = found;
-  return { templateID, buildID, aliases, names, public: found.public, cpuCount, memoryMB, envdVersion };
-}
-
-/** The team's sandboxes whose metadata has every given key and value (all of them without a filter), newest first. */
-export async function findSandboxes(client: PlatformClient, args: z.input<typeof ListSandboxesArgs> = {}): Promise<z.output<typeof SandboxInfo>[]> {
-  const listed = await client.sandboxes.listAll({ ...(args.metadata ? { metadata: args.metadata } : {}), state: args.state ?? ["running", "paused"] });
-  return listed.map((s) => ({
-    sandboxID: s.sandboxID, templateID: s.templateID, ...(s.alias ? { alias: s.alias } : {}), state: s.state,
-    metadata: { ...s.metadata }, startedAt: s.startedAt, endAt: s.endAt,
-  }));
+export function parseArgs(name: LookupName, given: unknown): { args: unknown } | { problems: string[] } {
+  const parsed = LOOKUPS[name].args.safeParse(given);
+  if (parsed.success) return { args: parsed.data };
+  return { problems: parsed.error.issues.map((i) => `${name}: ${i.path.join(".") || "arguments"}: ${i.message}`) };
 }

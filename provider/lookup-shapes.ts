@@ -39,12 +39,89 @@ export const SandboxInfo = z.object({
   endAt: z.string().describe("When it expires unless extended (RFC 3339)."),
 });
 
-/** An invoke answers with an object: the list is its one field. */
-export const ListSandboxesResult = z.object({
-  sandboxes: z.array(SandboxInfo).describe("The sandboxes found, newest first."),
+export const NoArgs = z.strictObject({});
+
+export const ListSnapshotsArgs = z.strictObject({
+  sandboxID: z.string().min(1, { error: "must not be empty" }).optional().describe("Only snapshots first taken of this sandbox."),
+  name: z.string().min(1, { error: "must not be empty" }).optional().describe("Only this snapshot: its ID or name (`name:tag` only that tag's build)."),
 });
 
-/** The lookups as the schema's functions (`sandbox:index:<name>`). */
+export const SnapshotInfo = z.object({
+  snapshotID: z.string().describe("The snapshot's ID (`POST /sandboxes` starts a sandbox from it)."),
+  names: z.array(z.string()).describe("Its names (`namespace/alias`)."),
+});
+
+export const VolumeInfo = z.object({
+  volumeID: z.string().describe("The volume's ID."),
+  name: z.string().describe("Its name, unique in the team."),
+});
+
+export const GetSandboxLogsArgs = z.strictObject({
+  sandboxID: z.string().min(1, { error: "must not be empty" }).describe("The sandbox's ID."),
+  start: z.number().int().nonnegative().optional().describe("Only entries from this time on (epoch milliseconds)."),
+  limit: z.number().int().positive().optional().describe("At most this many entries (service default 1000)."),
+});
+
+export const SandboxLogEntry = z.object({
+  timestamp: z.string().describe("When it was logged (RFC 3339)."),
+  level: z.enum(["debug", "info", "warn", "error"]).describe("Its level."),
+  message: z.string().describe("The message."),
+  fields: z.record(z.string(), z.string()).describe("Its structured fields."),
+});
+
+export const GetTemplateBuildLogsArgs = GetTemplateArgs.extend({
+  buildID: z.string().min(1, { error: "must not be empty" }).describe("The build's ID."),
+});
+
+export const TemplateTagInfo = z.object({
+  tag: z.string().describe("The tag."),
+  buildID: z.string().describe("The build it points to."),
+  createdAt: z.string().describe("When it was pointed there (RFC 3339)."),
+});
+
+export const TemplateBuildInfo = z.object({
+  buildID: z.string().describe("The build's ID."),
+  status: z.enum(["building", "waiting", "ready", "error"]).describe("Where the build is."),
+  createdAt: z.string().describe("When it was asked for (RFC 3339)."),
+  updatedAt: z.string().describe("When it last changed (RFC 3339)."),
+  finishedAt: z.string().optional().describe("When it ended (RFC 3339), once it has."),
+  cpuCount: z.number().int().describe("vCPUs of its sandboxes."),
+  memoryMB: z.number().int().describe("Memory of its sandboxes, in MiB."),
+  diskSizeMB: z.number().int().optional().describe("Disk of its sandboxes, in MiB, once built."),
+  envdVersion: z.string().optional().describe("Version of its in-sandbox daemon, once built."),
+});
+
+export const BuildLogEntry = z.object({
+  timestamp: z.string().describe("When it was logged (RFC 3339)."),
+  level: z.enum(["debug", "info", "warn", "error"]).describe("Its level."),
+  message: z.string().describe("The message."),
+  step: z.string().optional().describe("The step it belongs to: `base`, `finalize` or a step's number."),
+});
+
+export const GetSandboxMetricsArgs = z.strictObject({
+  sandboxID: z.string().min(1, { error: "must not be empty" }).describe("The sandbox's ID."),
+  start: z.number().int().nonnegative().optional().describe("From this time (Unix seconds). Default: the sandbox's start."),
+  end: z.number().int().nonnegative().optional().describe("Up to this time (Unix seconds). Default: now."),
+});
+
+export const SandboxMetric = z.object({
+  timestampUnix: z.number().int().describe("When it was measured (Unix seconds)."),
+  cpuCount: z.number().int().describe("vCPUs."),
+  cpuUsedPct: z.number().describe("CPU used, in percent."),
+  memUsed: z.number().describe("Memory used, in bytes."),
+  memTotal: z.number().describe("Memory, in bytes."),
+  memCache: z.number().describe("Memory used as cache, in bytes."),
+  diskUsed: z.number().describe("Disk used, in bytes."),
+  diskTotal: z.number().describe("Disk, in bytes."),
+});
+
+/** An invoke answers with an object: a list is its one field (`list` names it; the TypeScript function returns the list itself). */
+const listOf = <T extends z.ZodType>(items: T, description: string) => z.array(items).describe(description);
+
+/**
+ * Every lookup, once: its schema function (`sandbox:index:<name>`), its invoke and its
+ * `pulumi-sandbox/lookups` function are all read from this table (queries: ../lookup-queries.ts).
+ */
 export const LOOKUPS = {
   getTemplate: {
     description: "Finds a template of the API key's team by ID or alias (give one). Fails naming what was looked for when there is none.",
@@ -53,12 +130,71 @@ export const LOOKUPS = {
     /** Names of the object types the result holds (a list's items), by field. */
     resultTypes: {},
   },
+  listTemplates: {
+    description: "Lists the API key's team's templates.",
+    args: NoArgs,
+    result: z.object({ templates: listOf(TemplateInfo, "The team's templates.") }),
+    resultTypes: { templates: "TemplateInfo" },
+    list: "templates",
+  },
+  listTemplateTags: {
+    description: "Lists the tags of a template of the team (by ID or alias) and the build each points to.",
+    args: GetTemplateArgs,
+    result: z.object({ tags: listOf(TemplateTagInfo, "The template's tags.") }),
+    resultTypes: { tags: "TemplateTagInfo" },
+    list: "tags",
+  },
+  listTemplateBuilds: {
+    description: "Lists the builds of a template of the team (by ID or alias), newest first, every page of them.",
+    args: GetTemplateArgs,
+    result: z.object({ builds: listOf(TemplateBuildInfo, "The builds, newest first.") }),
+    resultTypes: { builds: "TemplateBuildInfo" },
+    list: "builds",
+  },
+  getTemplateBuildLogs: {
+    description: "The whole log of one build of a template of the team (by ID or alias), oldest first, every page of it.",
+    args: GetTemplateBuildLogsArgs,
+    result: z.object({ entries: listOf(BuildLogEntry, "The log entries, oldest first.") }),
+    resultTypes: { entries: "BuildLogEntry" },
+    list: "entries",
+  },
   listSandboxes: {
     description: "Lists the team's sandboxes whose metadata has every given key and value (all of them without a filter), newest first.",
     args: ListSandboxesArgs,
-    result: ListSandboxesResult,
+    result: z.object({ sandboxes: listOf(SandboxInfo, "The sandboxes found, newest first.") }),
     resultTypes: { sandboxes: "SandboxInfo" },
+    list: "sandboxes",
+  },
+  getSandboxLogs: {
+    description: "The log entries of a sandbox, oldest first. Fails when the team has no such sandbox.",
+    args: GetSandboxLogsArgs,
+    result: z.object({ entries: listOf(SandboxLogEntry, "The log entries, oldest first.") }),
+    resultTypes: { entries: "SandboxLogEntry" },
+    list: "entries",
+  },
+  getSandboxMetrics: {
+    description: "The metrics of a running sandbox over a time range (Unix seconds), oldest first; a paused sandbox has none.",
+    args: GetSandboxMetricsArgs,
+    result: z.object({ metrics: listOf(SandboxMetric, "The readings, oldest first.") }),
+    resultTypes: { metrics: "SandboxMetric" },
+    list: "metrics",
+  },
+  listSnapshots: {
+    description: "Lists the team's sandbox snapshots, newest first, every page of them.",
+    args: ListSnapshotsArgs,
+    result: z.object({ snapshots: listOf(SnapshotInfo, "The snapshots found, newest first.") }),
+    resultTypes: { snapshots: "SnapshotInfo" },
+    list: "snapshots",
+  },
+  listVolumes: {
+    description: "Lists the team's volumes.",
+    args: NoArgs,
+    result: z.object({ volumes: listOf(VolumeInfo, "The team's volumes.") }),
+    resultTypes: { volumes: "VolumeInfo" },
+    list: "volumes",
   },
 } as const;
 
 export type LookupName = keyof typeof LOOKUPS;
+export type LookupArgs<K extends LookupName> = z.output<(typeof LOOKUPS)[K]["args"]>;
+export type LookupResult<K extends LookupName> = z.output<(typeof LOOKUPS)[K]["result"]>;

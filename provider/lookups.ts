@@ -16,13 +16,28 @@ import "../sdk/node-version";
 import { PlatformClient } from "../sdk/platform/client";
 import type { ClientOptions } from "../sdk/config";
 import { optionsFromConfig } from "./config-keys";
-import { findSandboxes, findTemplate } from "./lookup-queries";
-import type { GetTemplateArgs, ListSandboxesArgs, SandboxInfo as SandboxInfoShape, TemplateInfo as TemplateInfoShape } from "./lookup-shapes";
+import { parseArgs, QUERIES } from "./lookup-queries";
+import { LOOKUPS, type LookupName, type LookupResult } from "./lookup-shapes";
+import type * as shapes from "./lookup-shapes";
 
 /** What a program learns of a template. */
-export type TemplateInfo = z.output<typeof TemplateInfoShape>;
+export type TemplateInfo = z.output<typeof shapes.TemplateInfo>;
 /** What a program learns of a sandbox. */
-export type SandboxInfo = z.output<typeof SandboxInfoShape>;
+export type SandboxInfo = z.output<typeof shapes.SandboxInfo>;
+/** One log entry of a sandbox. */
+export type SandboxLogEntry = z.output<typeof shapes.SandboxLogEntry>;
+/** What a program learns of a snapshot. */
+export type SnapshotInfo = z.output<typeof shapes.SnapshotInfo>;
+/** A tag of a template and the build it points to. */
+export type TemplateTagInfo = z.output<typeof shapes.TemplateTagInfo>;
+/** A build of a template. */
+export type TemplateBuildInfo = z.output<typeof shapes.TemplateBuildInfo>;
+/** One line of a build's log. */
+export type BuildLogEntry = z.output<typeof shapes.BuildLogEntry>;
+/** One metrics reading of a sandbox. */
+export type SandboxMetric = z.output<typeof shapes.SandboxMetric>;
+/** What a program learns of a volume. */
+export type VolumeInfo = z.output<typeof shapes.VolumeInfo>;
 
 /** The stack's `sandbox:*` config, as the provider reads it (the env vars fill in what is not set). */
 function stackOptions(): ClientOptions {
@@ -41,15 +56,42 @@ async function withClient<T>(options: ClientOptions | undefined, use: (client: P
   }
 }
 
+/** A list lookup gives the list itself here (an invoke must answer an object, hence the field). */
+type Answer<K extends LookupName> = (typeof LOOKUPS)[K] extends { list: infer F extends keyof LookupResult<K> } ? LookupResult<K>[F] : LookupResult<K>;
+type Lookup<K extends LookupName> = (args?: z.input<(typeof LOOKUPS)[K]["args"]>, options?: ClientOptions) => Promise<Answer<K>>;
+
+/** The TypeScript function of a lookup of the table: same arguments, checks, query and messages as its invoke. */
+function lookup<K extends LookupName>(name: K): Lookup<K> {
+  return (args, options) =>
+    withClient(options, async (client) => {
+      const parsed = parseArgs(name, args ?? {});
+      if ("problems" in parsed) throw new Error(parsed.problems.join("\n"));
+      const result = (await (QUERIES[name] as (c: PlatformClient, a: unknown) => Promise<Record<string, unknown>>)(client, parsed.args));
+      const field: string | undefined = (LOOKUPS[name] as { list?: string }).list;
+      return (field ? result[field] : result) as Answer<K>;
+    });
+}
+
 /**
  * The team's template with this ID, or with this alias (or `namespace/alias` name). Fails naming what
  * was looked for when there is none.
  */
-export function getTemplate(args: z.input<typeof GetTemplateArgs>, options?: ClientOptions): Promise<TemplateInfo> {
-  return withClient(options, (client) => findTemplate(client, args));
-}
-
+export const getTemplate: Lookup<"getTemplate"> = lookup("getTemplate");
+/** The team's templates. */
+export const listTemplates: Lookup<"listTemplates"> = lookup("listTemplates");
+/** A template's tags (by ID or alias) and the build each points to. */
+export const listTemplateTags: Lookup<"listTemplateTags"> = lookup("listTemplateTags");
+/** A template's builds (by ID or alias), newest first, every page. */
+export const listTemplateBuilds: Lookup<"listTemplateBuilds"> = lookup("listTemplateBuilds");
+/** The whole log of one build of a template (by ID or alias), oldest first. */
+export const getTemplateBuildLogs: Lookup<"getTemplateBuildLogs"> = lookup("getTemplateBuildLogs");
 /** The team's sandboxes whose metadata has every given key and value (all of them without a filter), newest first. */
-export function listSandboxes(args: z.input<typeof ListSandboxesArgs> = {}, options?: ClientOptions): Promise<SandboxInfo[]> {
-  return withClient(options, (client) => findSandboxes(client, args));
-}
+export const listSandboxes: Lookup<"listSandboxes"> = lookup("listSandboxes");
+/** The log entries of a sandbox, oldest first. */
+export const getSandboxLogs: Lookup<"getSandboxLogs"> = lookup("getSandboxLogs");
+/** The metrics of a running sandbox over a time range (Unix seconds), oldest first. */
+export const getSandboxMetrics: Lookup<"getSandboxMetrics"> = lookup("getSandboxMetrics");
+/** The team's snapshots (optionally of one sandbox, or by name), newest first, every page. */
+export const listSnapshots: Lookup<"listSnapshots"> = lookup("listSnapshots");
+/** The team's volumes. */
+export const listVolumes: Lookup<"listVolumes"> = lookup("listVolumes");

@@ -1,6 +1,6 @@
 /**
  * schema.json's `functions`: the lookups (../lookup-shapes.ts), served by the plugin as invokes
- * (../plugin/invoke.ts), so every generated SDK has `getTemplate` and `listSandboxes`. Converted like a
+ * (../plugin/invoke.ts), so every generated SDK has each of them (`getTemplate`, `listSnapshots`, …). Converted like a
  * resource's properties (./convert.ts); a list of objects gets its item type's name from the lookup
  * (`SandboxInfo`), not from the field (`sandboxes` would make `Sandboxe`, or clash with the resource).
  */

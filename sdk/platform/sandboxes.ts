@@ -12,6 +12,7 @@
  * | pause      | POST /sandboxes/{id}/pause          | 204     |
  * | connect    | POST /sandboxes/{id}/connect        | 200/201 |
  * | metrics    | GET /sandboxes/metrics?sandbox_ids= | 200     |
+ * | metricsOf  | GET /sandboxes/{id}/metrics         | 200     |
  * | logs       | GET /sandboxes/{id}/logs            | 200     |
  */
 import { z } from "zod";
@@ -22,10 +23,10 @@ import {
   Sandbox,
   SandboxDetail,
   SandboxLogs,
+  SandboxMetric,
   SandboxMetrics,
   type NetworkUpdate,
   type NewSandbox,
-  type SandboxMetric,
   type SandboxState,
 } from "../schemas/sandboxes";
 
@@ -51,6 +52,7 @@ export interface SandboxPage {
 const METRICS_BATCH = 100;
 
 const ListedSandboxes = z.array(ListedSandbox);
+const MetricSeries = z.array(SandboxMetric);
 
 export class Sandboxes {
   constructor(private readonly http: HttpClient) {}
@@ -154,6 +156,15 @@ export class Sandboxes {
       Object.assign(out, res.sandboxes);
     }
     return out;
+  }
+
+  /**
+   * The metrics of one sandbox over a time range: `start` and `end` are Unix seconds (service default:
+   * from its start to now). A paused sandbox has none. @throws `invalid_argument` for an inverted range.
+   */
+  metricsOf(id: string, q: { start?: number; end?: number } = {}, call?: CallOptions): Promise<SandboxMetric[]> {
+    const op = { method: "GET", route: "/sandboxes/{id}/metrics", params: { id }, query: { start: q.start, end: q.end }, auth: "apiKey" } as const;
+    return this.http.call(op, MetricSeries, call);
   }
 
   /** Logs of a sandbox. `start`: epoch milliseconds; `limit`: service default 1000. */

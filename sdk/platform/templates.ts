@@ -6,6 +6,7 @@
  * | create      | POST /templates                                | Bearer            | 202     |
  * | rebuild     | POST /templates/{id}                           | Bearer            | 202     |
  * | get         | GET /templates/{id}                            | API key           | 200     |
+ * | buildsPage  | GET /templates/{id} (X-Next-Token)             | API key           | 200     |
  * | list        | GET /templates                                 | API key           | 200     |
  * | buildStatus | GET /templates/{id}/builds/{buildID}/status    | API key           | 200     |
  * | setPublic   | PATCH /v2/templates/{id}                       | API key, else Bearer | 200  |
@@ -16,7 +17,7 @@
 import { z } from "zod";
 import { BUILD_RUNNING_PAUSE_MS, BuildPace } from "../template-build/build-wait";
 import { isSandboxError, redact, SandboxError } from "../errors";
-import type { CallOptions, HttpClient } from "../transport/http";
+import { header, type CallOptions, type HttpClient } from "../transport/http";
 import {
   Template,
   TemplateBuildAccepted,
@@ -80,6 +81,18 @@ export class Templates {
   /** A template and its builds, by template ID (not alias). */
   get(id: string, call?: CallOptions): Promise<TemplateWithBuilds> {
     return this.http.call({ method: "GET", route: "/templates/{id}", params: { id }, auth: "apiKey" }, TemplateWithBuilds, call);
+  }
+
+  /**
+   * One page of a template's builds, newest first (the template's fields come with each page);
+   * `nextToken` is absent on the last page. `limit`: 1–100, service default 100 (docs/service.md; infra handlers/template_get.go).
+   */
+  async buildsPage(id: string, q: { limit?: number; nextToken?: string } = {}, call?: CallOptions): Promise<{ template: TemplateWithBuilds; nextToken?: string }> {
+    const op = { method: "GET", route: "/templates/{id}", params: { id }, query: { limit: q.limit, nextToken: q.nextToken }, auth: "apiKey" } as const;
+    const res = await this.http.exchange(op, call);
+    const template = this.http.parse(op, TemplateWithBuilds, res);
+    const nextToken = header(res, "x-next-token");
+    return nextToken ? { template, nextToken } : { template };
   }
 
   /** The team's templates. */

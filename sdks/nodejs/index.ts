@@ -5,15 +5,55 @@ import * as pulumi from "@pulumi/pulumi";
 import * as utilities from "./utilities";
 
 // Export members:
+export { GetSandboxLogsArgs, GetSandboxLogsResult, GetSandboxLogsOutputArgs } from "./getSandboxLogs";
+export const getSandboxLogs: typeof import("./getSandboxLogs").getSandboxLogs = null as any;
+export const getSandboxLogsOutput: typeof import("./getSandboxLogs").getSandboxLogsOutput = null as any;
+utilities.lazyLoad(exports, ["getSandboxLogs","getSandboxLogsOutput"], () => require("./getSandboxLogs"));
+
+export { GetSandboxMetricsArgs, GetSandboxMetricsResult, GetSandboxMetricsOutputArgs } from "./getSandboxMetrics";
+export const getSandboxMetrics: typeof import("./getSandboxMetrics").getSandboxMetrics = null as any;
+export const getSandboxMetricsOutput: typeof import("./getSandboxMetrics").getSandboxMetricsOutput = null as any;
+utilities.lazyLoad(exports, ["getSandboxMetrics","getSandboxMetricsOutput"], () => require("./getSandboxMetrics"));
+
 export { GetTemplateArgs, GetTemplateResult, GetTemplateOutputArgs } from "./getTemplate";
 export const getTemplate: typeof import("./getTemplate").getTemplate = null as any;
 export const getTemplateOutput: typeof import("./getTemplate").getTemplateOutput = null as any;
 utilities.lazyLoad(exports, ["getTemplate","getTemplateOutput"], () => require("./getTemplate"));
 
+export { GetTemplateBuildLogsArgs, GetTemplateBuildLogsResult, GetTemplateBuildLogsOutputArgs } from "./getTemplateBuildLogs";
+export const getTemplateBuildLogs: typeof import("./getTemplateBuildLogs").getTemplateBuildLogs = null as any;
+export const getTemplateBuildLogsOutput: typeof import("./getTemplateBuildLogs").getTemplateBuildLogsOutput = null as any;
+utilities.lazyLoad(exports, ["getTemplateBuildLogs","getTemplateBuildLogsOutput"], () => require("./getTemplateBuildLogs"));
+
 export { ListSandboxesArgs, ListSandboxesResult, ListSandboxesOutputArgs } from "./listSandboxes";
 export const listSandboxes: typeof import("./listSandboxes").listSandboxes = null as any;
 export const listSandboxesOutput: typeof import("./listSandboxes").listSandboxesOutput = null as any;
 utilities.lazyLoad(exports, ["listSandboxes","listSandboxesOutput"], () => require("./listSandboxes"));
+
+export { ListSnapshotsArgs, ListSnapshotsResult, ListSnapshotsOutputArgs } from "./listSnapshots";
+export const listSnapshots: typeof import("./listSnapshots").listSnapshots = null as any;
+export const listSnapshotsOutput: typeof import("./listSnapshots").listSnapshotsOutput = null as any;
+utilities.lazyLoad(exports, ["listSnapshots","listSnapshotsOutput"], () => require("./listSnapshots"));
+
+export { ListTemplateBuildsArgs, ListTemplateBuildsResult, ListTemplateBuildsOutputArgs } from "./listTemplateBuilds";
+export const listTemplateBuilds: typeof import("./listTemplateBuilds").listTemplateBuilds = null as any;
+export const listTemplateBuildsOutput: typeof import("./listTemplateBuilds").listTemplateBuildsOutput = null as any;
+utilities.lazyLoad(exports, ["listTemplateBuilds","listTemplateBuildsOutput"], () => require("./listTemplateBuilds"));
+
+export { ListTemplateTagsArgs, ListTemplateTagsResult, ListTemplateTagsOutputArgs } from "./listTemplateTags";
+export const listTemplateTags: typeof import("./listTemplateTags").listTemplateTags = null as any;
+export const listTemplateTagsOutput: typeof import("./listTemplateTags").listTemplateTagsOutput = null as any;
+utilities.lazyLoad(exports, ["listTemplateTags","listTemplateTagsOutput"], () => require("./listTemplateTags"));
+
+export { ListTemplatesArgs, ListTemplatesResult } from "./listTemplates";
+export const listTemplates: typeof import("./listTemplates").listTemplates = null as any;
+export const listTemplatesOutput: typeof import("./listTemplates").listTemplatesOutput = null as any;
+utilities.lazyLoad(exports, ["listTemplates","listTemplatesOutput"], () => require("./listTemplates"));
+
+export { ListVolumesArgs, ListVolumesResult } from "./listVolumes";
+export const listVolumes: typeof import("./listVolumes").listVolumes = null as any;
+export const listVolumesOutput: typeof import("./listVolumes").listVolumesOutput = null as any;
+utilities.lazyLoad(exports, ["listVolumes","listVolumesOutput"], () => require("./listVolumes"));
 
 export { ProviderArgs } from "./provider";
 export type Provider = import("./provider").Provider;

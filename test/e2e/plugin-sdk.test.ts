@@ -59,7 +59,7 @@ describe("the generated Node SDK with the native plugin", () => {
     expect(callsSince(s.emulator, since)).toEqual([]);
   });
 
-  test("the SDK's getTemplate and listSandboxes are invokes the plugin answers with the stack's credentials", async () => {
+  test("the SDK's getTemplate, listSandboxes, listVolumes and listTemplates are invokes the plugin answers with the stack's credentials", async () => {
     // Made outside Pulumi: a team template and two sandboxes with the metadata looked for, one without.
     const client = new PlatformClient({ apiUrl: s.emulator.apiUrl, apiKey: s.emulator.apiKey, accessToken: s.emulator.accessToken });
     const { templateID } = await client.templates.create({ dockerfile: "FROM e2bdev/base:latest\n", alias: "sdk-found" });
@@ -72,6 +72,8 @@ describe("the generated Node SDK with the native plugin", () => {
     const out = await s.outputs();
     expect(out.lookedUpTemplateID).toBe(templateID);
     expect(out.listedSandboxIDs).toEqual(made.map((m) => m.sandboxID).sort());
+    expect(out.listedVolumeNames).toEqual(["sdk-data"]);
+    expect(out.listedTemplateIDs).toEqual([templateID]);
     for (const m of [...made, other]) await client.sandboxes.kill(m.sandboxID);
     await client.templates.delete(templateID);
   });

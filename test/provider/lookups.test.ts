@@ -1,6 +1,10 @@
 /** Lookups against the emulator: what a program finds without managing it, and the errors it gets. */
 import { describe, expect, test } from "vitest";
-import { getTemplate, listSandboxes } from "../../provider/lookups";
+import {
+  getSandboxLogs, getSandboxMetrics, getTemplate, getTemplateBuildLogs, listSandboxes, listSnapshots, listTemplateBuilds, listTemplates, listTemplateTags, listVolumes,
+} from "../../provider/lookups";
+import { QUERIES } from "../../provider/lookup-queries";
+import { PlatformClient } from "../../sdk/platform/client";
 import { emulatorForFile, rest } from "./harness";
 
 /** A template of the emulator's team, built with the v1 call (Bearer access token). */
@@ -16,6 +20,25 @@ async function buildTemplate(alias: string): Promise<string> {
 
 const emu = emulatorForFile();
 const options = () => ({ apiUrl: emu().apiUrl, apiKey: emu().apiKey });
+
+async function newSandbox(metadata: Record<string, string>): Promise<string> {
+  const res = await rest(emu(), "POST", "/sandboxes", { templateID: "base", timeout: 120, metadata });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { sandboxID: string }).sandboxID;
+}
+
+/** A query run on a client of its own, with a page size small enough to make the service answer in several pages. */
+async function paged<T>(use: (client: PlatformClient) => Promise<T>): Promise<{ result: T; calls: string[] }> {
+  const calls: string[] = [];
+  const stop = emu().onRequest((line) => calls.push(line.split(" ").slice(0, 2).join(" ")));
+  const client = new PlatformClient(options());
+  try {
+    return { result: await use(client), calls };
+  } finally {
+    stop();
+    await client.close();
+  }
+}
 
 describe("getTemplate", () => {
   test("finds a template of the team by alias or by ID", async () => {
@@ -44,6 +67,119 @@ describe("listSandboxes", () => {
     expect(data.map((s) => [s.sandboxID, s.state]).sort()).toEqual([[a, "running"], [b, "paused"]].sort());
     expect(await listSandboxes({ metadata: { team: "data" }, state: ["running"] }, options())).toMatchObject([{ sandboxID: a, metadata: { team: "data", env: "prod" } }]);
     expect(await listSandboxes({ metadata: { team: "nobody" } }, options())).toEqual([]);
-    expect(await listSandboxes({}, options())).toHaveLength(3);
+    expect((await listSandboxes({}, options())).filter((s) => s.metadata.team)).toHaveLength(3);
+  });
+});
+
+describe("listTemplates", () => {
+  test("lists the team's templates, not the built-in one", async () => {
+    const templateID = await buildTemplate("listed-template");
+    const all = await listTemplates({}, options());
+    expect(all.map((t) => t.templateID)).toContain(templateID);
+    expect(all.find((t) => t.templateID === templateID)).toEqual(await getTemplate({ templateID }, options()));
+    expect(all.some((t) => t.aliases.includes("base"))).toBe(false);
+  });
+});
+
+describe("a template's tags, builds and build logs", () => {
+  test("each by alias or ID, every page of builds and of a build's log", async () => {
+    const templateID = await buildTemplate("with-builds");
+    const client = new PlatformClient({ ...options(), accessToken: emu().accessToken });
+    try {
+      await client.templates.waitForBuild(templateID, (await getTemplate({ templateID }, options())).buildID);
+      const second = await client.templates.rebuild(templateID, { dockerfile: "FROM e2bdev/base:latest\nRUN echo again\n" });
+      await client.templates.waitForBuild(templateID, second.buildID);
+      await client.builds.assignTags(`with-builds:default`, ["stable"]);
+    } finally {
+      await client.close();
+    }
+    const builds = await listTemplateBuilds({ alias: "with-builds" }, options());
+    expect(builds).toHaveLength(2);
+    expect(builds.map((b) => b.status)).toEqual(["ready", "ready"]);
+    const { result, calls } = await paged((c) => QUERIES.listTemplateBuilds(c, { templateID }, 1));
+    expect(result.builds).toEqual(builds);
+    expect(calls.filter((c) => c.startsWith(`GET /templates/${templateID}`))).toHaveLength(2);
+
+    const tags = await listTemplateTags({ templateID }, options());
+    // The v1 calls tag no build; `stable` was pointed at the newest (what `name:default` resolves to).
+    expect(tags.map((t) => [t.tag, t.buildID])).toEqual([["stable", builds[0]!.buildID]]);
+
+    const log = await getTemplateBuildLogs({ alias: "with-builds", buildID: builds[0]!.buildID }, options());
+    expect(log.length).toBeGreaterThan(1);
+    const byPages = await paged((c) => QUERIES.getTemplateBuildLogs(c, { templateID, buildID: builds[0]!.buildID }, 1));
+    expect(byPages.result.entries).toEqual(log);
+    // One entry a page, then the empty page that ends it.
+    expect(byPages.calls.filter((c) => c.includes("/status"))).toHaveLength(log.length + 1);
+    await expect(listTemplateTags({ alias: "nothing-here" }, options())).rejects.toThrow('listTemplateTags: no template with alias "nothing-here" belongs to this API key\'s team');
+  });
+});
+
+describe("listSandboxes paging", () => {
+  test("follows every page of the service's list", async () => {
+    const ids = [await newSandbox({ paging: "yes" }), await newSandbox({ paging: "yes" }), await newSandbox({ paging: "yes" })];
+    const { result, calls } = await paged((client) => QUERIES.listSandboxes(client, { metadata: { paging: "yes" } }, 2));
+    expect(result.sandboxes.map((s) => s.sandboxID).sort()).toEqual([...ids].sort());
+    expect(calls.filter((c) => c.startsWith("GET /v2/sandboxes"))).toHaveLength(2);
+  });
+});
+
+describe("getSandboxLogs", () => {
+  test("gives a sandbox's log entries, and fails for one the team does not have", async () => {
+    const id = await newSandbox({ logs: "yes" });
+    const entries = await getSandboxLogs({ sandboxID: id }, options());
+    expect(entries.length).toBeGreaterThan(0);
+    for (const e of entries) expect(e).toEqual({ timestamp: expect.any(String), level: expect.stringMatching(/^(debug|info|warn|error)$/), message: expect.any(String), fields: expect.any(Object) });
+    expect(await getSandboxLogs({ sandboxID: id, limit: 1 }, options())).toEqual(entries.slice(0, 1));
+    await expect(getSandboxLogs({ sandboxID: "inofake0000000000000" }, options())).rejects.toThrow(/inofake0000000000000/);
+  });
+
+  test("names the lookup and the field of a bad argument, before any call", async () => {
+    await expect(getSandboxLogs({ sandboxID: "" }, options())).rejects.toThrow("getSandboxLogs: sandboxID: must not be empty");
+    await expect(listVolumes({ volume: "x" } as never, options())).rejects.toThrow(/^listVolumes: arguments: .*"volume"/);
+  });
+});
+
+describe("getSandboxMetrics", () => {
+  test("gives the readings of a running sandbox over a range, none once it is paused", async () => {
+    const id = await newSandbox({ metrics: "yes" });
+    const now = Math.floor(Date.now() / 1000);
+    const readings = await getSandboxMetrics({ sandboxID: id, start: now - 60, end: now + 60 }, options());
+    expect(readings.length).toBeGreaterThan(0);
+    expect(readings[0]).toEqual({ timestampUnix: expect.any(Number), cpuCount: expect.any(Number), cpuUsedPct: expect.any(Number), memUsed: expect.any(Number), memTotal: expect.any(Number), memCache: expect.any(Number), diskUsed: expect.any(Number), diskTotal: expect.any(Number) });
+    await expect(getSandboxMetrics({ sandboxID: id, start: now, end: now - 60 }, options())).rejects.toThrow("Invalid time range for metrics");
+    expect((await rest(emu(), "POST", `/sandboxes/${id}/pause`)).status).toBe(204);
+    expect(await getSandboxMetrics({ sandboxID: id }, options())).toEqual([]);
+  });
+});
+
+describe("listSnapshots", () => {
+  test("lists every page of the team's snapshots, by sandbox and by name", async () => {
+    const from = await newSandbox({ snap: "yes" });
+    const other = await newSandbox({ snap: "other" });
+    const take = async (id: string, name: string) => {
+      const res = await rest(emu(), "POST", `/sandboxes/${id}/snapshots`, { name });
+      expect(res.status).toBe(201);
+      return ((await res.json()) as { snapshotID: string }).snapshotID;
+    };
+    const mine = [await take(from, "snap-one"), await take(from, "snap-two"), await take(from, "snap-three")];
+    const theirs = await take(other, "snap-other");
+    const { result, calls } = await paged((client) => QUERIES.listSnapshots(client, { sandboxID: from }, 2));
+    expect(result.snapshots.map((s) => s.snapshotID).sort()).toEqual([...mine].sort());
+    expect(calls.filter((c) => c.startsWith("GET /snapshots"))).toHaveLength(2);
+    expect((await listSnapshots({}, options())).map((s) => s.snapshotID).sort()).toEqual([...mine, theirs].sort());
+    expect(await listSnapshots({ name: "snap-two" }, options())).toEqual([{ snapshotID: mine[1], names: [expect.stringMatching(/snap-two$/)] }]);
+    expect(await listSnapshots({ name: "no-such-snapshot" }, options())).toEqual([]);
+  });
+});
+
+describe("listVolumes", () => {
+  test("lists the team's volumes", async () => {
+    const made = [];
+    for (const name of ["vol-a", "vol-b"]) {
+      const res = await rest(emu(), "POST", "/volumes", { name });
+      expect(res.status).toBe(201);
+      made.push({ volumeID: ((await res.json()) as { volumeID: string }).volumeID, name });
+    }
+    expect((await listVolumes({}, options())).sort((a, b) => a.name.localeCompare(b.name))).toEqual(made);
   });
 });

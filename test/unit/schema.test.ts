@@ -14,6 +14,7 @@ import { ObjectTypes, type PropertySpec } from "../../provider/schema/convert";
 import { BEGIN, END } from "../../provider/schema/reference";
 import { INTERNAL_INPUTS, type ResourceSpec } from "../../provider/spec";
 import { resolveOptions } from "../../sdk/config";
+import { LOOKUPS } from "../../provider/lookup-shapes";
 
 const root = join(__dirname, "..", "..");
 // Vendored with its source and commit (test/data/README.md): the suite needs nothing beside the checkout.
@@ -174,7 +175,7 @@ describe("resources", () => {
 
 describe("types", () => {
   test("are the object types of the specs, and every reference resolves", () => {
-    const names = ["AutoResume", "Content", "Network", "Provision", "ProvisionCommand", "ProvisionResult", "SandboxInfo", "VolumeMount"];
+    const names = ["AutoResume", "BuildLogEntry", "Content", "Network", "Provision", "ProvisionCommand", "ProvisionResult", "SandboxInfo", "SandboxLogEntry", "SandboxMetric", "SnapshotInfo", "TemplateBuildInfo", "TemplateInfo", "TemplateTagInfo", "VolumeInfo", "VolumeMount"];
     expect(Object.keys(schema.types)).toEqual(names.map((n) => `sandbox:index:${n}`));
     const local = [...refsIn(schema)].filter((ref) => ref.startsWith("#"));
     expect(local.length).toBeGreaterThan(0);
@@ -194,12 +195,19 @@ describe("types", () => {
 
 describe("functions", () => {
   test("are the lookups, with the arguments and results of their shapes", () => {
-    expect(Object.keys(schema.functions)).toEqual(["sandbox:index:getTemplate", "sandbox:index:listSandboxes"]);
+    expect(Object.keys(schema.functions)).toEqual(Object.keys(LOOKUPS).sort().map((name) => `sandbox:index:${name}`));
+    expect(Object.keys(schema.functions)).toContain("sandbox:index:listSnapshots");
     const [get, list] = [schema.functions["sandbox:index:getTemplate"]!, schema.functions["sandbox:index:listSandboxes"]!];
     expect(Object.keys(get.inputs.properties)).toEqual(["alias", "templateID"]);
     expect(get.outputs.required).toContain("templateID");
     expect(list.inputs.properties.metadata).toMatchObject({ type: "object", additionalProperties: { type: "string" } });
     expect(list.outputs.properties.sandboxes).toMatchObject({ type: "array", items: { $ref: "#/types/sandbox:index:SandboxInfo" } });
+    // Every list's items are the type its lookup names, and each lookup's description is the table's.
+    for (const [name, lookup] of Object.entries(LOOKUPS)) {
+      const fn = schema.functions[`sandbox:index:${name}`]!;
+      expect(fn.description).toBe(lookup.description);
+      for (const [field, type] of Object.entries(lookup.resultTypes)) expect(fn.outputs.properties[field], `${name}.${field}`).toMatchObject({ type: "array", items: { $ref: `#/types/sandbox:index:${type}` } });
+    }
   });
 });
 

@@ -149,6 +149,71 @@ func (o AutoResumePtrOutput) Enabled() pulumi.BoolPtrOutput {
 	}).(pulumi.BoolPtrOutput)
 }
 
+type BuildLogEntry struct {
+	// Its level. One of `debug`, `info`, `warn`, `error`.
+	Level string `pulumi:"level"`
+	// The message.
+	Message string `pulumi:"message"`
+	// The step it belongs to: `base`, `finalize` or a step's number.
+	Step *string `pulumi:"step"`
+	// When it was logged (RFC 3339).
+	Timestamp string `pulumi:"timestamp"`
+}
+
+type BuildLogEntryOutput struct{ *pulumi.OutputState }
+
+func (BuildLogEntryOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*BuildLogEntry)(nil)).Elem()
+}
+
+func (o BuildLogEntryOutput) ToBuildLogEntryOutput() BuildLogEntryOutput {
+	return o
+}
+
+func (o BuildLogEntryOutput) ToBuildLogEntryOutputWithContext(ctx context.Context) BuildLogEntryOutput {
+	return o
+}
+
+// Its level. One of `debug`, `info`, `warn`, `error`.
+func (o BuildLogEntryOutput) Level() pulumi.StringOutput {
+	return o.ApplyT(func(v BuildLogEntry) string { return v.Level }).(pulumi.StringOutput)
+}
+
+// The message.
+func (o BuildLogEntryOutput) Message() pulumi.StringOutput {
+	return o.ApplyT(func(v BuildLogEntry) string { return v.Message }).(pulumi.StringOutput)
+}
+
+// The step it belongs to: `base`, `finalize` or a step's number.
+func (o BuildLogEntryOutput) Step() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v BuildLogEntry) *string { return v.Step }).(pulumi.StringPtrOutput)
+}
+
+// When it was logged (RFC 3339).
+func (o BuildLogEntryOutput) Timestamp() pulumi.StringOutput {
+	return o.ApplyT(func(v BuildLogEntry) string { return v.Timestamp }).(pulumi.StringOutput)
+}
+
+type BuildLogEntryArrayOutput struct{ *pulumi.OutputState }
+
+func (BuildLogEntryArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]BuildLogEntry)(nil)).Elem()
+}
+
+func (o BuildLogEntryArrayOutput) ToBuildLogEntryArrayOutput() BuildLogEntryArrayOutput {
+	return o
+}
+
+func (o BuildLogEntryArrayOutput) ToBuildLogEntryArrayOutputWithContext(ctx context.Context) BuildLogEntryArrayOutput {
+	return o
+}
+
+func (o BuildLogEntryArrayOutput) Index(i pulumi.IntInput) BuildLogEntryOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) BuildLogEntry {
+		return vs[0].([]BuildLogEntry)[vs[1].(int)]
+	}).(BuildLogEntryOutput)
+}
+
 // Seeds the volume with the files of a local directory or a Pulumi archive, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
 type Content struct {
 	// A Pulumi archive whose files seed the volume, instead of `path`: a `FileArchive` of a directory, or an `AssetArchive` of `FileAsset`s, `StringAsset`s and `FileArchive`s of directories (its keys are the paths). Remote archives and assets, and archives of .zip/.tar files, are not supported.
@@ -1096,6 +1161,517 @@ func (o SandboxInfoArrayOutput) Index(i pulumi.IntInput) SandboxInfoOutput {
 	}).(SandboxInfoOutput)
 }
 
+type SandboxLogEntry struct {
+	// Its structured fields.
+	Fields map[string]string `pulumi:"fields"`
+	// Its level. One of `debug`, `info`, `warn`, `error`.
+	Level string `pulumi:"level"`
+	// The message.
+	Message string `pulumi:"message"`
+	// When it was logged (RFC 3339).
+	Timestamp string `pulumi:"timestamp"`
+}
+
+type SandboxLogEntryOutput struct{ *pulumi.OutputState }
+
+func (SandboxLogEntryOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*SandboxLogEntry)(nil)).Elem()
+}
+
+func (o SandboxLogEntryOutput) ToSandboxLogEntryOutput() SandboxLogEntryOutput {
+	return o
+}
+
+func (o SandboxLogEntryOutput) ToSandboxLogEntryOutputWithContext(ctx context.Context) SandboxLogEntryOutput {
+	return o
+}
+
+// Its structured fields.
+func (o SandboxLogEntryOutput) Fields() pulumi.StringMapOutput {
+	return o.ApplyT(func(v SandboxLogEntry) map[string]string { return v.Fields }).(pulumi.StringMapOutput)
+}
+
+// Its level. One of `debug`, `info`, `warn`, `error`.
+func (o SandboxLogEntryOutput) Level() pulumi.StringOutput {
+	return o.ApplyT(func(v SandboxLogEntry) string { return v.Level }).(pulumi.StringOutput)
+}
+
+// The message.
+func (o SandboxLogEntryOutput) Message() pulumi.StringOutput {
+	return o.ApplyT(func(v SandboxLogEntry) string { return v.Message }).(pulumi.StringOutput)
+}
+
+// When it was logged (RFC 3339).
+func (o SandboxLogEntryOutput) Timestamp() pulumi.StringOutput {
+	return o.ApplyT(func(v SandboxLogEntry) string { return v.Timestamp }).(pulumi.StringOutput)
+}
+
+type SandboxLogEntryArrayOutput struct{ *pulumi.OutputState }
+
+func (SandboxLogEntryArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]SandboxLogEntry)(nil)).Elem()
+}
+
+func (o SandboxLogEntryArrayOutput) ToSandboxLogEntryArrayOutput() SandboxLogEntryArrayOutput {
+	return o
+}
+
+func (o SandboxLogEntryArrayOutput) ToSandboxLogEntryArrayOutputWithContext(ctx context.Context) SandboxLogEntryArrayOutput {
+	return o
+}
+
+func (o SandboxLogEntryArrayOutput) Index(i pulumi.IntInput) SandboxLogEntryOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) SandboxLogEntry {
+		return vs[0].([]SandboxLogEntry)[vs[1].(int)]
+	}).(SandboxLogEntryOutput)
+}
+
+type SandboxMetric struct {
+	// vCPUs.
+	CpuCount int `pulumi:"cpuCount"`
+	// CPU used, in percent.
+	CpuUsedPct float64 `pulumi:"cpuUsedPct"`
+	// Disk, in bytes.
+	DiskTotal float64 `pulumi:"diskTotal"`
+	// Disk used, in bytes.
+	DiskUsed float64 `pulumi:"diskUsed"`
+	// Memory used as cache, in bytes.
+	MemCache float64 `pulumi:"memCache"`
+	// Memory, in bytes.
+	MemTotal float64 `pulumi:"memTotal"`
+	// Memory used, in bytes.
+	MemUsed float64 `pulumi:"memUsed"`
+	// When it was measured (Unix seconds).
+	TimestampUnix int `pulumi:"timestampUnix"`
+}
+
+type SandboxMetricOutput struct{ *pulumi.OutputState }
+
+func (SandboxMetricOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*SandboxMetric)(nil)).Elem()
+}
+
+func (o SandboxMetricOutput) ToSandboxMetricOutput() SandboxMetricOutput {
+	return o
+}
+
+func (o SandboxMetricOutput) ToSandboxMetricOutputWithContext(ctx context.Context) SandboxMetricOutput {
+	return o
+}
+
+// vCPUs.
+func (o SandboxMetricOutput) CpuCount() pulumi.IntOutput {
+	return o.ApplyT(func(v SandboxMetric) int { return v.CpuCount }).(pulumi.IntOutput)
+}
+
+// CPU used, in percent.
+func (o SandboxMetricOutput) CpuUsedPct() pulumi.Float64Output {
+	return o.ApplyT(func(v SandboxMetric) float64 { return v.CpuUsedPct }).(pulumi.Float64Output)
+}
+
+// Disk, in bytes.
+func (o SandboxMetricOutput) DiskTotal() pulumi.Float64Output {
+	return o.ApplyT(func(v SandboxMetric) float64 { return v.DiskTotal }).(pulumi.Float64Output)
+}
+
+// Disk used, in bytes.
+func (o SandboxMetricOutput) DiskUsed() pulumi.Float64Output {
+	return o.ApplyT(func(v SandboxMetric) float64 { return v.DiskUsed }).(pulumi.Float64Output)
+}
+
+// Memory used as cache, in bytes.
+func (o SandboxMetricOutput) MemCache() pulumi.Float64Output {
+	return o.ApplyT(func(v SandboxMetric) float64 { return v.MemCache }).(pulumi.Float64Output)
+}
+
+// Memory, in bytes.
+func (o SandboxMetricOutput) MemTotal() pulumi.Float64Output {
+	return o.ApplyT(func(v SandboxMetric) float64 { return v.MemTotal }).(pulumi.Float64Output)
+}
+
+// Memory used, in bytes.
+func (o SandboxMetricOutput) MemUsed() pulumi.Float64Output {
+	return o.ApplyT(func(v SandboxMetric) float64 { return v.MemUsed }).(pulumi.Float64Output)
+}
+
+// When it was measured (Unix seconds).
+func (o SandboxMetricOutput) TimestampUnix() pulumi.IntOutput {
+	return o.ApplyT(func(v SandboxMetric) int { return v.TimestampUnix }).(pulumi.IntOutput)
+}
+
+type SandboxMetricArrayOutput struct{ *pulumi.OutputState }
+
+func (SandboxMetricArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]SandboxMetric)(nil)).Elem()
+}
+
+func (o SandboxMetricArrayOutput) ToSandboxMetricArrayOutput() SandboxMetricArrayOutput {
+	return o
+}
+
+func (o SandboxMetricArrayOutput) ToSandboxMetricArrayOutputWithContext(ctx context.Context) SandboxMetricArrayOutput {
+	return o
+}
+
+func (o SandboxMetricArrayOutput) Index(i pulumi.IntInput) SandboxMetricOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) SandboxMetric {
+		return vs[0].([]SandboxMetric)[vs[1].(int)]
+	}).(SandboxMetricOutput)
+}
+
+type SnapshotInfo struct {
+	// Its names (`namespace/alias`).
+	Names []string `pulumi:"names"`
+	// The snapshot's ID (`POST /sandboxes` starts a sandbox from it).
+	SnapshotID string `pulumi:"snapshotID"`
+}
+
+type SnapshotInfoOutput struct{ *pulumi.OutputState }
+
+func (SnapshotInfoOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*SnapshotInfo)(nil)).Elem()
+}
+
+func (o SnapshotInfoOutput) ToSnapshotInfoOutput() SnapshotInfoOutput {
+	return o
+}
+
+func (o SnapshotInfoOutput) ToSnapshotInfoOutputWithContext(ctx context.Context) SnapshotInfoOutput {
+	return o
+}
+
+// Its names (`namespace/alias`).
+func (o SnapshotInfoOutput) Names() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v SnapshotInfo) []string { return v.Names }).(pulumi.StringArrayOutput)
+}
+
+// The snapshot's ID (`POST /sandboxes` starts a sandbox from it).
+func (o SnapshotInfoOutput) SnapshotID() pulumi.StringOutput {
+	return o.ApplyT(func(v SnapshotInfo) string { return v.SnapshotID }).(pulumi.StringOutput)
+}
+
+type SnapshotInfoArrayOutput struct{ *pulumi.OutputState }
+
+func (SnapshotInfoArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]SnapshotInfo)(nil)).Elem()
+}
+
+func (o SnapshotInfoArrayOutput) ToSnapshotInfoArrayOutput() SnapshotInfoArrayOutput {
+	return o
+}
+
+func (o SnapshotInfoArrayOutput) ToSnapshotInfoArrayOutputWithContext(ctx context.Context) SnapshotInfoArrayOutput {
+	return o
+}
+
+func (o SnapshotInfoArrayOutput) Index(i pulumi.IntInput) SnapshotInfoOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) SnapshotInfo {
+		return vs[0].([]SnapshotInfo)[vs[1].(int)]
+	}).(SnapshotInfoOutput)
+}
+
+type TemplateBuildInfo struct {
+	// The build's ID.
+	BuildID string `pulumi:"buildID"`
+	// vCPUs of its sandboxes.
+	CpuCount int `pulumi:"cpuCount"`
+	// When it was asked for (RFC 3339).
+	CreatedAt string `pulumi:"createdAt"`
+	// Disk of its sandboxes, in MiB, once built.
+	DiskSizeMB *int `pulumi:"diskSizeMB"`
+	// Version of its in-sandbox daemon, once built.
+	EnvdVersion *string `pulumi:"envdVersion"`
+	// When it ended (RFC 3339), once it has.
+	FinishedAt *string `pulumi:"finishedAt"`
+	// Memory of its sandboxes, in MiB.
+	MemoryMB int `pulumi:"memoryMB"`
+	// Where the build is. One of `building`, `waiting`, `ready`, `error`.
+	Status string `pulumi:"status"`
+	// When it last changed (RFC 3339).
+	UpdatedAt string `pulumi:"updatedAt"`
+}
+
+type TemplateBuildInfoOutput struct{ *pulumi.OutputState }
+
+func (TemplateBuildInfoOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*TemplateBuildInfo)(nil)).Elem()
+}
+
+func (o TemplateBuildInfoOutput) ToTemplateBuildInfoOutput() TemplateBuildInfoOutput {
+	return o
+}
+
+func (o TemplateBuildInfoOutput) ToTemplateBuildInfoOutputWithContext(ctx context.Context) TemplateBuildInfoOutput {
+	return o
+}
+
+// The build's ID.
+func (o TemplateBuildInfoOutput) BuildID() pulumi.StringOutput {
+	return o.ApplyT(func(v TemplateBuildInfo) string { return v.BuildID }).(pulumi.StringOutput)
+}
+
+// vCPUs of its sandboxes.
+func (o TemplateBuildInfoOutput) CpuCount() pulumi.IntOutput {
+	return o.ApplyT(func(v TemplateBuildInfo) int { return v.CpuCount }).(pulumi.IntOutput)
+}
+
+// When it was asked for (RFC 3339).
+func (o TemplateBuildInfoOutput) CreatedAt() pulumi.StringOutput {
+	return o.ApplyT(func(v TemplateBuildInfo) string { return v.CreatedAt }).(pulumi.StringOutput)
+}
+
+// Disk of its sandboxes, in MiB, once built.
+func (o TemplateBuildInfoOutput) DiskSizeMB() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v TemplateBuildInfo) *int { return v.DiskSizeMB }).(pulumi.IntPtrOutput)
+}
+
+// Version of its in-sandbox daemon, once built.
+func (o TemplateBuildInfoOutput) EnvdVersion() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v TemplateBuildInfo) *string { return v.EnvdVersion }).(pulumi.StringPtrOutput)
+}
+
+// When it ended (RFC 3339), once it has.
+func (o TemplateBuildInfoOutput) FinishedAt() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v TemplateBuildInfo) *string { return v.FinishedAt }).(pulumi.StringPtrOutput)
+}
+
+// Memory of its sandboxes, in MiB.
+func (o TemplateBuildInfoOutput) MemoryMB() pulumi.IntOutput {
+	return o.ApplyT(func(v TemplateBuildInfo) int { return v.MemoryMB }).(pulumi.IntOutput)
+}
+
+// Where the build is. One of `building`, `waiting`, `ready`, `error`.
+func (o TemplateBuildInfoOutput) Status() pulumi.StringOutput {
+	return o.ApplyT(func(v TemplateBuildInfo) string { return v.Status }).(pulumi.StringOutput)
+}
+
+// When it last changed (RFC 3339).
+func (o TemplateBuildInfoOutput) UpdatedAt() pulumi.StringOutput {
+	return o.ApplyT(func(v TemplateBuildInfo) string { return v.UpdatedAt }).(pulumi.StringOutput)
+}
+
+type TemplateBuildInfoArrayOutput struct{ *pulumi.OutputState }
+
+func (TemplateBuildInfoArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]TemplateBuildInfo)(nil)).Elem()
+}
+
+func (o TemplateBuildInfoArrayOutput) ToTemplateBuildInfoArrayOutput() TemplateBuildInfoArrayOutput {
+	return o
+}
+
+func (o TemplateBuildInfoArrayOutput) ToTemplateBuildInfoArrayOutputWithContext(ctx context.Context) TemplateBuildInfoArrayOutput {
+	return o
+}
+
+func (o TemplateBuildInfoArrayOutput) Index(i pulumi.IntInput) TemplateBuildInfoOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) TemplateBuildInfo {
+		return vs[0].([]TemplateBuildInfo)[vs[1].(int)]
+	}).(TemplateBuildInfoOutput)
+}
+
+type TemplateInfo struct {
+	// Its aliases.
+	Aliases []string `pulumi:"aliases"`
+	// Its latest ready build.
+	BuildID string `pulumi:"buildID"`
+	// vCPUs of its sandboxes.
+	CpuCount int `pulumi:"cpuCount"`
+	// Version of the in-sandbox daemon of its latest ready build.
+	EnvdVersion string `pulumi:"envdVersion"`
+	// Memory of its sandboxes, in MiB.
+	MemoryMB int `pulumi:"memoryMB"`
+	// Its names (`namespace/alias`).
+	Names []string `pulumi:"names"`
+	// Whether other teams may use it.
+	Public bool `pulumi:"public"`
+	// The template's ID.
+	TemplateID string `pulumi:"templateID"`
+}
+
+type TemplateInfoOutput struct{ *pulumi.OutputState }
+
+func (TemplateInfoOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*TemplateInfo)(nil)).Elem()
+}
+
+func (o TemplateInfoOutput) ToTemplateInfoOutput() TemplateInfoOutput {
+	return o
+}
+
+func (o TemplateInfoOutput) ToTemplateInfoOutputWithContext(ctx context.Context) TemplateInfoOutput {
+	return o
+}
+
+// Its aliases.
+func (o TemplateInfoOutput) Aliases() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v TemplateInfo) []string { return v.Aliases }).(pulumi.StringArrayOutput)
+}
+
+// Its latest ready build.
+func (o TemplateInfoOutput) BuildID() pulumi.StringOutput {
+	return o.ApplyT(func(v TemplateInfo) string { return v.BuildID }).(pulumi.StringOutput)
+}
+
+// vCPUs of its sandboxes.
+func (o TemplateInfoOutput) CpuCount() pulumi.IntOutput {
+	return o.ApplyT(func(v TemplateInfo) int { return v.CpuCount }).(pulumi.IntOutput)
+}
+
+// Version of the in-sandbox daemon of its latest ready build.
+func (o TemplateInfoOutput) EnvdVersion() pulumi.StringOutput {
+	return o.ApplyT(func(v TemplateInfo) string { return v.EnvdVersion }).(pulumi.StringOutput)
+}
+
+// Memory of its sandboxes, in MiB.
+func (o TemplateInfoOutput) MemoryMB() pulumi.IntOutput {
+	return o.ApplyT(func(v TemplateInfo) int { return v.MemoryMB }).(pulumi.IntOutput)
+}
+
+// Its names (`namespace/alias`).
+func (o TemplateInfoOutput) Names() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v TemplateInfo) []string { return v.Names }).(pulumi.StringArrayOutput)
+}
+
+// Whether other teams may use it.
+func (o TemplateInfoOutput) Public() pulumi.BoolOutput {
+	return o.ApplyT(func(v TemplateInfo) bool { return v.Public }).(pulumi.BoolOutput)
+}
+
+// The template's ID.
+func (o TemplateInfoOutput) TemplateID() pulumi.StringOutput {
+	return o.ApplyT(func(v TemplateInfo) string { return v.TemplateID }).(pulumi.StringOutput)
+}
+
+type TemplateInfoArrayOutput struct{ *pulumi.OutputState }
+
+func (TemplateInfoArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]TemplateInfo)(nil)).Elem()
+}
+
+func (o TemplateInfoArrayOutput) ToTemplateInfoArrayOutput() TemplateInfoArrayOutput {
+	return o
+}
+
+func (o TemplateInfoArrayOutput) ToTemplateInfoArrayOutputWithContext(ctx context.Context) TemplateInfoArrayOutput {
+	return o
+}
+
+func (o TemplateInfoArrayOutput) Index(i pulumi.IntInput) TemplateInfoOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) TemplateInfo {
+		return vs[0].([]TemplateInfo)[vs[1].(int)]
+	}).(TemplateInfoOutput)
+}
+
+type TemplateTagInfo struct {
+	// The build it points to.
+	BuildID string `pulumi:"buildID"`
+	// When it was pointed there (RFC 3339).
+	CreatedAt string `pulumi:"createdAt"`
+	// The tag.
+	Tag string `pulumi:"tag"`
+}
+
+type TemplateTagInfoOutput struct{ *pulumi.OutputState }
+
+func (TemplateTagInfoOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*TemplateTagInfo)(nil)).Elem()
+}
+
+func (o TemplateTagInfoOutput) ToTemplateTagInfoOutput() TemplateTagInfoOutput {
+	return o
+}
+
+func (o TemplateTagInfoOutput) ToTemplateTagInfoOutputWithContext(ctx context.Context) TemplateTagInfoOutput {
+	return o
+}
+
+// The build it points to.
+func (o TemplateTagInfoOutput) BuildID() pulumi.StringOutput {
+	return o.ApplyT(func(v TemplateTagInfo) string { return v.BuildID }).(pulumi.StringOutput)
+}
+
+// When it was pointed there (RFC 3339).
+func (o TemplateTagInfoOutput) CreatedAt() pulumi.StringOutput {
+	return o.ApplyT(func(v TemplateTagInfo) string { return v.CreatedAt }).(pulumi.StringOutput)
+}
+
+// The tag.
+func (o TemplateTagInfoOutput) Tag() pulumi.StringOutput {
+	return o.ApplyT(func(v TemplateTagInfo) string { return v.Tag }).(pulumi.StringOutput)
+}
+
+type TemplateTagInfoArrayOutput struct{ *pulumi.OutputState }
+
+func (TemplateTagInfoArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]TemplateTagInfo)(nil)).Elem()
+}
+
+func (o TemplateTagInfoArrayOutput) ToTemplateTagInfoArrayOutput() TemplateTagInfoArrayOutput {
+	return o
+}
+
+func (o TemplateTagInfoArrayOutput) ToTemplateTagInfoArrayOutputWithContext(ctx context.Context) TemplateTagInfoArrayOutput {
+	return o
+}
+
+func (o TemplateTagInfoArrayOutput) Index(i pulumi.IntInput) TemplateTagInfoOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) TemplateTagInfo {
+		return vs[0].([]TemplateTagInfo)[vs[1].(int)]
+	}).(TemplateTagInfoOutput)
+}
+
+type VolumeInfo struct {
+	// Its name, unique in the team.
+	Name string `pulumi:"name"`
+	// The volume's ID.
+	VolumeID string `pulumi:"volumeID"`
+}
+
+type VolumeInfoOutput struct{ *pulumi.OutputState }
+
+func (VolumeInfoOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*VolumeInfo)(nil)).Elem()
+}
+
+func (o VolumeInfoOutput) ToVolumeInfoOutput() VolumeInfoOutput {
+	return o
+}
+
+func (o VolumeInfoOutput) ToVolumeInfoOutputWithContext(ctx context.Context) VolumeInfoOutput {
+	return o
+}
+
+// Its name, unique in the team.
+func (o VolumeInfoOutput) Name() pulumi.StringOutput {
+	return o.ApplyT(func(v VolumeInfo) string { return v.Name }).(pulumi.StringOutput)
+}
+
+// The volume's ID.
+func (o VolumeInfoOutput) VolumeID() pulumi.StringOutput {
+	return o.ApplyT(func(v VolumeInfo) string { return v.VolumeID }).(pulumi.StringOutput)
+}
+
+type VolumeInfoArrayOutput struct{ *pulumi.OutputState }
+
+func (VolumeInfoArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]VolumeInfo)(nil)).Elem()
+}
+
+func (o VolumeInfoArrayOutput) ToVolumeInfoArrayOutput() VolumeInfoArrayOutput {
+	return o
+}
+
+func (o VolumeInfoArrayOutput) ToVolumeInfoArrayOutputWithContext(ctx context.Context) VolumeInfoArrayOutput {
+	return o
+}
+
+func (o VolumeInfoArrayOutput) Index(i pulumi.IntInput) VolumeInfoOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) VolumeInfo {
+		return vs[0].([]VolumeInfo)[vs[1].(int)]
+	}).(VolumeInfoOutput)
+}
+
 // An item of the `volumeMounts` list.
 type VolumeMount struct {
 	// Name of the volume to mount.
@@ -1220,6 +1796,8 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*VolumeMountArrayInput)(nil)).Elem(), VolumeMountArray{})
 	pulumi.RegisterOutputType(AutoResumeOutput{})
 	pulumi.RegisterOutputType(AutoResumePtrOutput{})
+	pulumi.RegisterOutputType(BuildLogEntryOutput{})
+	pulumi.RegisterOutputType(BuildLogEntryArrayOutput{})
 	pulumi.RegisterOutputType(ContentOutput{})
 	pulumi.RegisterOutputType(ContentPtrOutput{})
 	pulumi.RegisterOutputType(NetworkOutput{})
@@ -1232,6 +1810,20 @@ func init() {
 	pulumi.RegisterOutputType(ProvisionResultArrayOutput{})
 	pulumi.RegisterOutputType(SandboxInfoOutput{})
 	pulumi.RegisterOutputType(SandboxInfoArrayOutput{})
+	pulumi.RegisterOutputType(SandboxLogEntryOutput{})
+	pulumi.RegisterOutputType(SandboxLogEntryArrayOutput{})
+	pulumi.RegisterOutputType(SandboxMetricOutput{})
+	pulumi.RegisterOutputType(SandboxMetricArrayOutput{})
+	pulumi.RegisterOutputType(SnapshotInfoOutput{})
+	pulumi.RegisterOutputType(SnapshotInfoArrayOutput{})
+	pulumi.RegisterOutputType(TemplateBuildInfoOutput{})
+	pulumi.RegisterOutputType(TemplateBuildInfoArrayOutput{})
+	pulumi.RegisterOutputType(TemplateInfoOutput{})
+	pulumi.RegisterOutputType(TemplateInfoArrayOutput{})
+	pulumi.RegisterOutputType(TemplateTagInfoOutput{})
+	pulumi.RegisterOutputType(TemplateTagInfoArrayOutput{})
+	pulumi.RegisterOutputType(VolumeInfoOutput{})
+	pulumi.RegisterOutputType(VolumeInfoArrayOutput{})
 	pulumi.RegisterOutputType(VolumeMountOutput{})
 	pulumi.RegisterOutputType(VolumeMountArrayOutput{})
 }

@@ -14,6 +14,25 @@ export interface AutoResume {
     enabled: boolean;
 }
 
+export interface BuildLogEntry {
+    /**
+     * Its level. One of `debug`, `info`, `warn`, `error`.
+     */
+    level: string;
+    /**
+     * The message.
+     */
+    message: string;
+    /**
+     * The step it belongs to: `base`, `finalize` or a step's number.
+     */
+    step?: string;
+    /**
+     * When it was logged (RFC 3339).
+     */
+    timestamp: string;
+}
+
 /**
  * Seeds the volume with the files of a local directory or a Pulumi archive, through the volume content API. A change is an update in place (same volumeID) that uploads only the files added or changed, and deletes the files dropped from the directory; the preview names each. Files sandboxes wrote are left alone. State keeps a manifest (path, SHA-256, mode, size) of what the provider wrote, never the contents.
  */
@@ -185,6 +204,171 @@ export interface SandboxInfo {
      * The ID of its template.
      */
     templateID: string;
+}
+
+export interface SandboxLogEntry {
+    /**
+     * Its structured fields.
+     */
+    fields: {[key: string]: string};
+    /**
+     * Its level. One of `debug`, `info`, `warn`, `error`.
+     */
+    level: string;
+    /**
+     * The message.
+     */
+    message: string;
+    /**
+     * When it was logged (RFC 3339).
+     */
+    timestamp: string;
+}
+
+export interface SandboxMetric {
+    /**
+     * vCPUs.
+     */
+    cpuCount: number;
+    /**
+     * CPU used, in percent.
+     */
+    cpuUsedPct: number;
+    /**
+     * Disk, in bytes.
+     */
+    diskTotal: number;
+    /**
+     * Disk used, in bytes.
+     */
+    diskUsed: number;
+    /**
+     * Memory used as cache, in bytes.
+     */
+    memCache: number;
+    /**
+     * Memory, in bytes.
+     */
+    memTotal: number;
+    /**
+     * Memory used, in bytes.
+     */
+    memUsed: number;
+    /**
+     * When it was measured (Unix seconds).
+     */
+    timestampUnix: number;
+}
+
+export interface SnapshotInfo {
+    /**
+     * Its names (`namespace/alias`).
+     */
+    names: string[];
+    /**
+     * The snapshot's ID (`POST /sandboxes` starts a sandbox from it).
+     */
+    snapshotID: string;
+}
+
+export interface TemplateBuildInfo {
+    /**
+     * The build's ID.
+     */
+    buildID: string;
+    /**
+     * vCPUs of its sandboxes.
+     */
+    cpuCount: number;
+    /**
+     * When it was asked for (RFC 3339).
+     */
+    createdAt: string;
+    /**
+     * Disk of its sandboxes, in MiB, once built.
+     */
+    diskSizeMB?: number;
+    /**
+     * Version of its in-sandbox daemon, once built.
+     */
+    envdVersion?: string;
+    /**
+     * When it ended (RFC 3339), once it has.
+     */
+    finishedAt?: string;
+    /**
+     * Memory of its sandboxes, in MiB.
+     */
+    memoryMB: number;
+    /**
+     * Where the build is. One of `building`, `waiting`, `ready`, `error`.
+     */
+    status: string;
+    /**
+     * When it last changed (RFC 3339).
+     */
+    updatedAt: string;
+}
+
+export interface TemplateInfo {
+    /**
+     * Its aliases.
+     */
+    aliases: string[];
+    /**
+     * Its latest ready build.
+     */
+    buildID: string;
+    /**
+     * vCPUs of its sandboxes.
+     */
+    cpuCount: number;
+    /**
+     * Version of the in-sandbox daemon of its latest ready build.
+     */
+    envdVersion: string;
+    /**
+     * Memory of its sandboxes, in MiB.
+     */
+    memoryMB: number;
+    /**
+     * Its names (`namespace/alias`).
+     */
+    names: string[];
+    /**
+     * Whether other teams may use it.
+     */
+    public: boolean;
+    /**
+     * The template's ID.
+     */
+    templateID: string;
+}
+
+export interface TemplateTagInfo {
+    /**
+     * The build it points to.
+     */
+    buildID: string;
+    /**
+     * When it was pointed there (RFC 3339).
+     */
+    createdAt: string;
+    /**
+     * The tag.
+     */
+    tag: string;
+}
+
+export interface VolumeInfo {
+    /**
+     * Its name, unique in the team.
+     */
+    name: string;
+    /**
+     * The volume's ID.
+     */
+    volumeID: string;
 }
 
 /**

@@ -6,8 +6,16 @@ import builtins as _builtins
 from . import _utilities
 import typing
 # Export this package's modules as members:
+from .get_sandbox_logs import *
+from .get_sandbox_metrics import *
 from .get_template import *
+from .get_template_build_logs import *
 from .list_sandboxes import *
+from .list_snapshots import *
+from .list_template_builds import *
+from .list_template_tags import *
+from .list_templates import *
+from .list_volumes import *
 from .provider import *
 from .sandbox import *
 from .snapshot import *

@@ -17,12 +17,20 @@ from . import outputs
 
 __all__ = [
     'AutoResume',
+    'BuildLogEntry',
     'Content',
     'Network',
     'Provision',
     'ProvisionCommand',
     'ProvisionResult',
     'SandboxInfo',
+    'SandboxLogEntry',
+    'SandboxMetric',
+    'SnapshotInfo',
+    'TemplateBuildInfo',
+    'TemplateInfo',
+    'TemplateTagInfo',
+    'VolumeInfo',
     'VolumeMount',
 ]
 
@@ -42,6 +50,58 @@ class AutoResume(dict):
     @pulumi.getter
     def enabled(self) -> _builtins.bool:
         return pulumi.get(self, "enabled")
+
+
+@pulumi.output_type
+class BuildLogEntry(dict):
+    def __init__(__self__, *,
+                 level: _builtins.str,
+                 message: _builtins.str,
+                 timestamp: _builtins.str,
+                 step: Optional[_builtins.str] = None):
+        """
+        :param _builtins.str level: Its level. One of `debug`, `info`, `warn`, `error`.
+        :param _builtins.str message: The message.
+        :param _builtins.str timestamp: When it was logged (RFC 3339).
+        :param _builtins.str step: The step it belongs to: `base`, `finalize` or a step's number.
+        """
+        pulumi.set(__self__, "level", level)
+        pulumi.set(__self__, "message", message)
+        pulumi.set(__self__, "timestamp", timestamp)
+        if step is not None:
+            pulumi.set(__self__, "step", step)
+
+    @_builtins.property
+    @pulumi.getter
+    def level(self) -> _builtins.str:
+        """
+        Its level. One of `debug`, `info`, `warn`, `error`.
+        """
+        return pulumi.get(self, "level")
+
+    @_builtins.property
+    @pulumi.getter
+    def message(self) -> _builtins.str:
+        """
+        The message.
+        """
+        return pulumi.get(self, "message")
+
+    @_builtins.property
+    @pulumi.getter
+    def timestamp(self) -> _builtins.str:
+        """
+        When it was logged (RFC 3339).
+        """
+        return pulumi.get(self, "timestamp")
+
+    @_builtins.property
+    @pulumi.getter
+    def step(self) -> Optional[_builtins.str]:
+        """
+        The step it belongs to: `base`, `finalize` or a step's number.
+        """
+        return pulumi.get(self, "step")
 
 
 @pulumi.output_type
@@ -520,6 +580,454 @@ class SandboxInfo(dict):
         The alias of its template, when it has one.
         """
         return pulumi.get(self, "alias")
+
+
+@pulumi.output_type
+class SandboxLogEntry(dict):
+    def __init__(__self__, *,
+                 fields: Mapping[str, _builtins.str],
+                 level: _builtins.str,
+                 message: _builtins.str,
+                 timestamp: _builtins.str):
+        """
+        :param Mapping[str, _builtins.str] fields: Its structured fields.
+        :param _builtins.str level: Its level. One of `debug`, `info`, `warn`, `error`.
+        :param _builtins.str message: The message.
+        :param _builtins.str timestamp: When it was logged (RFC 3339).
+        """
+        pulumi.set(__self__, "fields", fields)
+        pulumi.set(__self__, "level", level)
+        pulumi.set(__self__, "message", message)
+        pulumi.set(__self__, "timestamp", timestamp)
+
+    @_builtins.property
+    @pulumi.getter
+    def fields(self) -> Mapping[str, _builtins.str]:
+        """
+        Its structured fields.
+        """
+        return pulumi.get(self, "fields")
+
+    @_builtins.property
+    @pulumi.getter
+    def level(self) -> _builtins.str:
+        """
+        Its level. One of `debug`, `info`, `warn`, `error`.
+        """
+        return pulumi.get(self, "level")
+
+    @_builtins.property
+    @pulumi.getter
+    def message(self) -> _builtins.str:
+        """
+        The message.
+        """
+        return pulumi.get(self, "message")
+
+    @_builtins.property
+    @pulumi.getter
+    def timestamp(self) -> _builtins.str:
+        """
+        When it was logged (RFC 3339).
+        """
+        return pulumi.get(self, "timestamp")
+
+
+@pulumi.output_type
+class SandboxMetric(dict):
+    def __init__(__self__, *,
+                 cpu_count: _builtins.int,
+                 cpu_used_pct: _builtins.float,
+                 disk_total: _builtins.float,
+                 disk_used: _builtins.float,
+                 mem_cache: _builtins.float,
+                 mem_total: _builtins.float,
+                 mem_used: _builtins.float,
+                 timestamp_unix: _builtins.int):
+        """
+        :param _builtins.int cpu_count: vCPUs.
+        :param _builtins.float cpu_used_pct: CPU used, in percent.
+        :param _builtins.float disk_total: Disk, in bytes.
+        :param _builtins.float disk_used: Disk used, in bytes.
+        :param _builtins.float mem_cache: Memory used as cache, in bytes.
+        :param _builtins.float mem_total: Memory, in bytes.
+        :param _builtins.float mem_used: Memory used, in bytes.
+        :param _builtins.int timestamp_unix: When it was measured (Unix seconds).
+        """
+        pulumi.set(__self__, "cpu_count", cpu_count)
+        pulumi.set(__self__, "cpu_used_pct", cpu_used_pct)
+        pulumi.set(__self__, "disk_total", disk_total)
+        pulumi.set(__self__, "disk_used", disk_used)
+        pulumi.set(__self__, "mem_cache", mem_cache)
+        pulumi.set(__self__, "mem_total", mem_total)
+        pulumi.set(__self__, "mem_used", mem_used)
+        pulumi.set(__self__, "timestamp_unix", timestamp_unix)
+
+    @_builtins.property
+    @pulumi.getter(name="cpuCount")
+    def cpu_count(self) -> _builtins.int:
+        """
+        vCPUs.
+        """
+        return pulumi.get(self, "cpu_count")
+
+    @_builtins.property
+    @pulumi.getter(name="cpuUsedPct")
+    def cpu_used_pct(self) -> _builtins.float:
+        """
+        CPU used, in percent.
+        """
+        return pulumi.get(self, "cpu_used_pct")
+
+    @_builtins.property
+    @pulumi.getter(name="diskTotal")
+    def disk_total(self) -> _builtins.float:
+        """
+        Disk, in bytes.
+        """
+        return pulumi.get(self, "disk_total")
+
+    @_builtins.property
+    @pulumi.getter(name="diskUsed")
+    def disk_used(self) -> _builtins.float:
+        """
+        Disk used, in bytes.
+        """
+        return pulumi.get(self, "disk_used")
+
+    @_builtins.property
+    @pulumi.getter(name="memCache")
+    def mem_cache(self) -> _builtins.float:
+        """
+        Memory used as cache, in bytes.
+        """
+        return pulumi.get(self, "mem_cache")
+
+    @_builtins.property
+    @pulumi.getter(name="memTotal")
+    def mem_total(self) -> _builtins.float:
+        """
+        Memory, in bytes.
+        """
+        return pulumi.get(self, "mem_total")
+
+    @_builtins.property
+    @pulumi.getter(name="memUsed")
+    def mem_used(self) -> _builtins.float:
+        """
+        Memory used, in bytes.
+        """
+        return pulumi.get(self, "mem_used")
+
+    @_builtins.property
+    @pulumi.getter(name="timestampUnix")
+    def timestamp_unix(self) -> _builtins.int:
+        """
+        When it was measured (Unix seconds).
+        """
+        return pulumi.get(self, "timestamp_unix")
+
+
+@pulumi.output_type
+class SnapshotInfo(dict):
+    def __init__(__self__, *,
+                 names: Sequence[_builtins.str],
+                 snapshot_id: _builtins.str):
+        """
+        :param Sequence[_builtins.str] names: Its names (`namespace/alias`).
+        :param _builtins.str snapshot_id: The snapshot's ID (`POST /sandboxes` starts a sandbox from it).
+        """
+        pulumi.set(__self__, "names", names)
+        pulumi.set(__self__, "snapshot_id", snapshot_id)
+
+    @_builtins.property
+    @pulumi.getter
+    def names(self) -> Sequence[_builtins.str]:
+        """
+        Its names (`namespace/alias`).
+        """
+        return pulumi.get(self, "names")
+
+    @_builtins.property
+    @pulumi.getter(name="snapshotID")
+    def snapshot_id(self) -> _builtins.str:
+        """
+        The snapshot's ID (`POST /sandboxes` starts a sandbox from it).
+        """
+        return pulumi.get(self, "snapshot_id")
+
+
+@pulumi.output_type
+class TemplateBuildInfo(dict):
+    def __init__(__self__, *,
+                 build_id: _builtins.str,
+                 cpu_count: _builtins.int,
+                 created_at: _builtins.str,
+                 memory_mb: _builtins.int,
+                 status: _builtins.str,
+                 updated_at: _builtins.str,
+                 disk_size_mb: Optional[_builtins.int] = None,
+                 envd_version: Optional[_builtins.str] = None,
+                 finished_at: Optional[_builtins.str] = None):
+        """
+        :param _builtins.str build_id: The build's ID.
+        :param _builtins.int cpu_count: vCPUs of its sandboxes.
+        :param _builtins.str created_at: When it was asked for (RFC 3339).
+        :param _builtins.int memory_mb: Memory of its sandboxes, in MiB.
+        :param _builtins.str status: Where the build is. One of `building`, `waiting`, `ready`, `error`.
+        :param _builtins.str updated_at: When it last changed (RFC 3339).
+        :param _builtins.int disk_size_mb: Disk of its sandboxes, in MiB, once built.
+        :param _builtins.str envd_version: Version of its in-sandbox daemon, once built.
+        :param _builtins.str finished_at: When it ended (RFC 3339), once it has.
+        """
+        pulumi.set(__self__, "build_id", build_id)
+        pulumi.set(__self__, "cpu_count", cpu_count)
+        pulumi.set(__self__, "created_at", created_at)
+        pulumi.set(__self__, "memory_mb", memory_mb)
+        pulumi.set(__self__, "status", status)
+        pulumi.set(__self__, "updated_at", updated_at)
+        if disk_size_mb is not None:
+            pulumi.set(__self__, "disk_size_mb", disk_size_mb)
+        if envd_version is not None:
+            pulumi.set(__self__, "envd_version", envd_version)
+        if finished_at is not None:
+            pulumi.set(__self__, "finished_at", finished_at)
+
+    @_builtins.property
+    @pulumi.getter(name="buildID")
+    def build_id(self) -> _builtins.str:
+        """
+        The build's ID.
+        """
+        return pulumi.get(self, "build_id")
+
+    @_builtins.property
+    @pulumi.getter(name="cpuCount")
+    def cpu_count(self) -> _builtins.int:
+        """
+        vCPUs of its sandboxes.
+        """
+        return pulumi.get(self, "cpu_count")
+
+    @_builtins.property
+    @pulumi.getter(name="createdAt")
+    def created_at(self) -> _builtins.str:
+        """
+        When it was asked for (RFC 3339).
+        """
+        return pulumi.get(self, "created_at")
+
+    @_builtins.property
+    @pulumi.getter(name="memoryMB")
+    def memory_mb(self) -> _builtins.int:
+        """
+        Memory of its sandboxes, in MiB.
+        """
+        return pulumi.get(self, "memory_mb")
+
+    @_builtins.property
+    @pulumi.getter
+    def status(self) -> _builtins.str:
+        """
+        Where the build is. One of `building`, `waiting`, `ready`, `error`.
+        """
+        return pulumi.get(self, "status")
+
+    @_builtins.property
+    @pulumi.getter(name="updatedAt")
+    def updated_at(self) -> _builtins.str:
+        """
+        When it last changed (RFC 3339).
+        """
+        return pulumi.get(self, "updated_at")
+
+    @_builtins.property
+    @pulumi.getter(name="diskSizeMB")
+    def disk_size_mb(self) -> Optional[_builtins.int]:
+        """
+        Disk of its sandboxes, in MiB, once built.
+        """
+        return pulumi.get(self, "disk_size_mb")
+
+    @_builtins.property
+    @pulumi.getter(name="envdVersion")
+    def envd_version(self) -> Optional[_builtins.str]:
+        """
+        Version of its in-sandbox daemon, once built.
+        """
+        return pulumi.get(self, "envd_version")
+
+    @_builtins.property
+    @pulumi.getter(name="finishedAt")
+    def finished_at(self) -> Optional[_builtins.str]:
+        """
+        When it ended (RFC 3339), once it has.
+        """
+        return pulumi.get(self, "finished_at")
+
+
+@pulumi.output_type
+class TemplateInfo(dict):
+    def __init__(__self__, *,
+                 aliases: Sequence[_builtins.str],
+                 build_id: _builtins.str,
+                 cpu_count: _builtins.int,
+                 envd_version: _builtins.str,
+                 memory_mb: _builtins.int,
+                 names: Sequence[_builtins.str],
+                 public: _builtins.bool,
+                 template_id: _builtins.str):
+        """
+        :param Sequence[_builtins.str] aliases: Its aliases.
+        :param _builtins.str build_id: Its latest ready build.
+        :param _builtins.int cpu_count: vCPUs of its sandboxes.
+        :param _builtins.str envd_version: Version of the in-sandbox daemon of its latest ready build.
+        :param _builtins.int memory_mb: Memory of its sandboxes, in MiB.
+        :param Sequence[_builtins.str] names: Its names (`namespace/alias`).
+        :param _builtins.bool public: Whether other teams may use it.
+        :param _builtins.str template_id: The template's ID.
+        """
+        pulumi.set(__self__, "aliases", aliases)
+        pulumi.set(__self__, "build_id", build_id)
+        pulumi.set(__self__, "cpu_count", cpu_count)
+        pulumi.set(__self__, "envd_version", envd_version)
+        pulumi.set(__self__, "memory_mb", memory_mb)
+        pulumi.set(__self__, "names", names)
+        pulumi.set(__self__, "public", public)
+        pulumi.set(__self__, "template_id", template_id)
+
+    @_builtins.property
+    @pulumi.getter
+    def aliases(self) -> Sequence[_builtins.str]:
+        """
+        Its aliases.
+        """
+        return pulumi.get(self, "aliases")
+
+    @_builtins.property
+    @pulumi.getter(name="buildID")
+    def build_id(self) -> _builtins.str:
+        """
+        Its latest ready build.
+        """
+        return pulumi.get(self, "build_id")
+
+    @_builtins.property
+    @pulumi.getter(name="cpuCount")
+    def cpu_count(self) -> _builtins.int:
+        """
+        vCPUs of its sandboxes.
+        """
+        return pulumi.get(self, "cpu_count")
+
+    @_builtins.property
+    @pulumi.getter(name="envdVersion")
+    def envd_version(self) -> _builtins.str:
+        """
+        Version of the in-sandbox daemon of its latest ready build.
+        """
+        return pulumi.get(self, "envd_version")
+
+    @_builtins.property
+    @pulumi.getter(name="memoryMB")
+    def memory_mb(self) -> _builtins.int:
+        """
+        Memory of its sandboxes, in MiB.
+        """
+        return pulumi.get(self, "memory_mb")
+
+    @_builtins.property
+    @pulumi.getter
+    def names(self) -> Sequence[_builtins.str]:
+        """
+        Its names (`namespace/alias`).
+        """
+        return pulumi.get(self, "names")
+
+    @_builtins.property
+    @pulumi.getter
+    def public(self) -> _builtins.bool:
+        """
+        Whether other teams may use it.
+        """
+        return pulumi.get(self, "public")
+
+    @_builtins.property
+    @pulumi.getter(name="templateID")
+    def template_id(self) -> _builtins.str:
+        """
+        The template's ID.
+        """
+        return pulumi.get(self, "template_id")
+
+
+@pulumi.output_type
+class TemplateTagInfo(dict):
+    def __init__(__self__, *,
+                 build_id: _builtins.str,
+                 created_at: _builtins.str,
+                 tag: _builtins.str):
+        """
+        :param _builtins.str build_id: The build it points to.
+        :param _builtins.str created_at: When it was pointed there (RFC 3339).
+        :param _builtins.str tag: The tag.
+        """
+        pulumi.set(__self__, "build_id", build_id)
+        pulumi.set(__self__, "created_at", created_at)
+        pulumi.set(__self__, "tag", tag)
+
+    @_builtins.property
+    @pulumi.getter(name="buildID")
+    def build_id(self) -> _builtins.str:
+        """
+        The build it points to.
+        """
+        return pulumi.get(self, "build_id")
+
+    @_builtins.property
+    @pulumi.getter(name="createdAt")
+    def created_at(self) -> _builtins.str:
+        """
+        When it was pointed there (RFC 3339).
+        """
+        return pulumi.get(self, "created_at")
+
+    @_builtins.property
+    @pulumi.getter
+    def tag(self) -> _builtins.str:
+        """
+        The tag.
+        """
+        return pulumi.get(self, "tag")
+
+
+@pulumi.output_type
+class VolumeInfo(dict):
+    def __init__(__self__, *,
+                 name: _builtins.str,
+                 volume_id: _builtins.str):
+        """
+        :param _builtins.str name: Its name, unique in the team.
+        :param _builtins.str volume_id: The volume's ID.
+        """
+        pulumi.set(__self__, "name", name)
+        pulumi.set(__self__, "volume_id", volume_id)
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> _builtins.str:
+        """
+        Its name, unique in the team.
+        """
+        return pulumi.get(self, "name")
+
+    @_builtins.property
+    @pulumi.getter(name="volumeID")
+    def volume_id(self) -> _builtins.str:
+        """
+        The volume's ID.
+        """
+        return pulumi.get(self, "volume_id")
 
 
 @pulumi.output_type
