@@ -32,6 +32,7 @@ import { sandboxListRoutes } from "./routes/sandbox-list";
 import { sandboxRoutes } from "./routes/sandboxes";
 import { sandboxResumeRoutes } from "./routes/sandbox-resume";
 import { sandboxUpdateRoutes } from "./routes/sandbox-updates";
+import { secretRoutes } from "./routes/secrets";
 import { snapshotRoutes } from "./routes/snapshots";
 import { templateBuildRoutes } from "./routes/template-builds";
 import { teamRoutes } from "./routes/teams";
@@ -188,6 +189,7 @@ function allRoutes(stores: Stores, faults: Faults, calls: CallLog, apiKey: strin
     ...sandboxRoutes(stores),
     ...sandboxUpdateRoutes(stores),
     ...sandboxResumeRoutes(stores),
+    ...secretRoutes(stores, apiKey),
     ...snapshotRoutes(stores),
     ...templateRoutes(stores),
     ...templateBuildRoutes(stores),

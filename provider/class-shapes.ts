@@ -50,4 +50,11 @@ export const CLASS_SHAPES: Record<ResourceKind, ClassShape> = {
     secretOutputs: [],
     idOutputs: ["snapshotID"],
   },
+  Secret: {
+    inputs: ["name", "value", "metadata"],
+    outputs: ["secretID", "currentVersion"],
+    secretInputs: ["value"],
+    secretOutputs: ["value"],
+    idOutputs: ["secretID"],
+  },
 };

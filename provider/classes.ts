@@ -56,3 +56,14 @@ export type TemplateTagArgs = ArgsOf<"TemplateTag">;
 export interface Snapshot extends OutputsOf<"Snapshot"> {}
 export class Snapshot extends resourceClass("Snapshot") {}
 export type SnapshotArgs = ArgsOf<"Snapshot">;
+
+/**
+ * A team secret: a value the service keeps and never returns (only its metadata). The value is
+ * secret everywhere in Pulumi (state, previews, logs). A new `value` or `metadata` writes a new
+ * version of the same secret; a new `name` replaces it. Deleting the resource deletes the secret.
+ * The service offers secrets behind a feature flag; a sandbox cannot refer to one by name (its
+ * egress header rules take plain values).
+ */
+export interface Secret extends OutputsOf<"Secret"> {}
+export class Secret extends resourceClass("Secret") {}
+export type SecretArgs = ArgsOf<"Secret">;

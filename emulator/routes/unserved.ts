@@ -29,11 +29,6 @@ export const UNSERVED_OPERATIONS: readonly string[] = [
   "POST /api-keys",
   "DELETE /api-keys/{apiKeyID}",
   "PATCH /api-keys/{apiKeyID}",
-  "GET /secrets",
-  "POST /secrets",
-  "GET /secrets/{secretID}",
-  "POST /secrets/{secretID}",
-  "DELETE /secrets/{secretID}",
 ];
 
 /** One 501 route per unserved operation; no credentials needed, so the answer is always the same. */

@@ -7,6 +7,7 @@ import { SandboxSlots } from "../team-limit";
 import { DEFAULT_READY_TIMEOUT_MS } from "./build-commands";
 import { SandboxSnapshotStore } from "./sandbox-snapshots";
 import { SandboxStore } from "./sandboxes";
+import { SecretStore } from "./secrets";
 import { TemplateStore } from "./templates";
 import { VolumeStore } from "./volumes";
 
@@ -17,6 +18,8 @@ export interface Stores {
   volumes: VolumeStore;
   /** Snapshots of sandboxes (POST /sandboxes/{id}/snapshots), with copies of their files. */
   snapshots: SandboxSnapshotStore;
+  /** Team secrets (POST /secrets), values kept in memory only. */
+  secrets: SecretStore;
   /** The one team's ID (a UUID per start). */
   teamID: string;
   /** The one user's ID (a UUID per start): `createdBy` of the templates it builds. */
@@ -64,6 +67,7 @@ export function createStores(opts: StoreOptions): Stores {
       : undefined, opts.latency?.buildStepMs ?? 0),
     volumes: new VolumeStore(volumesDir, opts.teamID, opts.apiUrl, isolation),
     snapshots: new SandboxSnapshotStore(join(opts.dataDir, "sandbox-snapshots")),
+    secrets: new SecretStore(),
     teamID: opts.teamID,
     userID: opts.userID,
     slots: new SandboxSlots(opts.sandboxLimit),

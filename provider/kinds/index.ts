@@ -7,6 +7,7 @@
 import type { ResourceSpec } from "../spec";
 import type { KindDefinition } from "./kind";
 import { sandboxKind } from "./sandbox";
+import { secretKind } from "./secret";
 import { snapshotKind } from "./snapshot";
 import { templateKind } from "./template";
 import { templateTagKind } from "./template-tag";
@@ -18,6 +19,7 @@ export const DEFINITIONS = {
   Sandbox: sandboxKind,
   TemplateTag: templateTagKind,
   Snapshot: snapshotKind,
+  Secret: secretKind,
 } as const;
 
 /** The name of a kind: its class, its type tokens, its key in every table. */

@@ -5,6 +5,7 @@
 import { resolveOptions, type ClientOptions, type ResolvedOptions } from "../config";
 import { HttpClient } from "../transport/http";
 import { Sandboxes } from "./sandboxes";
+import { Secrets } from "./secrets";
 import { Snapshots } from "./snapshots";
 import { TemplateBuilds } from "../template-build/client";
 import { Templates } from "./templates";
@@ -18,6 +19,7 @@ export class PlatformClient {
   readonly builds: TemplateBuilds;
   readonly volumes: Volumes;
   readonly snapshots: Snapshots;
+  readonly secrets: Secrets;
   private readonly http: HttpClient;
 
   /**
@@ -35,6 +37,7 @@ export class PlatformClient {
     this.builds = new TemplateBuilds(this.http);
     this.volumes = new Volumes(this.http);
     this.snapshots = new Snapshots(this.http);
+    this.secrets = new Secrets(this.http);
   }
 
   /** Closes the connection pool this client owns; in-flight requests finish first. */

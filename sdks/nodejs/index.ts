@@ -65,6 +65,11 @@ export type Sandbox = import("./sandbox").Sandbox;
 export const Sandbox: typeof import("./sandbox").Sandbox = null as any;
 utilities.lazyLoad(exports, ["Sandbox"], () => require("./sandbox"));
 
+export { SecretArgs } from "./secret";
+export type Secret = import("./secret").Secret;
+export const Secret: typeof import("./secret").Secret = null as any;
+utilities.lazyLoad(exports, ["Secret"], () => require("./secret"));
+
 export { SnapshotArgs } from "./snapshot";
 export type Snapshot = import("./snapshot").Snapshot;
 export const Snapshot: typeof import("./snapshot").Snapshot = null as any;
@@ -101,6 +106,8 @@ const _module = {
         switch (type) {
             case "sandbox:index:Sandbox":
                 return new Sandbox(name, <any>undefined, { urn })
+            case "sandbox:index:Secret":
+                return new Secret(name, <any>undefined, { urn })
             case "sandbox:index:Snapshot":
                 return new Snapshot(name, <any>undefined, { urn })
             case "sandbox:index:Template":

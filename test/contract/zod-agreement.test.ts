@@ -8,6 +8,7 @@ import { z } from "zod";
 import { ErrorBody } from "../../sdk/schemas/common";
 import * as builds from "../../sdk/schemas/builds";
 import * as sandboxes from "../../sdk/schemas/sandboxes";
+import * as secrets from "../../sdk/schemas/secrets";
 import * as snapshots from "../../sdk/schemas/snapshots";
 import * as templates from "../../sdk/schemas/templates";
 import * as volumes from "../../sdk/schemas/volumes";
@@ -65,6 +66,12 @@ const PAIRS: [name: string, operation: string, where: string, schema: z.ZodType,
   ["NewSnapshot", "POST /sandboxes/{sandboxID}/snapshots", "request", snapshots.NewSnapshot],
   ["SnapshotInfo", "POST /sandboxes/{sandboxID}/snapshots", "201", snapshots.SnapshotInfo],
   ["SnapshotInfo", "GET /snapshots", "200", snapshots.SnapshotInfo, "items"],
+  ["NewSecret", "POST /secrets", "request", secrets.NewSecret],
+  ["SecretInfo", "POST /secrets", "201", secrets.SecretInfo],
+  ["SecretInfo", "GET /secrets", "200", secrets.SecretInfo, "items"],
+  ["SecretInfo", "GET /secrets/{secretID}", "200", secrets.SecretInfo],
+  ["SecretUpdate", "POST /secrets/{secretID}", "request", secrets.SecretUpdate],
+  ["SecretInfo", "POST /secrets/{secretID}", "200", secrets.SecretInfo],
 ];
 
 function specSchema(operation: string, where: string, items?: "items"): Node {

@@ -107,7 +107,7 @@ describe("resources", () => {
   // this test, and one missing from schema.json (gen not run) still fails it.
   test("are the registry's kinds, under package tokens", () => {
     expect(Object.keys(schema.resources)).toEqual(KINDS.map((kind) => `sandbox:index:${kind}`).sort());
-    expect(Object.keys(schema.resources)).toEqual(expect.arrayContaining(["sandbox:index:Sandbox", "sandbox:index:Snapshot", "sandbox:index:Template", "sandbox:index:TemplateTag", "sandbox:index:Volume"]));
+    expect(Object.keys(schema.resources)).toEqual(expect.arrayContaining(["sandbox:index:Sandbox", "sandbox:index:Secret", "sandbox:index:Snapshot", "sandbox:index:Template", "sandbox:index:TemplateTag", "sandbox:index:Volume"]));
     expect(schema).toMatchObject({ name: "sandbox", version: pkg.version });
   });
 

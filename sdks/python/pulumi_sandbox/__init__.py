@@ -18,6 +18,7 @@ from .list_templates import *
 from .list_volumes import *
 from .provider import *
 from .sandbox import *
+from .secret import *
 from .snapshot import *
 from .template import *
 from .template_tag import *
@@ -41,6 +42,7 @@ _utilities.register(
   "fqn": "pulumi_sandbox",
   "classes": {
    "sandbox:index:Sandbox": "Sandbox",
+   "sandbox:index:Secret": "Secret",
    "sandbox:index:Snapshot": "Snapshot",
    "sandbox:index:Template": "Template",
    "sandbox:index:TemplateTag": "TemplateTag",
