@@ -10,7 +10,7 @@ import type { SandboxRuntime } from "../types";
 import { WatcherRegistry } from "./filesystem/watcher-registry";
 import { accountBinds, systemBindsOf, systemDirOf, writeAccountFiles } from "./isolation/layout";
 import { SandboxNamespace } from "./isolation/namespace";
-import { toolsLayerOf } from "./isolation/tools-layer";
+import { systemBindsWithTools } from "./isolation/tools-layer";
 import { mountsOf } from "./paths";
 import { SandboxPorts } from "./ports/dial";
 import { ProcessRegistry } from "./process/registry";
@@ -108,8 +108,7 @@ function startNamespace(runtime: SandboxRuntime, isolation: SandboxRuntime["isol
   writeAccountFiles(systemDir);
   const volumes = mountsOf(runtime).filter((m) => !m.readOnly).reverse();
   // The base image's sudo and python, over the host's /usr (isolation/tools-layer.ts).
-  const tools = join(toolsLayerOf(systemDir, isolation), "usr");
-  const system = systemBindsOf(runtime.rootDir).map((b) => (b.sandboxPath === "/usr" ? { ...b, lowers: [tools] } : b));
+  const system = systemBindsWithTools(runtime.rootDir, systemDir, isolation);
   return SandboxNamespace.start(isolation, {
     rootDir: runtime.rootDir,
     readOnly: [...system, ...accountBinds(systemDir)],

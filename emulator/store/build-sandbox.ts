@@ -8,7 +8,8 @@
  */
 import { spawn } from "node:child_process";
 import { randomHex } from "../ids";
-import { accountBinds, hostId, idsOf, ownerName, systemBindsOf, systemDirOf, systemView, writeAccountFiles } from "../envd/isolation/layout";
+import { accountBinds, hostId, idsOf, ownerName, systemDirOf, systemView, writeAccountFiles } from "../envd/isolation/layout";
+import { systemBindsWithTools } from "../envd/isolation/tools-layer";
 import type { Isolation } from "../envd/isolation/mode";
 import { SandboxNamespace } from "../envd/isolation/namespace";
 import { createSandboxRoot, removeSandboxRoot } from "./sandbox-fs";
@@ -49,7 +50,7 @@ export class BuildSandbox {
       await fillSandboxRoot(rootDir, result, [], (owner) => hostId(isolation, idsOf(owner === "root" ? "root" : "user")));
       const systemDir = systemDirOf(rootDir);
       writeAccountFiles(systemDir);
-      const ns = await SandboxNamespace.start(isolation, { rootDir, readOnly: [...systemBindsOf(rootDir), ...accountBinds(systemDir)], volumes: [] });
+      const ns = await SandboxNamespace.start(isolation, { rootDir, readOnly: [...systemBindsWithTools(rootDir, systemDir, isolation), ...accountBinds(systemDir)], volumes: [] });
       return new BuildSandbox(isolation, rootDir, ns);
     } catch (err) {
       removeSandboxRoot(rootDir);

@@ -18,6 +18,7 @@
  */
 import { chmodSync, chownSync, copyFileSync, existsSync, lchownSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { systemBindsOf, type SystemBind } from "./layout";
 import type { Isolation } from "./mode";
 
 type Namespaces = Isolation & { mode: "namespaces" };
@@ -95,4 +96,14 @@ function writeLayer(dir: string, isolation: Namespaces): void {
   made(helperDir, 0o750, user);
   copyFileSync(isolation.tools.setpriv, join(dir, HELPER));
   made(join(dir, HELPER), 0o4750, user);
+}
+
+/**
+ * The read-only system binds of a sandbox root with the tools layer under its `/usr`: what every
+ * command of the sandbox sees, a build's RUN and start commands (../../store/build-sandbox.ts)
+ * included, since the service builds in the same base image its sandboxes start from.
+ */
+export function systemBindsWithTools(rootDir: string, systemDir: string, isolation: Namespaces): SystemBind[] {
+  const tools = join(toolsLayerOf(systemDir, isolation), "usr");
+  return systemBindsOf(rootDir).map((b) => (b.sandboxPath === "/usr" ? { ...b, lowers: [tools] } : b));
 }
