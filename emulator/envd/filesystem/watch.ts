@@ -75,6 +75,24 @@ export class DirWatch {
     this.watcher.on("error", () => this.close());
   }
 
+  /**
+   * Resolves once every event the kernel had queued for this watch when it was called is emitted.
+   * envd's fsnotify reads inotify on its own goroutine, so a poll made after a write has returned
+   * finds that write's events (the Python SDK's `watch_dir` polls right after a write). Here, the
+   * kernel queued them during the write's syscalls, before its answer was sent: the poll phase of
+   * the event loop that read this request saw libuv's inotify fd readable too, so after one
+   * `setImmediate` they have reached `classify`; a second lets a held name's REMOVE out; then the
+   * per-event queue (stat, entry) drains. Nothing is emitted twice: this only waits.
+   */
+  async settled(): Promise<void> {
+    for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
+    let queue: Promise<void>;
+    do {
+      queue = this.queue;
+      await queue;
+    } while (queue !== this.queue);
+  }
+
   close(): void {
     if (this.closed) return;
     this.closed = true;
