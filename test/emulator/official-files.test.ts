@@ -101,6 +101,20 @@ describe("watching", () => {
     expect(await poll()).toEqual([]);
     await fs.removeWatcher({ watcherId }, { headers });
   });
+  it("a recursive watcher sees a new file in a subdirectory as a watch of that subdirectory does, and a removed subdirectory once", async () => {
+    const { fs, headers } = pollingClient();
+    await bench.sandbox.files.makeDir("/home/user/rec/sub");
+    const { watcherId: deep } = await fs.createWatcher({ path: "/home/user/rec", recursive: true }, { headers });
+    const { watcherId: flat } = await fs.createWatcher({ path: "/home/user/rec/sub" }, { headers });
+    const poll = async (watcherId: string) => (await fs.getWatcherEvents({ watcherId }, { headers })).events.map((e) => `${EventType[e.type]} ${e.name}`);
+    await bench.sandbox.files.write("/home/user/rec/sub/f.txt", "x");
+    const fromFlat = await poll(flat);
+    expect(fromFlat.length).toBeGreaterThanOrEqual(2);
+    expect(await poll(deep)).toEqual(fromFlat.map((e) => e.replace(" ", " sub/")));
+    await bench.sandbox.files.remove("/home/user/rec/sub/f.txt");
+    await bench.sandbox.files.remove("/home/user/rec/sub");
+    expect(await poll(deep)).toEqual(["REMOVE sub/f.txt", "REMOVE sub"]);
+  });
 });
 
 /** This project's Connect client of the sandbox's Filesystem service, with the headers of the bench's sandbox. */
