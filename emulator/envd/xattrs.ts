@@ -12,7 +12,8 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { createInterface } from "node:readline";
-import type { FileMetadata } from "./file-metadata";
+/** Keys without the `user.e2b.` namespace, and their values. */
+type FileMetadata = Record<string, string>;
 
 /** Reads or replaces the `user.e2b.*` attributes of one path, following a last link only when asked. */
 const HELPER = `
