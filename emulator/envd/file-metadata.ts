@@ -65,6 +65,7 @@ export interface InodeStats {
   dev: bigint;
   ino: bigint;
   birthtimeNs: bigint;
+  ctimeNs: bigint;
 }
 
 const inodeKey = (st: InodeStats) => `${st.dev}:${st.ino}:${st.birthtimeNs}`;
@@ -97,8 +98,29 @@ const kept = new MetadataStore();
  * file's /proc/self/fd entry), never a link in the sandbox's tree.
  */
 export async function readMetadata(st: InodeStats, osPath: string, follow = false): Promise<FileMetadata | undefined> {
-  const merged = { ...(await xattrs.read(osPath, follow)), ...kept.read(st) };
+  const merged = { ...(await xattrsOf(st, osPath, follow)), ...kept.read(st) };
   return Object.keys(merged).length > 0 ? merged : undefined;
+}
+
+/**
+ * The xattrs last read from each inode, with its ctime then: setxattr and removexattr move the
+ * ctime, so an unchanged ctime means unchanged xattrs, and a listing read again asks the helper
+ * nothing. As git's racy-index rule, a read less than RACY_NS after the ctime is not kept: a change
+ * in that same clock tick would leave the ctime as it was.
+ */
+const lastRead = new Map<string, { ctimeNs: bigint; xattrs: FileMetadata }>();
+const RACY_NS = 100_000_000n;
+const MAX_REMEMBERED = 100_000;
+
+async function xattrsOf(st: InodeStats, osPath: string, follow: boolean): Promise<FileMetadata | undefined> {
+  const key = inodeKey(st);
+  const hit = lastRead.get(key);
+  if (hit && hit.ctimeNs === st.ctimeNs) return hit.xattrs;
+  const read = await xattrs.read(osPath, follow);
+  if (read === undefined || BigInt(Date.now()) * 1_000_000n - st.ctimeNs < RACY_NS) return read;
+  if (lastRead.size >= MAX_REMEMBERED) lastRead.clear();
+  lastRead.set(key, { ctimeNs: st.ctimeNs, xattrs: read });
+  return read;
 }
 
 /** Replaces a file's metadata, as envd's WriteMetadata does: keys not given are cleared. */
