@@ -28,7 +28,7 @@ function childrenCpuMs(times) {
 }
 
 /** `pulumi <args>` as runPulumi runs it, also reporting the CPU time of the CLI and its reaped children. */
-function timedPulumi(args, { cwd, env }) {
+export function timedPulumi(args, { cwd, env }, onStart = () => {}) {
   return new Promise((resolve, reject) => {
     const script = 'pulumi "$@"; rc=$?; times >&3; exit $rc';
     const child = spawn("bash", ["-c", script, "pulumi", ...args, "--non-interactive"], { cwd, env, stdio: ["ignore", "pipe", "pipe", "pipe"] });
@@ -39,6 +39,7 @@ function timedPulumi(args, { cwd, env }) {
     child.stderr.on("data", (d) => (stderr += d));
     child.stdio[3].on("data", (d) => (times += d));
     child.on("error", reject);
+    onStart(child.pid);
     child.on("close", (code) => resolve({ code, stdout, output: stdout + stderr, cpuMs: childrenCpuMs(times) }));
   });
 }

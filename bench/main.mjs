@@ -8,6 +8,7 @@ import os from "node:os";
 import { join } from "node:path";
 import { ensurePulumi } from "../scripts/ensure-pulumi.mjs";
 import { engineBench } from "./engine.mjs";
+import { growthBench } from "./growth.mjs";
 import { installProject } from "./install.mjs";
 import { ROOT } from "./lib.mjs";
 import { loadBench, runtimeCodeBytes } from "./load.mjs";
@@ -22,6 +23,10 @@ const { createEmulator } = require("pulumi-sandbox/emulator");
 const quick = process.argv.includes("--quick");
 const only = process.argv.find((a) => a.startsWith("--only="))?.slice(7).split(",");
 const want = (name) => !only || only.includes(name);
+// `--sizes=10,100,500` and `--latencies=5,150` pick the rows of the growth bench (7).
+const listFlag = (name, fallback) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3).split(",").map(Number) ?? fallback;
+const sizes = listFlag("sizes", [10, 100, 500]);
+const latencies = listFlag("latencies", [5, 150]);
 const LATENCY_MS = 5;
 const BUILD_MS = 6000;
 const cfg = quick
@@ -84,7 +89,7 @@ if (want("readiness")) {
 }
 
 let project;
-if (want("engine") || want("load")) {
+if (want("engine") || want("load") || want("growth")) {
   project = { ...installProject(), repo: ROOT };
   log(`  installed the bench project in ${(project.ms / 1000).toFixed(1)} s: ${project.how}`);
 }
@@ -105,6 +110,16 @@ if (want("load")) {
     "5. Provider load: cold `require` in a fresh node process",
     "Resolved from the installed project of bench 4 (`e2b` from this repository). Time of the `require` call alone, process start excluded.",
     await loadBench({ reps: cfg.loadReps, project, log }),
+  );
+}
+if (want("growth")) {
+  section(
+    "7. Growth: up, no-op preview, refresh and destroy of N sandboxes",
+    "One fresh stack and emulator per row and front end, file backend; per resource figures subtract a stack of 0 sandboxes run just before, at the same latency. " +
+      `The engine runs with \`--parallel C\` and the e2b SDK script (bench/workers/sdk-fleet.mjs) with C creates in flight, C = min(N, 100); its refresh is a get per sandbox, its destroy a kill, and it has no preview. ` +
+      "The bound is ceil(N / C) creates in a row, each the emulator's median create. The team's limit is N (sandboxes stay running, so a smaller limit could not be met). " +
+      "Provider peak RSS is the dynamic-provider host's high-water mark (VmHWM), the SDK's the script's own. Sizes: " + sizes.join(", ") + ".",
+    await growthBench({ sizes, latencies, project, log }),
   );
 }
 if (project) rmSync(project.dir, { recursive: true, force: true });
@@ -134,10 +149,11 @@ const header = [
   `- Emulator in the bench process, ${LATENCY_MS} ms added to every platform request; clients in child processes, run one at a time`,
   "",
 ].join("\n");
-const file = join(ROOT, "bench", "RESULTS.md");
+// A run of some benches (`--only`) writes beside the full results, never over them.
+const file = join(ROOT, "bench", only ? `RESULTS-${only.join("-")}.md` : "RESULTS.md");
 // Everything from this marker on is written by hand (the reading of the tables) and kept across runs.
 const NOTES = "<!-- notes: kept across runs -->";
 const previous = existsSync(file) ? readFileSync(file, "utf8") : "";
 const notes = previous.includes(NOTES) ? previous.slice(previous.indexOf(NOTES)) : `${NOTES}\n`;
 writeFileSync(file, `${header}\n${sections.join("\n")}\n${notes}`);
-log(`\nwrote bench/RESULTS.md; wall time ${wall.toFixed(0)} s`);
+log(`\nwrote ${file}; wall time ${wall.toFixed(0)} s`);

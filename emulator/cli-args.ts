@@ -13,6 +13,11 @@ export const USAGE = `usage: sandbox-emulator [options]
   --data-dir D          where sandbox and volume files live (default: a temp dir, removed on exit)
   --max-processes N     processes a sandbox may run at once (default 1024)
   --max-file-mb N       largest file a sandbox may write or upload, in MiB (default 1024)
+  --sandbox-limit N     the team's concurrent-sandbox limit; creates past it get the service's 429 (default: none)
+  --create-ms N         time a sandbox create takes, after its slot is reserved (default 0)
+  --connect-ms N        time a connect (resume) takes (default 0)
+  --kill-ms N           time a kill takes (default 0)
+  --build-step-ms N     time added to each step of a template build (default 0)
   --latency-ms N        delay added to every platform request
   --rate-429 R          share of platform requests answered 429 (0..1)
   --rate-503 R          share of platform requests answered 503 (0..1)
@@ -38,6 +43,11 @@ const FLAGS: Record<string, Setter> = {
   "--data-dir": (o, _f, v) => (o.dataDir = v),
   "--max-processes": (o, _f, v) => (o.limits = { ...o.limits, processes: integer("--max-processes", v, 1, 2 ** 31 - 1) }),
   "--max-file-mb": (o, _f, v) => (o.limits = { ...o.limits, fileSizeBytes: integer("--max-file-mb", v, 1, 2 ** 40) * 1024 * 1024 }),
+  "--sandbox-limit": (o, _f, v) => (o.sandboxLimit = integer("--sandbox-limit", v, 1, 2 ** 31 - 1)),
+  "--create-ms": (o, _f, v) => (o.latency = { ...o.latency, createMs: number("--create-ms", v) }),
+  "--connect-ms": (o, _f, v) => (o.latency = { ...o.latency, connectMs: number("--connect-ms", v) }),
+  "--kill-ms": (o, _f, v) => (o.latency = { ...o.latency, killMs: number("--kill-ms", v) }),
+  "--build-step-ms": (o, _f, v) => (o.latency = { ...o.latency, buildStepMs: number("--build-step-ms", v) }),
   "--latency-ms": (_o, f, v) => (f.latencyMs = number("--latency-ms", v)),
   "--rate-429": (_o, f, v) => (f.rate429 = number("--rate-429", v)),
   "--rate-503": (_o, f, v) => (f.rate503 = number("--rate-503", v)),

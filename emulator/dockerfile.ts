@@ -4,6 +4,8 @@
  * would report. Nothing is executed; a `RUN exit N` (N ≠ 0) or `RUN false` stands for a failing
  * command, so tests can make a build fail at a known step.
  */
+// The sdk's splitter: the provider sends what it reads, so the emulator reads the same lines.
+import { dockerfileLines } from "../sdk/template-build/dockerfile-lines";
 
 /** One Dockerfile instruction. */
 export interface Instruction {
@@ -33,20 +35,7 @@ const KNOWN = new Set([
 
 /** Splits a Dockerfile into instructions; comments and blank lines are dropped. */
 export function parseDockerfile(text: string): Instruction[] {
-  const out: Instruction[] = [];
-  let pending: { text: string; line: number } | undefined;
-  text.split(/\r?\n/).forEach((raw, i) => {
-    const trimmed = raw.trim();
-    if (trimmed.startsWith("#") || (trimmed === "" && !pending)) return;
-    const continued = trimmed.endsWith("\\");
-    const piece = continued ? trimmed.slice(0, -1).trim() : trimmed;
-    pending = pending ? { text: `${pending.text} ${piece}`.trim(), line: pending.line } : { text: piece, line: i + 1 };
-    if (continued) return;
-    out.push(toInstruction(pending.text, pending.line));
-    pending = undefined;
-  });
-  if (pending && pending.text !== "") out.push(toInstruction(pending.text, pending.line));
-  return out;
+  return dockerfileLines(text).map(({ text: whole, line }) => toInstruction(whole, line));
 }
 
 function toInstruction(text: string, line: number): Instruction {
@@ -55,7 +44,7 @@ function toInstruction(text: string, line: number): Instruction {
 }
 
 /** Plans a build: FROM first (the `base` step), then one step per instruction, failures marked. */
-export function planBuild(dockerfile: string): BuildPlan {
+export function planEmulatedBuild(dockerfile: string): BuildPlan {
   const instructions = parseDockerfile(dockerfile);
   const first = instructions[0];
   if (!first || first.keyword !== "FROM" || first.args === "") {

@@ -21,6 +21,7 @@ import { detectIsolation } from "./envd/isolation/probe";
 import { responseOn } from "./envd/ports/upgrade";
 import type { SandboxLimits } from "./envd/limits";
 import { Faults, type FaultSettings } from "./faults";
+import { validateLatency, type OperationLatency } from "./op-latency";
 import { exchangeObserver, type ExchangeObserver } from "./exchanges";
 import { text } from "./http";
 import { newAccessToken, newApiKey, newUUID } from "./ids";
@@ -45,6 +46,7 @@ import { closeStores, createStores, type Stores } from "./store";
 export type { CallRecord } from "./calls";
 export type { Exchange, ExchangeObserver } from "./exchanges";
 export type { FaultSettings } from "./faults";
+export type { OperationLatency } from "./op-latency";
 export type { Inventory, InventorySandbox, InventoryTemplate, InventoryVolume } from "./inventory";
 export type { EmulatorSnapshot } from "./snapshot";
 export type { Isolation } from "./envd/isolation/mode";
@@ -62,6 +64,11 @@ export interface EmulatorOptions {
   accessToken?: string;
   /** Duration of a successful template build, in milliseconds. Default 1500. */
   buildDelayMs?: number;
+  /**
+   * How long a template build's ready command may keep failing before the build fails, in
+   * milliseconds. Default: the service's 10 minutes.
+   */
+  readyTimeoutMs?: number;
   /** Where sandbox roots and volumes live. Default: a fresh temp dir, removed by `close()`. A given dir is kept. */
   dataDir?: string;
   /** Fault switches at start; change them later with `setFaults` or POST /_emulator/faults. Default: none. */
@@ -76,6 +83,13 @@ export interface EmulatorOptions {
   onExchange?: ExchangeObserver;
   /** What each sandbox may use (processes at once, file size); see envd/limits.ts. Default: 1024 processes, 1 GiB. */
   limits?: Partial<SandboxLimits>;
+  /**
+   * The team's concurrent-sandbox limit: a create (or resume) that would pass it is refused with the
+   * service's 429 (./team-limit.ts). Default: no limit (the service's plans have 20 or 100).
+   */
+  sandboxLimit?: number;
+  /** Time added to create, connect, kill and each build step (./op-latency.ts). Default: none. */
+  latency?: OperationLatency;
   /** State to start with, from `emulator.snapshot()` (see ./snapshot.ts): same IDs, same team. Default: only `base`. */
   restore?: EmulatorSnapshot;
 }
@@ -132,7 +146,8 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   let apiUrl = "";
   const { restore } = options;
   const isolation = await detectIsolation(dataDir);
-  const stores = createStores({ dataDir, buildDelayMs, teamID: restore?.teamID ?? newUUID(), userID: restore?.userID ?? newUUID(), apiUrl: () => apiUrl, isolation });
+  const latency = validateLatency(options.latency ?? {});
+  const stores = createStores({ dataDir, buildDelayMs, readyTimeoutMs: options.readyTimeoutMs, sandboxLimit: options.sandboxLimit, latency, teamID: restore?.teamID ?? newUUID(), userID: restore?.userID ?? newUUID(), apiUrl: () => apiUrl, isolation });
   if (restore) restoreInto(stores, restore);
   const calls = new CallLog();
   const onExchange = exchangeObserver(options.onExchange);

@@ -43,4 +43,11 @@ export const CLASS_SHAPES: Record<ResourceKind, ClassShape> = {
     secretOutputs: [],
     idOutputs: [],
   },
+  Snapshot: {
+    inputs: ["sandboxID", "name", "triggers"],
+    outputs: ["snapshotID", "names"],
+    secretInputs: [],
+    secretOutputs: [],
+    idOutputs: ["snapshotID"],
+  },
 };

@@ -45,3 +45,14 @@ export type SandboxArgs = ArgsOf<"Sandbox">;
 export interface TemplateTag extends OutputsOf<"TemplateTag"> {}
 export class TemplateTag extends resourceClass("TemplateTag") {}
 export type TemplateTagArgs = ArgsOf<"TemplateTag">;
+
+/**
+ * A snapshot of a running sandbox: its files and memory at the moment it is taken. A Sandbox whose
+ * `templateID` is the snapshot's `snapshotID` starts from it, with those files. The service keeps a
+ * snapshot until it is deleted: deleting the resource (or destroying the stack) deletes it, and a
+ * replaced snapshot is deleted once its successor exists (first, when it keeps a chosen `name`).
+ * The service refuses to delete a snapshot while sandboxes started from it run.
+ */
+export interface Snapshot extends OutputsOf<"Snapshot"> {}
+export class Snapshot extends resourceClass("Snapshot") {}
+export type SnapshotArgs = ArgsOf<"Snapshot">;

@@ -20,6 +20,8 @@ const RULES: readonly Rule[] = [
   { statuses: [400], message: /not in waiting state/i, reason: "build_not_waiting" },
   // "Error pausing sandbox - sandbox '<id>' is already paused"
   { statuses: [409], message: /is already paused/i, reason: "already_paused" },
+  // "you have reached the maximum number of concurrent E2B sandboxes (N). If you need more, ..."
+  { statuses: [429], message: /maximum number of concurrent E2B sandboxes/i, reason: "sandbox_limit" },
 ];
 
 /** The reason of an HTTP error answer, from its status and the service's message; undefined when none applies. */

@@ -34,7 +34,8 @@ export type ErrorReason =
   | "template_in_use" // a template cannot be deleted while sandboxes use it
   | "name_taken" // a unique name (volume name, template alias) is held by another resource
   | "already_paused" // pausing a sandbox that is already paused
-  | "build_not_waiting"; // starting a v2 build that was already started (or has ended)
+  | "build_not_waiting" // starting a v2 build that was already started (or has ended)
+  | "sandbox_limit"; // a create (or resume) past the team's concurrent-sandbox limit: nothing was made
 
 export interface SandboxErrorInit {
   code: ErrorCode;
@@ -46,6 +47,8 @@ export interface SandboxErrorInit {
   service?: { code: number | string; message: string };
   /** Whether repeating the same request may succeed (429, 503, dropped connections...). */
   retryable?: boolean;
+  /** The pause a 429's `Retry-After` asked for, in milliseconds, when it named one. */
+  retryAfterMs?: number | undefined;
   cause?: unknown;
 }
 
@@ -56,6 +59,7 @@ export class SandboxError extends Error {
   readonly status: number | undefined;
   readonly service: { code: number | string; message: string } | undefined;
   readonly retryable: boolean;
+  readonly retryAfterMs: number | undefined;
 
   constructor(init: SandboxErrorInit) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -64,6 +68,7 @@ export class SandboxError extends Error {
     this.status = init.status;
     this.service = init.service;
     this.retryable = init.retryable ?? false;
+    this.retryAfterMs = init.retryAfterMs;
   }
 }
 

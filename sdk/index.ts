@@ -15,15 +15,17 @@ export * from "./schemas/sandboxes";
 export * from "./schemas/templates";
 export * from "./schemas/builds";
 export * from "./schemas/volumes";
+export * from "./schemas/snapshots";
 export { parseWire } from "./schemas/parse";
 export { Sandboxes, encodeMetadata, type ListSandboxesQuery, type SandboxPage } from "./platform/sandboxes";
 export { Templates, BuildFailedError, DEFAULT_BUILD_TIMEOUT_MS, type WaitForBuildOptions } from "./platform/templates";
 export { Volumes } from "./platform/volumes";
+export { Snapshots, type ListSnapshotsQuery, type SnapshotPage } from "./platform/snapshots";
 export { VolumeContent, contentBaseUrl, type WriteOptions as VolumeWriteOptions } from "./volume-content/client";
 export * from "./template-build";
 export { PlatformClient } from "./platform/client";
 
-// ---- in-sandbox API (rpc.ts, process.ts, filesystem.ts, tail.ts): export lines go below ----
+// ---- in-sandbox API (in-sandbox/, transport/rpc.ts): export lines go below ----
 export { SandboxRpc, toRpc, KEEPALIVE_PING_INTERVAL_S, type SandboxTarget, type RpcCallOptions } from "./transport/rpc";
 export { toSandboxError, type RpcErrorContext } from "./transport/rpc-errors";
 export { ENVD_PORT, sandboxAddress, basicUserAuth, type SandboxAddress } from "./transport/sandbox-host";

@@ -50,11 +50,65 @@ export interface LocateOptions {
 /** Linux's limit on links followed in one lookup. */
 const MAX_LINKS = 40;
 
+/** A directory level the walk has reached: every dir of an overlay there, first wins. */
 interface Level {
   path: string;
   dirs: Dir[];
   readOnly: boolean;
 }
+
+/** Where a walk stands: the levels entered, the components still to walk, the links followed so far. */
+interface Walk {
+  layout: Layout;
+  options: LocateOptions;
+  held: HeldDirs;
+  stack: Level[];
+  rest: string[];
+  hops: number;
+}
+
+/** An entry found at one level: the dir of the overlay that has it, and whether it is a link. */
+interface Found {
+  dir: Dir;
+  link: boolean;
+}
+
+/**
+ * The dirs a walk holds open. On failure every one is closed; the answer keeps its own open (its
+ * dir, and at a directory level its overlay) and closes the rest.
+ */
+class HeldDirs {
+  private readonly open = new Set<Dir>();
+
+  constructor(private readonly follow: boolean) {}
+
+  /** Opens `dirs`, holding each that opened even when another failed, so that it is closed too. */
+  async keep(dirs: Promise<Dir>[]): Promise<Dir[]> {
+    const got = await Promise.allSettled(dirs);
+    for (const r of got) if (r.status === "fulfilled") this.open.add(r.value);
+    const failed = got.find((r) => r.status === "rejected");
+    if (failed) throw (failed as PromiseRejectedResult).reason;
+    return got.map((r) => (r as PromiseFulfilledResult<Dir>).value);
+  }
+
+  async closeAll(except: readonly Dir[] = []): Promise<void> {
+    for (const d of this.open) if (!except.includes(d)) await d.close();
+  }
+
+  /** The walk's answer: `dir` (and, at a directory level, its overlay) stay open; every other dir is closed. */
+  async answer(at: string, dir: Dir, name: string, readOnly: boolean, overlay: readonly Dir[] = [dir]): Promise<Located> {
+    const mine = name === "." ? [...new Set([dir, ...overlay])] : [dir];
+    await this.closeAll(mine);
+    return {
+      path: at, dir, name, overlay: name === "." ? mine : [], readOnly, follow: this.follow,
+      close: async () => {
+        for (const d of mine) await d.close();
+      },
+    };
+  }
+}
+
+const components = (path: string): string[] => path.split("/").filter((s) => s !== "");
 
 /**
  * Finds `path` (absolute, in the tree) in `layout`. A missing last component is not an error (its
@@ -62,95 +116,98 @@ interface Level {
  * a loop of links ELOOP, each naming the tree's path.
  */
 export async function locate(layout: Layout, path: string, options: LocateOptions = {}): Promise<Located> {
-  const open = new Set<Dir>();
-  const keep = async (dirs: Promise<Dir>[]): Promise<Dir[]> => {
-    const got = await Promise.allSettled(dirs);
-    for (const r of got) if (r.status === "fulfilled") open.add(r.value);
-    const failed = got.find((r) => r.status === "rejected");
-    if (failed) throw (failed as PromiseRejectedResult).reason;
-    return got.map((r) => (r as PromiseFulfilledResult<Dir>).value);
-  };
-  const closeAll = async (except: readonly Dir[] = []) => {
-    for (const d of open) if (!except.includes(d)) await d.close();
-  };
+  const held = new HeldDirs(layout.hostLinks === true);
   try {
     const rootMount = layout.mountAt?.("/");
-    const stack: Level[] = [{ path: "/", dirs: await keep([Dir.trusted(layout.root)]), readOnly: rootMount?.readOnly ?? false }];
-    let rest = path.split("/").filter((s) => s !== "");
-    let hops = 0;
-    /** The answer: `dir` (and, at a directory level, its overlay) stay open; every other dir is closed. */
-    const done = async (at: string, dir: Dir, name: string, readOnly: boolean, overlay: readonly Dir[] = [dir]): Promise<Located> => {
-      const mine = name === "." ? [...new Set([dir, ...overlay])] : [dir];
-      await closeAll(mine);
-      return {
-        path: at, dir, name, overlay: name === "." ? mine : [], readOnly, follow: layout.hostLinks === true,
-        close: async () => {
-          for (const d of mine) await d.close();
-        },
-      };
-    };
-    while (rest.length > 0) {
-      const name = rest.shift()!;
-      const top = stack[stack.length - 1]!;
-      if (name === ".") continue;
-      if (name === "..") {
-        if (stack.length > 1) stack.pop();
-        continue;
-      }
-      const childPath = posix.join(top.path, name);
-      const last = rest.length === 0;
-      const mount = layout.mountAt?.(childPath);
-      if (mount && "file" in mount) {
-        if (!last) throw errnoError("ENOTDIR", childPath);
-        const [dir] = await keep([Dir.trusted(dirname(mount.file))]);
-        return await done(childPath, dir!, basename(mount.file), mount.readOnly);
-      }
-      if (mount) {
-        const dirs = await keep(mount.dirs.map((d) => Dir.trusted(d)));
-        if (last) return await done(childPath, dirs[0]!, ".", mount.readOnly, dirs);
-        stack.push({ path: childPath, dirs, readOnly: mount.readOnly });
-        continue;
-      }
-      let found: { dir: Dir; link: boolean } | undefined;
-      for (const dir of top.dirs) {
-        const st = await lstat(dir.at(name)).catch((err: NodeJS.ErrnoException) => {
-          if (err.code === "ENOENT") return undefined;
-          throw errnoError(err.code ?? "EIO", childPath);
-        });
-        if (st) {
-          found = { dir, link: st.isSymbolicLink() };
-          break;
-        }
-      }
-      if (!found && last) return await done(childPath, top.dirs[0]!, name, top.readOnly);
-      if (!found) {
-        if (!options.makeParent || top.readOnly) throw errnoError(top.readOnly ? "EROFS" : "ENOENT", childPath);
-        await options.makeParent(top.dirs[0]!, name, childPath);
-        found = { dir: top.dirs[0]!, link: false };
-      }
-      if (found.link && (!last || options.followLast) && !layout.hostLinks) {
-        if (++hops > MAX_LINKS) throw errnoError("ELOOP", childPath);
-        const target = await readlink(found.dir.at(name));
-        if (target.startsWith("/")) stack.length = 1;
-        rest = [...target.split("/").filter((s) => s !== ""), ...rest];
-        continue;
-      }
-      if (last) return await done(childPath, found.dir, name, top.readOnly);
-      // A dir of an overlay: the same name in the dirs below the one that had it joins the level.
-      const below = top.dirs.slice(top.dirs.indexOf(found.dir));
-      // A file there is ENOTDIR; so is a link swapped in since the lstat (O_NOFOLLOW with O_DIRECTORY).
-      const first = await keep([found.dir.sub(name, layout.hostLinks)]).catch((err: NodeJS.ErrnoException) => {
-        throw errnoError(err.code === "ENOENT" || err.code === "ELOOP" ? err.code : "ENOTDIR", childPath);
-      });
-      const others = await Promise.all(below.slice(1).map((d) => keep([d.sub(name, layout.hostLinks)]).catch(() => [])));
-      stack.push({ path: childPath, dirs: [...first, ...others.flat()], readOnly: top.readOnly });
+    const root: Level = { path: "/", dirs: await held.keep([Dir.trusted(layout.root)]), readOnly: rootMount?.readOnly ?? false };
+    const walk: Walk = { layout, options, held, stack: [root], rest: components(path), hops: 0 };
+    while (walk.rest.length > 0) {
+      const answer = await step(walk);
+      if (answer) return answer;
     }
-    const top = stack[stack.length - 1]!;
-    return await done(top.path, top.dirs[0]!, ".", top.readOnly, top.dirs);
+    const top = walk.stack[walk.stack.length - 1]!;
+    return await held.answer(top.path, top.dirs[0]!, ".", top.readOnly, top.dirs);
   } catch (err) {
-    await closeAll();
+    await held.closeAll();
     throw err;
   }
+}
+
+/** Walks the next component: the answer when it is the last one found, else nothing (the walk goes on). */
+async function step(walk: Walk): Promise<Located | undefined> {
+  const name = walk.rest.shift()!;
+  const top = walk.stack[walk.stack.length - 1]!;
+  if (name === ".") return undefined;
+  if (name === "..") {
+    if (walk.stack.length > 1) walk.stack.pop();
+    return undefined;
+  }
+  const childPath = posix.join(top.path, name);
+  const last = walk.rest.length === 0;
+  const mount = walk.layout.mountAt?.(childPath);
+  if (mount) return enterMount(walk, mount, childPath, last);
+  let found = await findEntry(top, name, childPath);
+  if (!found && last) return walk.held.answer(childPath, top.dirs[0]!, name, top.readOnly);
+  found ??= await makeMissingParent(walk, top, name, childPath);
+  if (found.link && (!last || walk.options.followLast) && !walk.layout.hostLinks) {
+    await followLink(walk, found.dir, name, childPath);
+    return undefined;
+  }
+  if (last) return walk.held.answer(childPath, found.dir, name, top.readOnly);
+  await enterDir(walk, top, found.dir, name, childPath);
+  return undefined;
+}
+
+/** A mount at `childPath`: a file mount is the answer (it has nothing below); a dir mount is a new level. */
+async function enterMount(walk: Walk, mount: Mount, childPath: string, last: boolean): Promise<Located | undefined> {
+  if ("file" in mount) {
+    if (!last) throw errnoError("ENOTDIR", childPath);
+    const [dir] = await walk.held.keep([Dir.trusted(dirname(mount.file))]);
+    return walk.held.answer(childPath, dir!, basename(mount.file), mount.readOnly);
+  }
+  const dirs = await walk.held.keep(mount.dirs.map((d) => Dir.trusted(d)));
+  if (last) return walk.held.answer(childPath, dirs[0]!, ".", mount.readOnly, dirs);
+  walk.stack.push({ path: childPath, dirs, readOnly: mount.readOnly });
+  return undefined;
+}
+
+/** The first dir of the level's overlay that has `name`; none is not an error. */
+async function findEntry(level: Level, name: string, childPath: string): Promise<Found | undefined> {
+  for (const dir of level.dirs) {
+    const st = await lstat(dir.at(name)).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === "ENOENT") return undefined;
+      throw errnoError(err.code ?? "EIO", childPath);
+    });
+    if (st) return { dir, link: st.isSymbolicLink() };
+  }
+  return undefined;
+}
+
+/** A dir missing above the last component: made when the caller asks (and may write), else ENOENT or EROFS. */
+async function makeMissingParent(walk: Walk, level: Level, name: string, childPath: string): Promise<Found> {
+  if (!walk.options.makeParent || level.readOnly) throw errnoError(level.readOnly ? "EROFS" : "ENOENT", childPath);
+  await walk.options.makeParent(level.dirs[0]!, name, childPath);
+  return { dir: level.dirs[0]!, link: false };
+}
+
+/** Follows a link inside the tree: its target's components are walked next, from the root when absolute. */
+async function followLink(walk: Walk, dir: Dir, name: string, childPath: string): Promise<void> {
+  if (++walk.hops > MAX_LINKS) throw errnoError("ELOOP", childPath);
+  const target = await readlink(dir.at(name));
+  if (target.startsWith("/")) walk.stack.length = 1;
+  walk.rest = [...components(target), ...walk.rest];
+}
+
+/** Enters the dir `name` as a new level, held open. */
+async function enterDir(walk: Walk, level: Level, dir: Dir, name: string, childPath: string): Promise<void> {
+  // A dir of an overlay: the same name in the dirs below the one that had it joins the level.
+  const below = level.dirs.slice(level.dirs.indexOf(dir));
+  // A file there is ENOTDIR; so is a link swapped in since the lstat (O_NOFOLLOW with O_DIRECTORY).
+  const first = await walk.held.keep([dir.sub(name, walk.layout.hostLinks)]).catch((err: NodeJS.ErrnoException) => {
+    throw errnoError(err.code === "ENOENT" || err.code === "ELOOP" ? err.code : "ENOTDIR", childPath);
+  });
+  const others = await Promise.all(below.slice(1).map((d) => walk.held.keep([d.sub(name, walk.layout.hostLinks)]).catch(() => [])));
+  walk.stack.push({ path: childPath, dirs: [...first, ...others.flat()], readOnly: level.readOnly });
 }
 
 /** Finds a directory (links followed), with every dir of an overlay there: `locate` of `<path>/.`. */

@@ -12,6 +12,7 @@ import { parseBody, queryRequired } from "../validate";
 import { pointsIn, rangeOf, rangeProblem } from "../metrics-range";
 import { logsV1, logsV2 } from "./sandbox-logs";
 import { createSandbox } from "./sandbox-create";
+import { operationDelay } from "../op-latency";
 import { detailView, sandboxView } from "./sandbox-views";
 
 const TimeoutSchema = z.object({ timeout: z.int32() });
@@ -25,6 +26,21 @@ const V2_CONNECT_TIMEOUT_S = 300;
 const MAX_METRICS_IDS = 100;
 const MiB = 1024 * 1024;
 
+/**
+ * Connect: a paused sandbox resumes, which takes a slot of the team's limit as a create does (the
+ * service starts it through the same reservation: docs/service.md#limits); a running one just answers.
+ */
+async function connect(stores: Stores, record: SandboxRecord, timeoutMs: number, opts: { keepMemory?: boolean | undefined } = {}) {
+  const release = record.state === "paused" ? stores.slots.reserve(stores.sandboxes.runningCount()) : () => {};
+  try {
+    await operationDelay(stores.latency, "connectMs");
+    const { record: now, resumed } = await stores.sandboxes.connect(record.sandboxID, timeoutMs, opts);
+    return json(resumed ? 201 : 200, sandboxView(now));
+  } finally {
+    release();
+  }
+}
+
 /** The /sandboxes routes other than the lists. */
 export function sandboxRoutes(stores: Stores): Route[] {
   const { sandboxes } = stores;
@@ -33,7 +49,15 @@ export function sandboxRoutes(stores: Stores): Route[] {
     { method: "POST", pattern: "/sandboxes", auth: "apiKey", handler: (ctx) => createSandbox(stores, ctx) },
     { method: "GET", pattern: "/sandboxes/metrics", auth: "apiKey", handler: (ctx) => metrics(stores, ctx.query) },
     { method: "GET", pattern: "/sandboxes/:id", auth: "apiKey", handler: (ctx) => json(200, detailView(find(ctx))) },
-    { method: "DELETE", pattern: "/sandboxes/:id", auth: "apiKey", handler: (ctx) => (sandboxes.kill(find(ctx).sandboxID), noContent()) },
+    {
+      method: "DELETE", pattern: "/sandboxes/:id", auth: "apiKey",
+      handler: async (ctx) => {
+        const { sandboxID } = find(ctx);
+        await operationDelay(stores.latency, "killMs");
+        sandboxes.kill(sandboxID);
+        return noContent();
+      },
+    },
     {
       method: "POST", pattern: "/sandboxes/:id/timeout", auth: "apiKey",
       handler: async (ctx) => {
@@ -57,8 +81,7 @@ export function sandboxRoutes(stores: Stores): Route[] {
         // The timeout is checked before the lookup, so an over-long one is a 400 even for an
         // unknown sandbox (infra: packages/api/internal/handlers/sandbox_connect.go).
         const timeoutS = checkMax(parseBody(ConnectSchema, await ctx.json()).timeout);
-        const { record, resumed } = await sandboxes.connect(find(ctx).sandboxID, timeoutS * 1000);
-        return json(resumed ? 201 : 200, sandboxView(record));
+        return connect(stores, find(ctx), timeoutS * 1000);
       },
     },
     {
@@ -67,8 +90,7 @@ export function sandboxRoutes(stores: Stores): Route[] {
         const body = await ctx.json();
         const { timeout, memory } = body === undefined ? { timeout: V2_CONNECT_TIMEOUT_S, memory: undefined } : parseBody(ConnectV2Schema, body);
         const timeoutS = checkMax(timeout);
-        const { record, resumed } = await sandboxes.connect(find(ctx).sandboxID, timeoutS * 1000, { keepMemory: memory });
-        return json(resumed ? 201 : 200, sandboxView(record));
+        return connect(stores, find(ctx), timeoutS * 1000, { keepMemory: memory });
       },
     },
     { method: "POST", pattern: "/v2/sandboxes", auth: "apiKey", handler: (ctx) => createSandbox(stores, ctx, "v2") },

@@ -1,14 +1,17 @@
 /**
  * Runs one template build on a timer: `waiting` for the first fifth of the build delay, then
  * `building` with about one log entry per Dockerfile instruction spread over the rest, then
- * `ready` or `error` (with a reason naming the failing step, as the real builder reports it).
+ * `ready` or `error` (with a reason naming the failing step, as the real builder reports it). A v2
+ * build's RUN steps and start/ready commands run for real where sandboxes are isolated
+ * (build-commands.ts), each action then lasting as long as its command.
  * As on the service, a good build's last log line ("Build finished, took 6s") comes before `ready`:
  * the builder logs it when it returns, and the API learns of the end on its next poll of the
  * builder, once a second (infra: api/internal/template-manager/template_status.go).
  */
 import { createHash } from "node:crypto";
-import { planBuild, type PlannedStep } from "../dockerfile";
-import { applyStep } from "./build-steps";
+import { planEmulatedBuild, type PlannedStep } from "../dockerfile";
+import { runCommandStep, runStartAndReady, type BuildHost } from "./build-commands";
+import { applyStep, type StepFailure } from "./build-steps";
 import type { BuildLogEntry, BuildRecord, LogLevel, V2BuildSpec } from "./template-records";
 import { cloneResult, emptyResult, type TemplateResult } from "./template-tree";
 
@@ -21,9 +24,17 @@ export interface V2Inputs {
   done: (result: TemplateResult) => void;
   /** What the build starts from (image or base build), the first link of its layers' hash chain. */
   baseKey: string;
-  /** The hashes of the layers built before, kept across builds: a step whose hash is here is CACHED. */
-  layers: Set<string>;
+  /**
+   * The layers built before, kept across builds, by hash: a step whose hash is here is CACHED, and
+   * what the build has after it (its files included, a RUN's changes too) is taken from the layer.
+   */
+  layers: Map<string, TemplateResult>;
+  /** Where RUN steps and the start and ready commands run; undefined without isolation (see build-steps.ts). */
+  host: BuildHost | undefined;
 }
+
+/** One action of a build: advances it by one step, and says whether the build is over. */
+type Action = () => boolean | Promise<boolean>;
 
 /** Stops a build that has not finished; it ends in `error` with the given reason. */
 export type CancelBuild = (reason: string) => void;
@@ -35,14 +46,16 @@ const MAX_READY_LAG_MS = 1000;
 
 /**
  * Starts the timer chain of `build` (which must be `waiting`). `delayMs` is the whole duration of a
- * successful build; `onDone` runs once, when the build reaches `ready` or `error`.
+ * successful build, plus `stepMs` for each step; `onDone` runs once, when the build reaches `ready` or `error`.
  */
-export function runBuild(build: BuildRecord, delayMs: number, onDone: (build: BuildRecord) => void, v2?: V2Inputs): CancelBuild {
-  const actions = build.spec && v2 ? v2Actions(build, build.spec, v2) : buildActions(build);
+export function runBuild(build: BuildRecord, delayMs: number, onDone: (build: BuildRecord) => void, v2?: V2Inputs, stepMs = 0): CancelBuild {
+  // Aborted when the build is cancelled: a command still running in a build sandbox is ended.
+  const cancelled = new AbortController();
+  const actions = build.spec && v2 ? v2Actions(build, build.spec, v2, cancelled.signal) : buildActions(build);
   // A v2 start hands the build to the builder and marks it building before its 202 goes out
   // (infra: packages/api/internal/template-manager/create_template.go, BuildStatusGroupInProgress).
   if (build.spec && v2) build.status = "building";
-  const tick = (delayMs * (1 - WAITING_SHARE)) / actions.length;
+  const tick = (delayMs * (1 - WAITING_SHARE)) / actions.length + stepMs;
   let timer: NodeJS.Timeout | undefined;
   let index = 0;
   let finished = false;
@@ -51,15 +64,24 @@ export function runBuild(build: BuildRecord, delayMs: number, onDone: (build: Bu
     timer = undefined;
     onDone(build);
   };
-  const next = () => {
-    const done = actions[index++]!();
+  const next = async () => {
+    timer = undefined;
+    const done = await Promise.resolve(actions[index++]!()).catch((err: unknown) => {
+      // A build sandbox that could not be made (its namespace setup failed): the build ends there.
+      const message = `the emulator could not run the build: ${(err as Error).message}`;
+      fail(build, { message, logEntries: [log(build, "error", message)] });
+      return true;
+    });
+    // Cancelled while a command ran: the build already ended in error.
+    if (finished) return;
     if (done || index >= actions.length) return finish();
-    timer = setTimeout(next, index === actions.length - 1 ? Math.min(tick, MAX_READY_LAG_MS) : tick).unref();
+    timer = setTimeout(() => void next(), index === actions.length - 1 ? Math.min(tick, MAX_READY_LAG_MS) : tick).unref();
   };
-  timer = setTimeout(next, delayMs * WAITING_SHARE).unref();
+  timer = setTimeout(() => void next(), delayMs * WAITING_SHARE).unref();
   return (reason) => {
     if (finished) return;
     clearTimeout(timer);
+    cancelled.abort();
     log(build, "error", reason);
     fail(build, { message: reason });
     finish();
@@ -67,8 +89,8 @@ export function runBuild(build: BuildRecord, delayMs: number, onDone: (build: Bu
 }
 
 /** Each action advances the build by one step and returns true when the build is over. */
-function buildActions(build: BuildRecord): (() => boolean)[] {
-  const plan = planBuild(build.dockerfile);
+function buildActions(build: BuildRecord): Action[] {
+  const plan = planEmulatedBuild(build.dockerfile);
   const start = () => {
     build.status = "building";
     log(build, "info", `Building template ${build.templateID}, build ${build.buildID}`);
@@ -82,7 +104,7 @@ function buildActions(build: BuildRecord): (() => boolean)[] {
 }
 
 /** A v2 build: the base, then each requested step applied to the result, then finalize. */
-function v2Actions(build: BuildRecord, spec: V2BuildSpec, inputs: V2Inputs): (() => boolean)[] {
+function v2Actions(build: BuildRecord, spec: V2BuildSpec, inputs: V2Inputs, signal: AbortSignal): Action[] {
   let result = emptyResult();
   const total = spec.steps.length;
   const start = () => {
@@ -98,17 +120,21 @@ function v2Actions(build: BuildRecord, spec: V2BuildSpec, inputs: V2Inputs): (()
     return false;
   };
   const hashes = layerHashes(inputs.baseKey, spec.steps);
-  const steps = spec.steps.map((step, i) => () => {
+  const steps = spec.steps.map((step, i) => async () => {
     const index = String(i + 1);
     const hash = hashes[i]!;
     // A step whose layer was built before, and not forced, is taken from the cache and says so
     // (infra: packages/orchestrator/pkg/template/build/phases/phase.go, layerInfo; steps/builder.go, Layer).
-    const cached = !spec.force && step.force !== true && inputs.layers.has(hash);
+    const layer = !spec.force && step.force !== true ? inputs.layers.get(hash) : undefined;
+    const cached = layer !== undefined;
     log(build, "info", `${cached ? "CACHED " : ""}[${index}/${total}] ${step.type.toUpperCase()} ${(step.args ?? []).join(" ")}`.trimEnd(), index);
-    if (step.type.toUpperCase() === "RUN" && !cached) log(build, "debug", "RUN is logged, not executed: the emulator is not the service's builder", index);
-    const failure = applyStep(result, step, inputs.archive);
+    if (layer) {
+      result = cloneResult(layer);
+      return false;
+    }
+    const failure = await buildStep(build, result, step, { inputs, signal, prefix: `builder ${index}/${total}` });
     if (!failure) {
-      inputs.layers.add(hash);
+      inputs.layers.set(hash, cloneResult(result));
       return false;
     }
     const entries = [failure.output ?? "", failure.message].filter((m) => m !== "").map((m) => log(build, "error", m, index));
@@ -119,7 +145,33 @@ function v2Actions(build: BuildRecord, spec: V2BuildSpec, inputs: V2Inputs): (()
     inputs.done(result);
     return succeed(build);
   };
-  return [start, ...steps, () => finalize(build), () => finished(build), done];
+  const final = async () => {
+    if (!inputs.host) return finalize(build);
+    log(build, "info", "Finalizing template", "finalize");
+    const cmds = { ...(build.startCmd ? { start: build.startCmd } : {}), ...(build.readyCmd ? { ready: build.readyCmd } : {}) };
+    const message = await runStartAndReady(inputs.host, result, cmds, (level, m) => log(build, level, m, "finalize"), signal);
+    if (message === undefined) return false;
+    fail(build, { message, step: "finalize", logEntries: [log(build, "error", message, "finalize")] });
+    return true;
+  };
+  return [start, ...steps, final, () => finished(build), done];
+}
+
+/** A step not taken from the cache: RUN executed in a build sandbox where sandboxes are isolated. */
+async function buildStep(
+  build: BuildRecord,
+  result: TemplateResult,
+  step: V2BuildSpec["steps"][number],
+  { inputs, signal, prefix }: { inputs: V2Inputs; signal: AbortSignal; prefix: string },
+): Promise<StepFailure | undefined> {
+  if (step.type.toUpperCase() !== "RUN") return applyStep(result, step, inputs.archive);
+  const index = prefix.replace(/^builder (\d+)\/.*$/, "$1");
+  if (!inputs.host) {
+    log(build, "debug", "RUN is logged, not executed: sandboxes are not isolated here (see the README's emulator section)", index);
+    return applyStep(result, step, inputs.archive);
+  }
+  const [cmd = "", user] = step.args ?? [];
+  return runCommandStep(inputs.host, result, { cmd, ...(user ? { user } : {}), prefix }, (level, m) => log(build, level, m, index), signal);
 }
 
 /**

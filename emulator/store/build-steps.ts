@@ -1,8 +1,9 @@
 /**
  * The steps of a v2 build, walked one by one (docs/service.md#build-steps): COPY/ADD place the uploaded
- * files in the template's tree, ENV/ARG, WORKDIR and USER set the sandbox defaults, RUN is logged
- * and not executed (this host is not the service's builder), except that a command standing for a
- * failure (`exit N`, `false`: see ../dockerfile.ts) fails the build at that step. Any other type
+ * files in the template's tree, ENV/ARG, WORKDIR and USER set the sandbox defaults. RUN is run in a
+ * build sandbox where sandboxes are isolated (build-commands.ts); here, where they are not, it is
+ * only logged, and a command standing for a failure (`exit N`, `false`: see ../dockerfile.ts)
+ * fails the build at that step. Any other type
  * fails as the service's builder does: "command type X is not implemented".
  */
 import { exitCodeOf } from "../dockerfile";

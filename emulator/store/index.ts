@@ -2,6 +2,9 @@
 import { chmodSync, mkdirSync } from "node:fs";
 import type { Isolation } from "../envd/isolation/mode";
 import { join } from "node:path";
+import type { OperationLatency } from "../op-latency";
+import { SandboxSlots } from "../team-limit";
+import { DEFAULT_READY_TIMEOUT_MS } from "./build-commands";
 import { SandboxSnapshotStore } from "./sandbox-snapshots";
 import { SandboxStore } from "./sandboxes";
 import { TemplateStore } from "./templates";
@@ -18,6 +21,10 @@ export interface Stores {
   teamID: string;
   /** The one user's ID (a UUID per start): `createdBy` of the templates it builds. */
   userID: string;
+  /** The team's concurrent-sandbox limit (../team-limit.ts). */
+  slots: SandboxSlots;
+  /** Time added to the slow operations (../op-latency.ts). */
+  latency: OperationLatency;
 }
 
 /** Options of `createStores`. */
@@ -30,8 +37,14 @@ export interface StoreOptions {
   userID: string;
   /** Base URL of the platform API, the audience of volume tokens (known once the server listens). */
   apiUrl: () => string;
+  /** How long a build's ready command may keep failing, in ms. Default: the service's 10 minutes. */
+  readyTimeoutMs?: number;
   /** How sandboxes are isolated. Default: none. */
   isolation?: Isolation;
+  /** The team's concurrent-sandbox limit. Default: none. */
+  sandboxLimit?: number | undefined;
+  /** Time added to the slow operations. Default: none. */
+  latency?: OperationLatency | undefined;
 }
 
 /** Creates the stores and the `sandboxes/` and `volumes/` dirs under `dataDir`. */
@@ -45,11 +58,16 @@ export function createStores(opts: StoreOptions): Stores {
   if (isolation.mode === "namespaces") for (const dir of [opts.dataDir, sandboxesDir, volumesDir]) chmodSync(dir, 0o711);
   return {
     sandboxes: new SandboxStore(sandboxesDir, isolation),
-    templates: new TemplateStore(opts.buildDelayMs),
+    // Template commands run only in isolated build sandboxes (build-sandbox.ts).
+    templates: new TemplateStore(opts.buildDelayMs, isolation.mode === "namespaces"
+      ? { isolation, sandboxesDir, readyTimeoutMs: opts.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS }
+      : undefined, opts.latency?.buildStepMs ?? 0),
     volumes: new VolumeStore(volumesDir, opts.teamID, opts.apiUrl, isolation),
     snapshots: new SandboxSnapshotStore(join(opts.dataDir, "sandbox-snapshots")),
     teamID: opts.teamID,
     userID: opts.userID,
+    slots: new SandboxSlots(opts.sandboxLimit),
+    latency: opts.latency ?? {},
   };
 }
 

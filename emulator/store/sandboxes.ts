@@ -77,6 +77,13 @@ export class SandboxStore implements SandboxDirectory {
     return [...this.sandboxes.values()];
   }
 
+  /** How many run now: what the team's concurrent-sandbox limit counts (paused ones do not). */
+  runningCount(): number {
+    let n = 0;
+    for (const record of this.sandboxes.values()) if (record.state === "running") n++;
+    return n;
+  }
+
   /** Kills a running sandbox or deletes a paused one, with its files. */
   kill(sandboxID: string): void {
     const record = this.get(sandboxID);

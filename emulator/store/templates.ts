@@ -7,6 +7,7 @@
 import { ApiError } from "../http";
 import { newTemplateID, newUUID } from "../ids";
 import { checkResources } from "../validate";
+import type { BuildHost } from "./build-commands";
 import { BuildFileStore } from "./build-files";
 import { runBuild, type CancelBuild, type V2Inputs } from "./build-runner";
 import {
@@ -38,13 +39,21 @@ export class TemplateStore {
   private readonly cancels = new Map<string, CancelBuild>();
   /** What each ready v2 build produced, by buildID (kept out of the records: snapshots are JSON). */
   private readonly results = new Map<string, TemplateResult>();
-  /** The layer cache of v2 builds: hashes of the steps built so far (build-runner.ts). */
-  private readonly layers = new Set<string>();
+  /** The layer cache of v2 builds: what the build had after each step, by the step's layer hash (build-runner.ts). */
+  private readonly layers = new Map<string, TemplateResult>();
   /** The archives COPY steps uploaded, and their upload URLs. */
   readonly files = new BuildFileStore();
 
-  /** `buildDelayMs`: how long a successful build takes, in milliseconds. */
-  constructor(private readonly buildDelayMs: number) {
+  /**
+   * `buildDelayMs`: how long a successful build takes, in milliseconds. `host`: where RUN steps and
+   * start/ready commands run (build-commands.ts); undefined where sandboxes are not isolated.
+   * `buildStepMs`: time added to each step (../op-latency.ts).
+   */
+  constructor(
+    private readonly buildDelayMs: number,
+    private readonly host?: BuildHost,
+    private readonly buildStepMs = 0,
+  ) {
     this.seedBase();
   }
 
@@ -160,7 +169,7 @@ export class TemplateStore {
     const cancel = runBuild(build, this.buildDelayMs, () => {
       this.cancels.delete(build.buildID);
       template.updatedAt = new Date();
-    }, build.spec ? this.v2Inputs(template, build, build.spec) : undefined);
+    }, build.spec ? this.v2Inputs(template, build, build.spec) : undefined, this.buildStepMs);
     this.cancels.set(build.buildID, cancel);
   }
 
@@ -171,6 +180,7 @@ export class TemplateStore {
       archive: (hash) => this.files.get(template.templateID, hash),
       baseKey: spec.fromTemplate === undefined ? `image:${spec.fromImage ?? "e2bdev/base"}` : `template:${baseBuild?.buildID ?? ""}`,
       layers: this.layers,
+      host: this.host,
       // A base built through v1 (or restored from a snapshot) has no tree: it adds no files.
       base: baseBuild ? (this.results.get(baseBuild.buildID) ?? emptyResult()) : undefined,
       done: (result) => {

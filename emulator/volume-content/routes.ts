@@ -24,15 +24,17 @@ const MetadataSchema = z.object({ uid: UINT32.optional(), gid: UINT32.optional()
 type Metadata = z.infer<typeof MetadataSchema>;
 /**
  * Largest upload body. The service documents no limit; the emulator holds a body in memory, and the
- * provider's seeds send at most 64 MiB per file (provider/kinds/volume/volume-content-seed.ts), so that is accepted.
+ * provider's seeds send at most 64 MiB per file (provider/kinds/volume/content-seed.ts), so that is accepted.
  */
 export const MAX_VOLUME_FILE_BYTES = 64 * 1024 * 1024;
 /** Deepest listing one request may ask for; the spec bounds it only by uint32. */
 const MAX_DEPTH = 64;
 
+type VolumeHandler = (req: VolumeRequest, ctx: RequestContext) => Promise<Reply>;
+
 /** The seven /volumecontent routes over the volume store. */
 export function volumeContentRoutes(volumes: VolumeStore): Route[] {
-  const route = (method: Route["method"], kind: string, handler: (req: VolumeRequest, ctx: RequestContext) => Promise<Reply>): Route => ({
+  const route = (method: Route["method"], kind: string, handler: VolumeHandler): Route => ({
     method, pattern: `/volumecontent/:id/${kind}`, auth: "none",
     handler: (ctx) => guarded(async () => {
       const req = resolve(volumes, ctx);
@@ -42,74 +44,95 @@ export function volumeContentRoutes(volumes: VolumeStore): Route[] {
     }),
   });
   return [
-    route("GET", "path", (req) => using(find(req, {}), (at) => entryStat(entryOf(at, req.idBase)).then((s) => json(200, s)))),
-    route("PATCH", "path", async (req, ctx) => {
-      const meta = parseBody(MetadataSchema, await ctx.json());
-      // chmod and chown follow a link, as the service's do, but inside the volume.
-      return using(find(req, { followLast: true }), async (at) => {
-        await entryStat(entryOf(at, req.idBase));
-        await applyMetadata(at, req.idBase, meta);
-        return json(200, await entryStat(entryOf(at, req.idBase)));
-      });
-    }),
-    route("DELETE", "path", (req) => {
-      if (req.path === "/") throw new ApiError(400, "the volume's root cannot be deleted");
-      return using(find(req, {}), async (at) => {
-        await entryStat(entryOf(at, req.idBase));
-        await removeAt({ ...at, follow: false });
-        return noContent();
-      });
-    }),
-    route("GET", "dir", (req, ctx) =>
-      using(find(req, { followLast: true }), async (at) => json(200, await listDir(at, req.idBase, queryInt(ctx.query, "depth", 1, 1, MAX_DEPTH))))),
-    route("POST", "dir", (req, ctx) => {
-      const force = ctx.query.get("force") === "true";
-      const makeParent = force ? (dir: Dir, name: string) => makeOwnedDir({ dir, name, follow: false }, req.idBase) : undefined;
-      return using(find(req, { followLast: true, ...(makeParent ? { makeParent } : {}) }, parentMissing(req)), async (at) => {
-        const existing = await statAt(at);
-        if (existing && !existing.isDirectory()) throw new ApiError(400, `path '${req.path}' exists and is not a directory`);
-        if (!existing) await makeOwnedDir(at, req.idBase);
-        await applyMetadata(at, req.idBase, metadataFromQuery(ctx.query));
-        return json(201, await entryStat(entryOf(at, req.idBase)));
-      });
-    }),
-    route("GET", "file", (req) =>
-      using(find(req, { followLast: true }), async (at) => {
-        const stat = await entryStat(entryOf(at, req.idBase));
-        if (stat.type !== "file") throw new ApiError(404, `path '${req.path}' is not a file`);
-        // O_NONBLOCK: what is opened may have become a FIFO since, which must not hang the request.
-        const handle = await openAt(at, constants.O_RDONLY | constants.O_NONBLOCK);
-        try {
-          if (!(await handle.stat()).isFile()) throw new ApiError(404, `path '${req.path}' is not a file`);
-          return { status: 200, body: await handle.readFile() };
-        } finally {
-          await handle.close();
-        }
-      })),
-    route("PUT", "file", (req, ctx) =>
-      using(find(req, { followLast: true }, parentMissing(req)), async (at) => {
-        const force = ctx.query.get("force") === "true";
-        const existing = await statAt(at);
-        if (existing?.isDirectory()) throw new ApiError(400, `path '${req.path}' is a directory`);
-        if (existing && !force) throw new ApiError(409, `path '${req.path}' already exists; set force to overwrite it`);
-        const body = await ctx.bytes(MAX_VOLUME_FILE_BYTES);
-        // O_EXCL for a new file: what is made here is new, so it may be given to the sandboxes' user.
-        const handle = await openAt(at, constants.O_WRONLY | constants.O_CREAT | (existing ? constants.O_TRUNC : constants.O_EXCL), 0o644).catch(
-          (err: NodeJS.ErrnoException) => {
-            throw err.code === "EEXIST" ? new ApiError(409, `path '${req.path}' already exists; set force to overwrite it`) : err;
-          },
-        );
-        try {
-          await handle.writeFile(body);
-          if (!existing && req.idBase !== undefined) await handle.chown(req.idBase + 1000, req.idBase + 1000);
-        } finally {
-          await handle.close();
-        }
-        await applyMetadata(at, req.idBase, metadataFromQuery(ctx.query));
-        return json(201, await entryStat(entryOf(at, req.idBase)));
-      })),
+    route("GET", "path", statPath),
+    route("PATCH", "path", changeMetadata),
+    route("DELETE", "path", deletePath),
+    route("GET", "dir", listDirectory),
+    route("POST", "dir", makeDirectory),
+    route("GET", "file", downloadFile),
+    route("PUT", "file", uploadFile),
   ];
 }
+
+/** GET path: the entry's stat, the last link not followed. */
+const statPath: VolumeHandler = (req) => using(find(req, {}), (at) => entryStat(entryOf(at, req.idBase)).then((s) => json(200, s)));
+
+/** PATCH path: chmod and chown from the body. */
+const changeMetadata: VolumeHandler = async (req, ctx) => {
+  const meta = parseBody(MetadataSchema, await ctx.json());
+  // chmod and chown follow a link, as the service's do, but inside the volume.
+  return using(find(req, { followLast: true }), async (at) => {
+    await entryStat(entryOf(at, req.idBase));
+    await applyMetadata(at, req.idBase, meta);
+    return json(200, await entryStat(entryOf(at, req.idBase)));
+  });
+};
+
+/** DELETE path: removes the entry itself (a link, never its target); never the root. */
+const deletePath: VolumeHandler = (req) => {
+  if (req.path === "/") throw new ApiError(400, "the volume's root cannot be deleted");
+  return using(find(req, {}), async (at) => {
+    await entryStat(entryOf(at, req.idBase));
+    await removeAt({ ...at, follow: false });
+    return noContent();
+  });
+};
+
+/** GET dir: the entries down to `depth`. */
+const listDirectory: VolumeHandler = (req, ctx) =>
+  using(find(req, { followLast: true }), async (at) => json(200, await listDir(at, req.idBase, queryInt(ctx.query, "depth", 1, 1, MAX_DEPTH))));
+
+/** POST dir: mkdir (its missing parents too with `force`), then the metadata in the query. */
+const makeDirectory: VolumeHandler = (req, ctx) => {
+  const force = ctx.query.get("force") === "true";
+  const makeParent = force ? (dir: Dir, name: string) => makeOwnedDir({ dir, name, follow: false }, req.idBase) : undefined;
+  return using(find(req, { followLast: true, ...(makeParent ? { makeParent } : {}) }, parentMissing(req)), async (at) => {
+    const existing = await statAt(at);
+    if (existing && !existing.isDirectory()) throw new ApiError(400, `path '${req.path}' exists and is not a directory`);
+    if (!existing) await makeOwnedDir(at, req.idBase);
+    await applyMetadata(at, req.idBase, metadataFromQuery(ctx.query));
+    return json(201, await entryStat(entryOf(at, req.idBase)));
+  });
+};
+
+/** GET file: a regular file's bytes. */
+const downloadFile: VolumeHandler = (req) =>
+  using(find(req, { followLast: true }), async (at) => {
+    const stat = await entryStat(entryOf(at, req.idBase));
+    if (stat.type !== "file") throw new ApiError(404, `path '${req.path}' is not a file`);
+    // O_NONBLOCK: what is opened may have become a FIFO since, which must not hang the request.
+    const handle = await openAt(at, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      if (!(await handle.stat()).isFile()) throw new ApiError(404, `path '${req.path}' is not a file`);
+      return { status: 200, body: await handle.readFile() };
+    } finally {
+      await handle.close();
+    }
+  });
+
+/** PUT file: writes the body to a new file, or over an existing one with `force`, then the metadata in the query. */
+const uploadFile: VolumeHandler = (req, ctx) =>
+  using(find(req, { followLast: true }, parentMissing(req)), async (at) => {
+    const force = ctx.query.get("force") === "true";
+    const existing = await statAt(at);
+    if (existing?.isDirectory()) throw new ApiError(400, `path '${req.path}' is a directory`);
+    if (existing && !force) throw new ApiError(409, `path '${req.path}' already exists; set force to overwrite it`);
+    const body = await ctx.bytes(MAX_VOLUME_FILE_BYTES);
+    // O_EXCL for a new file: what is made here is new, so it may be given to the sandboxes' user.
+    const handle = await openAt(at, constants.O_WRONLY | constants.O_CREAT | (existing ? constants.O_TRUNC : constants.O_EXCL), 0o644).catch(
+      (err: NodeJS.ErrnoException) => {
+        throw err.code === "EEXIST" ? new ApiError(409, `path '${req.path}' already exists; set force to overwrite it`) : err;
+      },
+    );
+    try {
+      await handle.writeFile(body);
+      if (!existing && req.idBase !== undefined) await handle.chown(req.idBase + 1000, req.idBase + 1000);
+    } finally {
+      await handle.close();
+    }
+    await applyMetadata(at, req.idBase, metadataFromQuery(ctx.query));
+    return json(201, await entryStat(entryOf(at, req.idBase)));
+  });
 
 /** The request's volume and path, after checking its token grants that volume. */
 function resolve(volumes: VolumeStore, ctx: RequestContext): VolumeRequest {

@@ -7,6 +7,7 @@
 import type { ResourceSpec } from "../spec";
 import type { KindDefinition } from "./kind";
 import { sandboxKind } from "./sandbox";
+import { snapshotKind } from "./snapshot";
 import { templateKind } from "./template";
 import { templateTagKind } from "./template-tag";
 import { volumeKind } from "./volume";
@@ -16,6 +17,7 @@ export const DEFINITIONS = {
   Volume: volumeKind,
   Sandbox: sandboxKind,
   TemplateTag: templateTagKind,
+  Snapshot: snapshotKind,
 } as const;
 
 /** The name of a kind: its class, its type tokens, its key in every table. */

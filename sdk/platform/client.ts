@@ -1,10 +1,11 @@
 /**
  * The platform API client: one object per set of credentials, holding one keep-alive connection
- * pool shared by its three areas.
+ * pool shared by its areas.
  */
 import { resolveOptions, type ClientOptions, type ResolvedOptions } from "../config";
 import { HttpClient } from "../transport/http";
 import { Sandboxes } from "./sandboxes";
+import { Snapshots } from "./snapshots";
 import { TemplateBuilds } from "../template-build/client";
 import { Templates } from "./templates";
 import { Volumes } from "./volumes";
@@ -16,6 +17,7 @@ export class PlatformClient {
   /** The current build system (v3/v2 calls, uploads, tags). */
   readonly builds: TemplateBuilds;
   readonly volumes: Volumes;
+  readonly snapshots: Snapshots;
   private readonly http: HttpClient;
 
   /**
@@ -32,6 +34,7 @@ export class PlatformClient {
     this.templates = new Templates(this.http);
     this.builds = new TemplateBuilds(this.http);
     this.volumes = new Volumes(this.http);
+    this.snapshots = new Snapshots(this.http);
   }
 
   /** Closes the connection pool this client owns; in-flight requests finish first. */

@@ -18,10 +18,21 @@ export interface DockerInstruction {
   json?: string[];
 }
 
-/** Splits a Dockerfile into instructions. */
-export function readInstructions(dockerfile: string): DockerInstruction[] {
-  const out: DockerInstruction[] = [];
-  let pending: { text: string; line: number } | undefined;
+/** One logical line: comments and blank lines dropped, `\` continuations joined. */
+export interface DockerfileLine {
+  /** The instruction's whole text, trimmed. */
+  text: string;
+  /** 1-based line where it starts. */
+  line: number;
+}
+
+/**
+ * Splits a Dockerfile into logical lines. The one splitter: the emulator's builds read the same
+ * lines (emulator/dockerfile.ts), so what a continuation or a comment means cannot drift between them.
+ */
+export function dockerfileLines(dockerfile: string): DockerfileLine[] {
+  const out: DockerfileLine[] = [];
+  let pending: DockerfileLine | undefined;
   dockerfile.split(/\r?\n/).forEach((raw, i) => {
     const trimmed = raw.trim();
     if (trimmed.startsWith("#") || (trimmed === "" && !pending)) return;
@@ -29,11 +40,16 @@ export function readInstructions(dockerfile: string): DockerInstruction[] {
     const piece = continued ? trimmed.slice(0, -1).trim() : trimmed;
     pending = pending ? { text: `${pending.text} ${piece}`.trim(), line: pending.line } : { text: piece, line: i + 1 };
     if (continued) return;
-    out.push(toInstruction(pending.text, pending.line));
+    out.push(pending);
     pending = undefined;
   });
-  if (pending && pending.text !== "") out.push(toInstruction(pending.text, pending.line));
+  if (pending && pending.text !== "") out.push(pending);
   return out;
+}
+
+/** Splits a Dockerfile into instructions. */
+export function readInstructions(dockerfile: string): DockerInstruction[] {
+  return dockerfileLines(dockerfile).map(({ text, line }) => toInstruction(text, line));
 }
 
 function toInstruction(whole: string, line: number): DockerInstruction {

@@ -44,6 +44,16 @@ export const DOCKERFILE_READY_CMD = "sleep 20";
 const IGNORED = new Set(["EXPOSE", "VOLUME", "LABEL", "MAINTAINER", "STOPSIGNAL", "HEALTHCHECK"]);
 const COPY_FLAGS = new Set(["chown", "chmod", "link"]);
 
+/** What converting one Dockerfile collects as it walks the instructions. */
+interface Conversion {
+  out: DockerfileBuild;
+  first: DockerInstruction | undefined;
+  problem: (ins: DockerInstruction, message: string) => void;
+  push: (step: TemplateStep, line: number | undefined) => void;
+  userSet: boolean;
+  workdirSet: boolean;
+}
+
 /**
  * Converts a Dockerfile into the v2 build body (without `filesHash`; see withFilesHashes).
  *
@@ -61,55 +71,60 @@ export function dockerfileToSteps(dockerfile: string): DockerfileBuild {
     out.steps.push(step);
     out.lines.push(line);
   };
+  // The service's SDK starts every Dockerfile as root in /, and ends it as `user` in its home
+  // unless the file chose otherwise.
   push({ type: "USER", args: ["root"] }, undefined);
   push({ type: "WORKDIR", args: ["/"] }, undefined);
-  let userSet = false;
-  let workdirSet = false;
-  for (const ins of instructions) {
-    const one = (type: string, args: string[]) => push({ type, args }, ins.line);
-    switch (ins.keyword) {
-      case "FROM":
-        if (froms[0] === ins && out.fromImage === "") problem(ins, "names no image");
-        break;
-      case "RUN":
-        if (Object.keys(ins.flags).length > 0) problem(ins, `--${Object.keys(ins.flags)[0]} is not supported by the service's builder`);
-        else if (commandOf(ins) === "") problem(ins, "has no command");
-        else one("RUN", [commandOf(ins)]);
-        break;
-      case "COPY":
-      case "ADD":
-        for (const step of copySteps(ins, problem)) push(step, ins.line);
-        break;
-      case "ENV":
-      case "ARG": {
-        const pairs = envPairs(ins);
-        if (pairs.length === 0) problem(ins, "sets nothing");
-        else one("ENV", pairs);
-        break;
-      }
-      case "WORKDIR":
-        if (ins.text === "") problem(ins, "names no directory");
-        else one("WORKDIR", [words(ins.text)[0] ?? ins.text]);
-        workdirSet = true;
-        break;
-      case "USER":
-        if (ins.text === "") problem(ins, "names no user");
-        else one("USER", [words(ins.text)[0] ?? ins.text]);
-        userSet = true;
-        break;
-      case "CMD":
-      case "ENTRYPOINT":
-        out.startCmd = commandOf(ins);
-        out.readyCmd = DOCKERFILE_READY_CMD;
-        break;
-      default:
-        if (!IGNORED.has(ins.keyword)) problem(ins, `is not an instruction the service can build (${known(ins.keyword)})`);
-    }
-  }
+  const conversion: Conversion = { out, first: froms[0], problem, push, userSet: false, workdirSet: false };
+  for (const ins of instructions) convertInstruction(ins, conversion);
   if (problems.length > 0) throw new DockerfileError(problems.sort((a, b) => a.line - b.line));
-  if (!userSet) push({ type: "USER", args: ["user"] }, undefined);
-  if (!workdirSet) push({ type: "WORKDIR", args: ["/home/user"] }, undefined);
+  if (!conversion.userSet) push({ type: "USER", args: ["user"] }, undefined);
+  if (!conversion.workdirSet) push({ type: "WORKDIR", args: ["/home/user"] }, undefined);
   return out;
+}
+
+/** One instruction: its steps pushed, or its problem noted. */
+function convertInstruction(ins: DockerInstruction, c: Conversion): void {
+  const { out, problem } = c;
+  const one = (type: string, args: string[]) => c.push({ type, args }, ins.line);
+  switch (ins.keyword) {
+    case "FROM":
+      if (c.first === ins && out.fromImage === "") problem(ins, "names no image");
+      break;
+    case "RUN":
+      if (Object.keys(ins.flags).length > 0) problem(ins, `--${Object.keys(ins.flags)[0]} is not supported by the service's builder`);
+      else if (commandOf(ins) === "") problem(ins, "has no command");
+      else one("RUN", [commandOf(ins)]);
+      break;
+    case "COPY":
+    case "ADD":
+      for (const step of copySteps(ins, problem)) c.push(step, ins.line);
+      break;
+    case "ENV":
+    case "ARG": {
+      const pairs = envPairs(ins);
+      if (pairs.length === 0) problem(ins, "sets nothing");
+      else one("ENV", pairs);
+      break;
+    }
+    case "WORKDIR":
+      if (ins.text === "") problem(ins, "names no directory");
+      else one("WORKDIR", [words(ins.text)[0] ?? ins.text]);
+      c.workdirSet = true;
+      break;
+    case "USER":
+      if (ins.text === "") problem(ins, "names no user");
+      else one("USER", [words(ins.text)[0] ?? ins.text]);
+      c.userSet = true;
+      break;
+    case "CMD":
+    case "ENTRYPOINT":
+      out.startCmd = commandOf(ins);
+      out.readyCmd = DOCKERFILE_READY_CMD;
+      break;
+    default:
+      if (!IGNORED.has(ins.keyword)) problem(ins, `is not an instruction the service can build (${known(ins.keyword)})`);
+  }
 }
 
 function known(keyword: string): string {

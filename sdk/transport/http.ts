@@ -164,7 +164,8 @@ export class HttpClient {
       const text = await res.body.text();
       if (ok) return { status: res.statusCode, headers: res.headers, text };
       const retryAfter = res.statusCode === 429 ? parseRetryAfter(headerValue(res.headers["retry-after"])) : undefined;
-      return { outcome: { kind: "status", status: res.statusCode, retryAfterMs: retryAfter }, text };
+      const reason = reasonFor(res.statusCode, ErrorBody.safeParse(safeJson(text)).data?.message);
+      return { outcome: { kind: "status", status: res.statusCode, retryAfterMs: retryAfter, ...(reason ? { reason } : {}) }, text };
     } catch (err) {
       if (call.signal?.aborted) throw abortedError(labelOf(op), call.signal, err);
       if (deadline.signal.aborted) return { outcome: { kind: "timeout" }, timeoutMs, callTimeout: call.timeoutMs !== undefined, cause: err };
@@ -181,7 +182,7 @@ export class HttpClient {
     const label = labelOf(op);
     const tries = why === "exhausted" ? ` (gave up after ${attempt} attempts)` : attempt > 1 ? ` (after ${attempt} attempts)` : "";
     const o = f.outcome;
-    if (o.kind === "status") return this.statusError(label, o.status, f.text ?? "", tries);
+    if (o.kind === "status") return this.statusError(label, o.status, f.text ?? "", tries, o.retryAfterMs);
     if (o.kind === "timeout") {
       // The provider's users set the deadline in stack config; the sdk's, with the option or the env var.
       const raise = f.callTimeout
@@ -199,7 +200,7 @@ export class HttpClient {
     return new SandboxError({ code: "unavailable", message: `${label} failed: ${what}${unsafe}${tries}`, retryable: true, cause: f.cause });
   }
 
-  private statusError(label: string, status: number, text: string, tries: string): SandboxError {
+  private statusError(label: string, status: number, text: string, tries: string, retryAfterMs?: number): SandboxError {
     const code = codeForStatus(status);
     const body = safeJson(text);
     const parsed = ErrorBody.safeParse(body);
@@ -207,7 +208,7 @@ export class HttpClient {
     const detail = service ? service.message : this.clip(text);
     const message = `${label} failed (${status} ${code})${detail ? `: ${detail}` : ""}${tries}`;
     const reason = reasonFor(status, parsed.success ? parsed.data.message : undefined);
-    return new SandboxError({ code, ...(reason ? { reason } : {}), message, status, service, retryable: RETRYABLE_STATUSES.has(status) });
+    return new SandboxError({ code, ...(reason ? { reason } : {}), message, status, service, retryable: RETRYABLE_STATUSES.has(status), retryAfterMs });
   }
 
   private headersFor(op: Operation): Record<string, string> {

@@ -5,13 +5,18 @@
  * A repeat must never create a second resource: a non-idempotent request (POST /sandboxes,
  * /templates, /templates/{id}, /volumes) is repeated only when the server provably did not
  * process it: a 429, or a connection that failed before the request was written.
+ *
+ * The 429 of the team's concurrent-sandbox limit is not repeated here: it lasts until other sandboxes
+ * end (docs/service.md#limits), which a few quick repeats would not see. The caller decides how long
+ * to wait for it, and says so (the provider: provider/runtime/limit-wait.ts).
  */
+import type { ErrorReason } from "../errors";
 import { DEFAULT_RETRY, type RetryOptions } from "../config";
 
 /** What one attempt came to, as far as retrying is concerned. */
 export type AttemptOutcome =
   /** The server answered with a non-2xx status. `retryAfterMs` from a Retry-After header. */
-  | { kind: "status"; status: number; retryAfterMs?: number | undefined }
+  | { kind: "status"; status: number; retryAfterMs?: number | undefined; reason?: ErrorReason }
   /** The connection failed before the request was written (refused, DNS, connect timeout). */
   | { kind: "not_sent"; errno: string }
   /** The connection broke after the request may have been written (reset, closed early). */
@@ -70,7 +75,7 @@ export function retryDecision(
 function repeatable(outcome: AttemptOutcome, safe: boolean, read: boolean): "yes" | "permanent" | "unsafe" {
   switch (outcome.kind) {
     case "status":
-      if (outcome.status === 429) return "yes";
+      if (outcome.status === 429) return outcome.reason === "sandbox_limit" ? "permanent" : "yes";
       if (!TRANSIENT_STATUSES.has(outcome.status)) return "permanent";
       return safe ? "yes" : "unsafe";
     case "not_sent":

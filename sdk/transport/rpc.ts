@@ -11,7 +11,8 @@
  * the proto and JSON codecs on every handler (handler.go, newHandlerConfig). `json` is what the
  * official SDK speaks. Errors are JSON under either codec (Connect: unary error bodies and the
  * end-of-stream message), so rpc-errors.ts reads them alike. HTTP/1.1 is what plain proxies pass.
- * Server streams in the binary codec (command output) are read by ./rpc-stream.ts, not connect-es.
+ * Server streams in the binary codec (command output) are read by ./rpc-stream.ts, not connect-es,
+ * through the same interceptors and over this SandboxRpc's own pool, closed by `close()`.
  */
 import type { DescMessage, DescMethodServerStreaming, DescService, MessageInitShape, MessageShape } from "@bufbuild/protobuf";
 import { createClient, type CallOptions, type Client, type Interceptor, type Transport } from "@connectrpc/connect";
@@ -21,7 +22,7 @@ import type { SandboxError } from "../errors";
 // The platform client's product token, so both halves of the sdk identify alike.
 import { USER_AGENT } from "./user-agent";
 import { toSandboxError } from "./rpc-errors";
-import { binaryServerStream } from "./rpc-stream";
+import { BinaryStreams } from "./rpc-stream";
 import { basicUserAuth, sandboxAddress, type SandboxAddress } from "./sandbox-host";
 
 /** Seconds of silence after which envd sends a keepalive event on a stream (header `Keepalive-Ping-Interval`). */
@@ -38,6 +39,8 @@ export interface SandboxTarget {
    * the deadline of each unary call, and `rpcCodec` (default binary). No API key is needed here.
    */
   options?: ClientOptions | undefined;
+  /** Connect interceptors run around every call, unary and streaming alike, after the sdk's own headers are set. */
+  interceptors?: readonly Interceptor[] | undefined;
 }
 
 /** Per-call settings shared by every in-sandbox method. */
@@ -61,6 +64,7 @@ export class SandboxRpc {
   readonly transport: Transport;
   readonly #token: string | undefined;
   readonly #clients = new Map<DescService, Client<DescService>>();
+  readonly #streams: BinaryStreams;
 
   constructor(target: SandboxTarget) {
     const opts = resolveOptions(target.options ?? {});
@@ -69,6 +73,9 @@ export class SandboxRpc {
     this.requestTimeoutMs = opts.requestTimeoutMs;
     this.codec = opts.rpcCodec;
     this.#token = target.envdAccessToken ?? undefined;
+    // One list for both paths, so a header or a check added here reaches every call.
+    const interceptors = [headerInterceptor(this.address.headers, this.#token), ...(target.interceptors ?? [])];
+    this.#streams = new BinaryStreams(interceptors);
     this.transport = createConnectTransport({
       baseUrl: this.address.baseUrl,
       httpVersion: "1.1",
@@ -77,8 +84,13 @@ export class SandboxRpc {
       // and we would inflate it, a third more client CPU per MB streamed (bench/RESULTS.md, 2). The
       // official SDK does not ask for it either.
       acceptCompression: [],
-      interceptors: [headerInterceptor(this.address.headers, this.#token)],
+      interceptors,
     });
+  }
+
+  /** Closes the connections of the binary streams; streams under way end first. Unary calls use connect-node's agent. */
+  close(): Promise<void> {
+    return this.#streams.close();
   }
 
   /** A typed Connect client of `service` over this sandbox's transport, made once per service. */
@@ -119,9 +131,8 @@ export class SandboxRpc {
       const client = this.client(method.parent) as unknown as Record<string, (m: MessageInitShape<I>, c: CallOptions) => AsyncIterable<MessageShape<O>>>;
       return client[method.localName]!(message, call);
     }
-    const headers = { ...callHeaders(this.address.headers, this.#token, true), ...Object.fromEntries(new Headers(call.headers).entries()) };
     const url = `${this.address.baseUrl}/${method.parent.typeName}/${method.name}`;
-    return binaryServerStream(url, method.input, method.output, message, { headers, timeoutMs: call.timeoutMs, signal: call.signal });
+    return this.#streams.call(url, method, message, { headers: call.headers, timeoutMs: call.timeoutMs, signal: call.signal });
   }
 
   /** Passes a server stream through, turning any failure into a SandboxError. */
@@ -154,21 +165,15 @@ export function toRpc(target: SandboxTarget | SandboxRpc): SandboxRpc {
 
 /**
  * Headers of every call: routing (shared-URL form), the access token, the User-Agent, and on server
- * streams the keepalive interval. connect-es already sets `Connect-Protocol-Version: 1`.
+ * streams the keepalive interval. connect-es already sets `Connect-Protocol-Version: 1`, and so does
+ * ./rpc-stream.ts.
  */
 function headerInterceptor(routing: Record<string, string>, token: string | undefined): Interceptor {
   return (next) => async (req) => {
-    for (const [name, value] of Object.entries(callHeaders(routing, token, req.method.methodKind === "server_streaming"))) req.header.set(name, value);
+    for (const [name, value] of Object.entries(routing)) req.header.set(name, value);
+    req.header.set("User-Agent", USER_AGENT);
+    if (token) req.header.set("X-Access-Token", token);
+    if (req.method.methodKind === "server_streaming") req.header.set("Keepalive-Ping-Interval", String(KEEPALIVE_PING_INTERVAL_S));
     return next(req);
-  };
-}
-
-/** Those headers, for connect-es's calls (the interceptor) and ./rpc-stream.ts's alike. */
-function callHeaders(routing: Record<string, string>, token: string | undefined, serverStreaming: boolean): Record<string, string> {
-  return {
-    ...routing,
-    "User-Agent": USER_AGENT,
-    ...(token ? { "X-Access-Token": token } : {}),
-    ...(serverStreaming ? { "Keepalive-Ping-Interval": String(KEEPALIVE_PING_INTERVAL_S) } : {}),
   };
 }

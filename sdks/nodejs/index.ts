@@ -25,6 +25,11 @@ export type Sandbox = import("./sandbox").Sandbox;
 export const Sandbox: typeof import("./sandbox").Sandbox = null as any;
 utilities.lazyLoad(exports, ["Sandbox"], () => require("./sandbox"));
 
+export { SnapshotArgs } from "./snapshot";
+export type Snapshot = import("./snapshot").Snapshot;
+export const Snapshot: typeof import("./snapshot").Snapshot = null as any;
+utilities.lazyLoad(exports, ["Snapshot"], () => require("./snapshot"));
+
 export { TemplateArgs } from "./template";
 export type Template = import("./template").Template;
 export const Template: typeof import("./template").Template = null as any;
@@ -56,6 +61,8 @@ const _module = {
         switch (type) {
             case "sandbox:index:Sandbox":
                 return new Sandbox(name, <any>undefined, { urn })
+            case "sandbox:index:Snapshot":
+                return new Snapshot(name, <any>undefined, { urn })
             case "sandbox:index:Template":
                 return new Template(name, <any>undefined, { urn })
             case "sandbox:index:TemplateTag":

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { ErrorBody } from "../../sdk/schemas/common";
 import * as builds from "../../sdk/schemas/builds";
 import * as sandboxes from "../../sdk/schemas/sandboxes";
+import * as snapshots from "../../sdk/schemas/snapshots";
 import * as templates from "../../sdk/schemas/templates";
 import * as volumes from "../../sdk/schemas/volumes";
 import { loadContract } from "./exchanges";
@@ -54,6 +55,9 @@ const PAIRS: [name: string, operation: string, where: string, schema: z.ZodType,
   ["TemplateBuildStartV2", "POST /v2/templates/{templateID}/builds/{buildID}", "request", builds.TemplateBuildStartV2],
   ["AssignedTemplateTags", "POST /templates/tags", "201", builds.AssignedTemplateTags],
   ["TemplateTag", "GET /templates/{templateID}/tags", "200", builds.TemplateTag, "items"],
+  ["NewSnapshot", "POST /sandboxes/{sandboxID}/snapshots", "request", snapshots.NewSnapshot],
+  ["SnapshotInfo", "POST /sandboxes/{sandboxID}/snapshots", "201", snapshots.SnapshotInfo],
+  ["SnapshotInfo", "GET /snapshots", "200", snapshots.SnapshotInfo, "items"],
 ];
 
 function specSchema(operation: string, where: string, items?: "items"): Node {

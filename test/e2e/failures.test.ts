@@ -91,7 +91,7 @@ test("a failing template build fails up with the reason and the last log lines, 
   expect(up.code).not.toBe(0);
   expect(up.output).toMatch(/build \S+ failed at step \d+: failed to run command 'exit 3': exit status 3/);
   expect(up.output).toContain("Last log lines:");
-  expect(up.output).toContain("command 'exit 3' exited with code 3");
+  expect(up.output).toContain("[error] failed to run command 'exit 3': exit status 3");
   const tpl = resourceNamed(await state(), "tpl-0");
   expect(tpl?.outputs).toMatchObject({ buildStatus: "error", buildCount: 1 });
   expect(String(tpl?.outputs?.lastBuildError)).toContain("exit status 3");

@@ -68,6 +68,9 @@ describe("a paused sandbox killed", () => {
   it("ends its frozen processes on the host too", async () => {
     const s = await sandbox();
     await s.commands.run("sleep 4242", { background: true });
+    // A background start answers once the shell is spawned; on a loaded host the pause could
+    // freeze it before it has exec'd `sleep`, and no process would carry that command line.
+    await expect.poll(() => hostPids("sleep 4242"), { timeout: 5_000 }).not.toEqual([]);
     await s.pause();
     expect(hostPids("sleep 4242")).not.toEqual([]);
     await s.kill();

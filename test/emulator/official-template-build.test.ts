@@ -137,7 +137,7 @@ describe("tags", () => {
 
 describe("fromDockerfile", () => {
   it("builds a Dockerfile's COPY, ENV, WORKDIR and USER into the sandbox's files and defaults", async () => {
-    const dockerfile = ["FROM node:22", "COPY app/hello.txt /opt/greeting.txt", "ENV MODE=docker", "WORKDIR /opt", "USER root", 'CMD ["node", "server.js"]'].join("\n");
+    const dockerfile = ["FROM node:22", "COPY app/hello.txt /opt/greeting.txt", "ENV MODE=docker", "WORKDIR /opt", "USER root"].join("\n");
     await Template.build(Template({ fileContextPath: context }).fromDockerfile(dockerfile), "official-dockerfile", opts);
     const sandbox = await start("official-dockerfile");
     expect(await sandbox.files.read("/opt/greeting.txt")).toBe("hello from the context\n");

@@ -3,8 +3,8 @@
  * `configure`, against an emulator in this process. Each test file gets its own copy of the runtime's
  * module state (vitest isolates files), so configuring here touches no other file.
  */
-import { afterAll, beforeAll, expect } from "vitest";
-import { createEmulator, type Emulator } from "../../emulator";
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
+import { createEmulator, type Emulator, type EmulatorOptions } from "../../emulator";
 import * as runtime from "../../provider/runtime/index";
 import type { ResourceKind } from "../../provider/kinds";
 
@@ -18,9 +18,9 @@ export interface TestEmulator extends Emulator {
   onRequest(listener: (line: string) => void): () => void;
 }
 
-export async function startEmulator(): Promise<TestEmulator> {
+export async function startEmulator(options: EmulatorOptions = {}): Promise<TestEmulator> {
   const listeners = new Set<(line: string) => void>();
-  const emu = await createEmulator({ buildDelayMs: 50, log: (line) => listeners.forEach((l) => l(line)) });
+  const emu = await createEmulator({ buildDelayMs: 50, ...options, log: (line) => listeners.forEach((l) => l(line)) });
   return Object.assign(emu, {
     onRequest(listener: (line: string) => void) {
       listeners.add(listener);
@@ -30,10 +30,10 @@ export async function startEmulator(): Promise<TestEmulator> {
 }
 
 /** An emulator for the calling test file, with the runtime configured for it; a getter, as it starts in beforeAll. */
-export function emulatorForFile(): () => TestEmulator {
+export function emulatorForFile(options: EmulatorOptions = {}): () => TestEmulator {
   let emu: TestEmulator | undefined;
   beforeAll(async () => {
-    emu = await startEmulator();
+    emu = await startEmulator(options);
     configureFor(emu);
   });
   afterAll(async () => {
@@ -144,4 +144,24 @@ export function expectPlainJSON(value: unknown, path = "outputs"): void {
   expect(value, `${path} is undefined`).not.toBeUndefined();
   if (value === null || typeof value !== "object") return;
   for (const [k, v] of Object.entries(value)) expectPlainJSON(v, Array.isArray(value) ? `${path}[${k}]` : `${path}.${k}`);
+}
+
+/**
+ * What the provider prints for the engine's log (its stderr) during each test of the calling file,
+ * still passed through: `text()` is what the current test printed so far, `clear()` starts over.
+ */
+export function capturedStderr(): { text(): string; clear(): void } {
+  let printed: string[] = [];
+  const realWrite = process.stderr.write.bind(process.stderr);
+  beforeEach(() => {
+    printed = [];
+    process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      printed.push(String(chunk));
+      return (realWrite as (c: string | Uint8Array, ...r: unknown[]) => boolean)(chunk, ...rest);
+    }) as typeof process.stderr.write;
+  });
+  afterEach(() => {
+    process.stderr.write = realWrite;
+  });
+  return { text: () => printed.join(""), clear: () => void (printed = []) };
 }

@@ -3,26 +3,15 @@
  * by the class) are hidden at any length; values it did not mark are shown as they are. Adoption keeps
  * the tokens; a timeout change waits for a paused sandbox's resume.
  */
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { madeFrom } from "../../provider/kinds/sandbox/sandbox";
-import { callsSince, checked, emulatorForFile, lastSeq, rest, runtime } from "./harness";
+import { callsSince, capturedStderr, checked, emulatorForFile, lastSeq, rest, runtime } from "./harness";
 
 const emu = emulatorForFile();
 
 /** What the provider printed for the engine's log (its stderr) while a test ran. */
-let printed: string[] = [];
-const realWrite = process.stderr.write.bind(process.stderr);
-beforeEach(() => {
-  printed = [];
-  process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-    printed.push(String(chunk));
-    return (realWrite as (c: string | Uint8Array, ...r: unknown[]) => boolean)(chunk, ...rest);
-  }) as typeof process.stderr.write;
-});
-afterEach(() => {
-  process.stderr.write = realWrite;
-});
-const log = () => printed.join("");
+const stderr = capturedStderr();
+const log = stderr.text;
 
 describe("the provisioning log", () => {
   test("hides every marked secret, however short, and nothing else", async () => {
@@ -68,7 +57,7 @@ describe("the provisioning log", () => {
   test("logging chooses the streams shown; state keeps both tails", async () => {
     const command = "echo to-stdout; echo to-stderr >&2";
     for (const [logging, shown, hidden] of [["stdout", "to-stdout", "to-stderr"], ["stderr", "to-stderr", "to-stdout"], ["none", "", "to-std"]] as const) {
-      printed = [];
+      stderr.clear();
       const inputs = await checked("Sandbox", { templateID: "base", provision: { commands: [{ command }], logging }, __resource: `proj/dev/log-${logging}` });
       const { id, outs } = await runtime.create("Sandbox", inputs);
       const streamed = log().split("\n").filter((l) => / [|!] /.test(l)).join("\n");

@@ -21,7 +21,10 @@ writeFileSync(join(ctx, "app", "main.py"), "print('v1')\n");
 writeFileSync(join(ctx, "conf", "settings.toml"), "mode = 'a'\n");
 afterAll(() => rmSync(ctx, { recursive: true, force: true }));
 
-const DOCKERFILE = "FROM python:3.12\n# the app\nCOPY app /app\nCOPY --chmod=644 conf/settings.toml /etc/app/\nRUN echo built\nCMD python /app/main.py\n";
+const DOCKERFILE = "FROM python:3.12\n# the app\nCOPY app /app\nCOPY --chmod=644 conf/settings.toml /etc/app/\nRUN echo built\n";
+// Only checked, never built: a CMD is a start command, which the emulator runs at finalize after
+// a 20 s wait, over the host's programs (no `python` here, where the image has it).
+const WITH_CMD = `${DOCKERFILE}CMD python /app/main.py\n`;
 const buildsOf = (id: string) => emu().state.templates().find((t) => t.templateID === id)?.builds ?? [];
 const uploads = (calls: string[]) => calls.filter((c) => c.startsWith("PUT /_uploads/")).length;
 /** The PUT of a build's record (provider/kinds/template/record.ts), made once the build exists. */
@@ -29,7 +32,7 @@ const RECORD = expect.stringMatching(/^PUT \/_uploads\//);
 
 describe("check derives the build steps", () => {
   test("one line per step as the service gets it, each COPY with the hash of its files", async () => {
-    const inputs = await checked("Template", { dockerfile: DOCKERFILE, context: ctx, __resource: "proj/dev/steps" });
+    const inputs = await checked("Template", { dockerfile: WITH_CMD, context: ctx, __resource: "proj/dev/steps" });
     expect(inputs.buildSteps).toEqual([
       "FROM python:3.12",
       "USER root",
@@ -109,7 +112,7 @@ describe("a template built from a context", () => {
     const before = outs.buildSteps as string[];
     const after = news.buildSteps as string[];
     expect(after.map((line, i) => (line === before[i] ? "same" : line))).toEqual([
-      "same", "same", "same", `COPY app /app (files ${filesHash("app", "/app", ctx)})`, "same", "same", "same", "same", "same",
+      "same", "same", "same", `COPY app /app (files ${filesHash("app", "/app", ctx)})`, "same", "same", "same", "same",
     ]);
     expect(await runtime.diff("Template", id, outs, news)).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
     const since = lastSeq(emu());

@@ -10,7 +10,7 @@ import type { SandboxTarget } from "../../sdk/transport/rpc";
  * Creates a running sandbox (`secure` for one that needs its access token) and its client target,
  * speaking `rpcCodec` (the sdk's default when omitted).
  */
-export async function createSandbox(emu: Emulator, opts: { secure?: boolean; rpcCodec?: RpcCodec } = {}): Promise<Required<SandboxTarget>> {
+export async function createSandbox(emu: Emulator, opts: { secure?: boolean; rpcCodec?: RpcCodec } = {}): Promise<Required<Omit<SandboxTarget, "interceptors">>> {
   const res = await fetch(`${emu.apiUrl}/sandboxes`, {
     method: "POST",
     headers: { "X-API-Key": emu.apiKey, "content-type": "application/json" },

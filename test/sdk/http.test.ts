@@ -66,6 +66,16 @@ describe("retries", () => {
     expect(peer.requests).toHaveLength(3);
   });
 
+  test("the concurrent-sandbox limit's 429 is not repeated: it lasts until other sandboxes end, so the caller decides", async () => {
+    const message = "you have reached the maximum number of concurrent E2B sandboxes (20). If you need more, please visit 'https://e2b.dev/docs/billing'";
+    const { peer, client } = await setup((_req, res) => json(res, 429, { code: 429, message }, { "retry-after": "2" }));
+    const err = await failure(client.sandboxes.create({ templateID: "base" }));
+    expect(err.reason).toBe("sandbox_limit");
+    expect(err.retryAfterMs).toBe(2_000);
+    expect(err.message).toBe(`POST /sandboxes failed (429 rate_limited): ${message}`);
+    expect(peer.requests).toHaveLength(1);
+  });
+
   test("503 on a create is not repeated (the service may have started it)", async () => {
     const { peer, client } = await setup((_req, res) => json(res, 503, { code: 503, message: "placement failed" }));
     const err = await failure(client.sandboxes.create({ templateID: "base" }));

@@ -14,7 +14,7 @@ import { createSandbox } from "./emulator-sandbox";
 import { memoryProbe } from "./memory-probe";
 
 let emu: Emulator;
-let target: Required<SandboxTarget>;
+let target: Required<Omit<SandboxTarget, "interceptors">>;
 let pc: ProcessClient;
 
 beforeAll(async () => {

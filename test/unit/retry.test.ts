@@ -11,6 +11,8 @@ describe("retryDecision", () => {
     // method, declared idempotent, outcome, repeated?
     ["GET", undefined, status(429), true],
     ["POST", false, status(429), true],
+    // The concurrent-sandbox limit lasts until other sandboxes end: its caller waits, not the retry loop.
+    ["POST", false, { kind: "status", status: 429, reason: "sandbox_limit" }, false],
     ["GET", undefined, status(502), true],
     ["GET", undefined, status(503), true],
     ["DELETE", undefined, status(504), true],

@@ -7,7 +7,7 @@ import * as pulumi from "@pulumi/pulumi";
 import Ajv2020 from "ajv/dist/2020";
 import { describe, expect, test } from "vitest";
 import type { z } from "zod";
-import { Sandbox, Template, TemplateTag, Volume } from "../../provider/classes";
+import { Sandbox, Snapshot, Template, TemplateTag, Volume } from "../../provider/classes";
 import { buildSchema, dynamicType, renderReference, spliceReference, SPECS, type PackageSchema } from "../../provider/schema/build";
 import { ObjectTypes, type PropertySpec } from "../../provider/schema/convert";
 import { BEGIN, END } from "../../provider/schema/reference";
@@ -101,8 +101,8 @@ describe("schema.json against Pulumi's package metaschema", () => {
 });
 
 describe("resources", () => {
-  test("are the four resources, under package tokens", () => {
-    expect(Object.keys(schema.resources)).toEqual(["sandbox:index:Sandbox", "sandbox:index:Template", "sandbox:index:TemplateTag", "sandbox:index:Volume"]);
+  test("are the five resources, under package tokens", () => {
+    expect(Object.keys(schema.resources)).toEqual(["sandbox:index:Sandbox", "sandbox:index:Snapshot", "sandbox:index:Template", "sandbox:index:TemplateTag", "sandbox:index:Volume"]);
     expect(schema).toMatchObject({ name: "sandbox", version: pkg.version });
   });
 
@@ -256,7 +256,7 @@ describe("README reference", () => {
       "stack",
       true,
     );
-    const made = [new Template("t", { dockerfile: "FROM base" }), new Volume("v"), new Sandbox("s", { templateID: "t" }), new TemplateTag("g", { template: "t", tag: "prod", target: "v1" })];
+    const made = [new Template("t", { dockerfile: "FROM base" }), new Volume("v"), new Sandbox("s", { templateID: "t" }), new TemplateTag("g", { template: "t", tag: "prod", target: "v1" }), new Snapshot("n", { sandboxID: "s-id" })];
     await Promise.all(made.map((r) => new Promise((resolve) => r.urn.apply(resolve))));
     expect(types.sort()).toEqual(Object.keys(schema.resources).map(dynamicType));
   });

@@ -12,7 +12,7 @@ import { readContent } from "../../provider/kinds/volume/source";
 import { volumeKind } from "../../provider/kinds/volume";
 import { volumeSpec } from "../../provider/kinds/volume/spec";
 import { specialArchiveSig, specialAssetSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
-import { MAX_SEED_FILE_BYTES, parentDirs, planSeed, readSeed, sha256Of, targetProblem, type SeedManifest } from "../../provider/kinds/volume/volume-content-seed";
+import { MAX_SEED_FILE_BYTES, parentDirs, planSeed, readSeed, sha256Of, targetProblem, type SeedManifest } from "../../provider/kinds/volume/content-seed";
 
 const root = mkdtempSync(join(tmpdir(), "volume-seed-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

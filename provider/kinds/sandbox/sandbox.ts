@@ -16,6 +16,7 @@ import { ignoreNotFound, isNotFound, type InputsOf, type ResourceHandlers, type 
 import { resourceLogger } from "../../runtime/log";
 import { hiddenValues } from "../../runtime/secrets";
 import { createOnce } from "../../runtime/outcome";
+import { waitingForLimit } from "../../runtime/limit-wait";
 import { PartialCreateError } from "../../runtime/partial";
 import { runKey, runNumber } from "../../runtime/resume";
 import { wireBody, type WireMap } from "../../runtime/wire";
@@ -158,7 +159,7 @@ async function applyState(id: string, state: "running" | "paused", timeout: numb
   if (now === state) return;
   log(state === "paused" ? `pausing sandbox ${id}` : `resuming sandbox ${id} for ${timeout} s`);
   if (state === "paused") await sandboxes.pause(id);
-  else await sandboxes.connect(id, { timeout });
+  else await waitingForLimit("resume", () => sandboxes.connect(id, { timeout }), log);
 }
 
 export const sandboxHandlers: ResourceHandlers<"Sandbox"> = {
@@ -175,7 +176,9 @@ export const sandboxHandlers: ResourceHandlers<"Sandbox"> = {
       await ignoreNotFound(() => sandboxes.kill(sandboxID));
     }
     if (adopted) logFor(inputs)(`adopting sandbox ${adopted.sandboxID} made by an interrupted run`);
-    const made = adopted ?? (await createOnce(() => sandboxes.create(requestBody(inputs, digests)), () => findByMarker(marker, digests, timeout)));
+    // At the team's limit the create waits for a slot (../../runtime/limit-wait.ts); a refused create made nothing, so no look-up is needed.
+    const create = () => waitingForLimit("create", () => sandboxes.create(requestBody(inputs, digests)), logFor(inputs));
+    const made = adopted ?? (await createOnce(create, () => findByMarker(marker, digests, timeout)));
     const id = made.sandboxID;
     const tokens = { envdAccessToken: made.envdAccessToken ?? null, trafficAccessToken: made.trafficAccessToken ?? null };
     const { failure, ...provisioned } = await provisionIn(id, inputs, tokens, 0, !adopted);

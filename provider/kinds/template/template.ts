@@ -14,7 +14,7 @@ import { ignoreNotFound, isNotFound, type InputsOf, type ResourceHandlers, type 
 import { resourceLogger, type Logger } from "../../runtime/log";
 import { operationWait } from "../../runtime/operation";
 import { PartialCreateError } from "../../runtime/partial";
-import { hiddenValues } from "../../runtime/secrets";
+import { derivedSecretKeys, hiddenValues } from "../../runtime/secrets";
 import { sameValue } from "../../spec";
 import { adoptable, existing, findByAlias, latest, newerInFlight } from "./adoption";
 import { recordBuild } from "./record";
@@ -27,8 +27,17 @@ type State = StateOf<"Template">;
 
 const logFor = (inputs: Inputs): Logger => resourceLogger("Template", inputs);
 
-function describeEntry(e: BuildLogEntry): string {
-  return `${e.step ? `step ${e.step}: ` : ""}${e.level === "info" ? "" : `${e.level}: `}${e.message}`;
+/** A build command's output line (`[builder 2/5] [stdout]: …`, `[start] [stderr]: …`): docs/service.md#build-commands. */
+const COMMAND_OUTPUT = /^(\[(?:builder \d+\/\d+|start|ready)\] \[(?:stdout|stderr)\]: ).*$/s;
+
+/**
+ * One log entry as shown. Where the Dockerfile is secret, a command's output is shown as
+ * `[redacted]`: a RUN may print a part of a secret line (`RUN echo $TOKEN`), which no redaction
+ * of whole lines or values catches.
+ */
+function describeEntry(e: BuildLogEntry, secretCommands: boolean): string {
+  const message = secretCommands ? e.message.replace(COMMAND_OUTPUT, "$1[redacted]") : e.message;
+  return `${e.step ? `step ${e.step}: ` : ""}${e.level === "info" ? "" : `${e.level}: `}${message}`;
 }
 
 /**
@@ -40,9 +49,10 @@ async function awaitBuild(ref: BuildRef, inputs: Inputs, system: BuildSystem, pr
   const log = logFor(inputs);
   log(`waiting for build ${ref.buildID} of template ${ref.templateID}`);
   const timeoutMs = inputs.buildTimeoutSeconds * 1000;
+  const secretCommands = derivedSecretKeys("Template", inputs).length > 0;
   try {
     await operationWait(
-      (signal) => platform().templates.waitForBuild(ref.templateID, ref.buildID, { timeoutMs, signal, onLog: (e) => log(describeEntry(e)) }),
+      (signal) => platform().templates.waitForBuild(ref.templateID, ref.buildID, { timeoutMs, signal, onLog: (e) => log(describeEntry(e, secretCommands)) }),
       // `timeout`: recorded below as a partial create, as at buildTimeoutSeconds.
       (why, cause) => new SandboxError({
         code: "timeout",

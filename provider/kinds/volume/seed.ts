@@ -9,7 +9,7 @@
 import { isSandboxError } from "../../../sdk/errors";
 import type { VolumeEntryStat } from "../../../sdk/schemas/volumes";
 import type { VolumeContent } from "../../../sdk/volume-content/client";
-import { bytesOf, parentDirs, planSeed, sha256Of, type SeedManifest, type SeedSource } from "./volume-content-seed";
+import { bytesOf, parentDirs, planSeed, sha256Of, type SeedManifest, type SeedSource } from "./content-seed";
 import type { Logger } from "../../runtime/log";
 
 /** `content` as `check` made it: its source, the target, and the manifest. */

@@ -10,7 +10,7 @@
  * directory they were made from).
  */
 import { specialArchiveSig, specialAssetSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
-import { SeedCollector, type SeedReading } from "./volume-content-seed";
+import { SeedCollector, type SeedReading } from "./content-seed";
 
 type Obj = Record<string, unknown>;
 

@@ -18,7 +18,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { MAX_SEED_BYTES, MAX_SEED_FILE_BYTES, MAX_SEED_FILES, targetProblem } from "./volume-content-seed";
+import { MAX_SEED_BYTES, MAX_SEED_FILE_BYTES, MAX_SEED_FILES, targetProblem } from "./content-seed";
 import { isArchive } from "./source";
 import { defineSpec } from "../../spec";
 import { autoName } from "../naming";

@@ -23,6 +23,8 @@ func (m *module) Construct(ctx *pulumi.Context, name, typ, urn string) (r pulumi
 	switch typ {
 	case "sandbox:index:Sandbox":
 		r = &Sandbox{}
+	case "sandbox:index:Snapshot":
+		r = &Snapshot{}
 	case "sandbox:index:Template":
 		r = &Template{}
 	case "sandbox:index:TemplateTag":

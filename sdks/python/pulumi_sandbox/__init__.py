@@ -10,6 +10,7 @@ from .get_template import *
 from .list_sandboxes import *
 from .provider import *
 from .sandbox import *
+from .snapshot import *
 from .template import *
 from .template_tag import *
 from .volume import *
@@ -32,6 +33,7 @@ _utilities.register(
   "fqn": "pulumi_sandbox",
   "classes": {
    "sandbox:index:Sandbox": "Sandbox",
+   "sandbox:index:Snapshot": "Snapshot",
    "sandbox:index:Template": "Template",
    "sandbox:index:TemplateTag": "TemplateTag",
    "sandbox:index:Volume": "Volume"

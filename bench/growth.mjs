@@ -1,0 +1,112 @@
+// Bench 7: how cost grows with the work. `pulumi up`, a no-op `preview`, `refresh` and `destroy` of N
+// sandboxes through the real engine, with pulumi-sandbox as installed and with the inline provider,
+// beside a plain script on the official SDK making the same sandboxes with the same concurrency
+// (bench/workers/sdk-fleet.mjs), at each added latency. The engine runs with `--parallel C` and the
+// script with C creates in flight, C = min(N, 100). The bound is the critical path the service
+// allows: ceil(N / C) creates one after the other, each as long as the emulator's median create.
+//
+// The team's limit is set to N: sandboxes stay running through an `up`, so a limit below N could
+// never be met by one stack (docs/service.md#limits); what C bounds is the creates in flight.
+import { mkdtempSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ensurePulumi } from "../scripts/ensure-pulumi.mjs";
+import { initStack, pulumiEnv, runPulumi } from "../scripts/pulumi-run.mjs";
+import { timedPulumi } from "./engine.mjs";
+import { fmt, median, ratio, runWorker, table } from "./lib.mjs";
+import { watchPeakRss } from "./peak-rss.mjs";
+
+const require = createRequire(import.meta.url);
+const { createEmulator } = require("pulumi-sandbox/emulator");
+
+/** Creates in flight at most: the engine's `--parallel` and the script's pool. */
+const MAX_CONCURRENCY = 100;
+const OPS = ["up", "preview", "refresh", "destroy"];
+const ARGS = { up: ["up", "--yes", "--skip-preview"], preview: ["preview", "--expect-no-changes"], refresh: ["refresh", "--yes", "--skip-preview"], destroy: ["destroy", "--yes", "--skip-preview"] };
+
+const serviceOf = (emu) => ({ apiUrl: emu.apiUrl, sandboxUrl: emu.sandboxUrl, apiKey: emu.apiKey, accessToken: emu.accessToken });
+const concurrencyOf = (count) => Math.max(1, Math.min(count, MAX_CONCURRENCY));
+
+/** One stack of `count` sandboxes through every op: per op wall and CPU (ms), requests, the provider's peak RSS (kB). */
+async function stackRun({ project, binDir, mode, count, latencyMs }) {
+  const emu = await createEmulator({ faults: { latencyMs }, sandboxLimit: Math.max(1, count) });
+  const stateDir = mkdtempSync(join(tmpdir(), "pulumi-sandbox-bench-state-"));
+  const env = pulumiEnv({ binDir, stateDir, extra: { E2B_API_KEY: emu.apiKey, E2B_API_URL: emu.apiUrl, E2B_SANDBOX_URL: emu.sandboxUrl } });
+  const stack = `growth-${mode}`;
+  const out = {};
+  try {
+    await initStack({ cwd: project, env, stack, service: serviceOf(emu) });
+    for (const [key, value] of [["count", count], ["mode", mode]]) await runPulumi(["config", "set", key, String(value), "--stack", stack], { cwd: project, env });
+    for (const op of OPS) {
+      const seq = emu.calls().at(-1)?.seq ?? 0;
+      let watch;
+      const t0 = performance.now();
+      const res = await timedPulumi([...ARGS[op], "--parallel", String(concurrencyOf(count)), "--stack", stack], { cwd: project, env }, (pid) => (watch = watchPeakRss(pid)));
+      const ms = performance.now() - t0;
+      const peaks = watch.stop();
+      if (res.code !== 0) throw new Error(`pulumi ${op} (${mode}, ${count}) exited ${res.code}:\n${res.output.slice(-3000)}`);
+      const calls = emu.calls(seq);
+      const creates = calls.filter((c) => c.method === "POST" && c.path === "/sandboxes" && c.status === 201).map((c) => c.ms);
+      out[op] = { ms, cpuMs: res.cpuMs, requests: calls.length, providerKb: peaks.provider ?? 0, createMs: creates.length ? median(creates) : undefined };
+      if (op === "up" && emu.state.sandboxes().length !== count) throw new Error(`${mode}: expected ${count} sandboxes after up`);
+    }
+    return out;
+  } finally {
+    await runPulumi(["stack", "rm", "--yes", "--force", "--stack", stack], { cwd: project, env });
+    await emu.close();
+    rmSync(stateDir, { recursive: true, force: true });
+  }
+}
+
+/** The official SDK script: up (create), refresh (get), destroy (kill); no preview. */
+async function sdkRun({ count, latencyMs }) {
+  const emu = await createEmulator({ faults: { latencyMs }, sandboxLimit: Math.max(1, count) });
+  try {
+    return await runWorker("sdk-fleet.mjs", { count, concurrency: concurrencyOf(count), service: serviceOf(emu) });
+  } finally {
+    await emu.close();
+  }
+}
+
+/**
+ * The rows of one size: ours, inline, the SDK script, the bound, and their ratios. `first`: the runs of
+ * the smallest size, for memory per added resource (a stack of 0 starts no provider to compare with).
+ */
+function rowsOf(count, ours, inline, empty, sdk, first) {
+  const grown = (run, base) => (first && first.count < count ? (run.up.providerKb - base.up.providerKb) / (count - first.count) : undefined);
+  const per = (run, base, op, key) => (run[op][key] - base[op][key]) / count;
+  const perSdk = (op, key) => (sdk[op] ? sdk[op][key] / count : undefined);
+  const bound = Math.ceil(count / concurrencyOf(count)) * (ours.up.createMs ?? 0);
+  const row = (label, o, i, s, b, digits = 1) => [`N=${count}: ${label}`, fmt(o, digits), fmt(i, digits), fmt(s, digits), fmt(b, digits), ratio(o, i), ratio(o, s), ratio(o, b)];
+  return [
+    row("`up` wall (s)", ours.up.ms / 1000, inline.up.ms / 1000, sdk.up.ms / 1000, bound / 1000, 2),
+    ...OPS.map((op) => row(`\`${op}\` per resource, beyond empty (ms)`, per(ours, empty.package, op, "ms"), per(inline, empty.inline, op, "ms"), perSdk(op, "ms"), undefined)),
+    row("`up` CPU per resource, beyond empty (ms)", per(ours, empty.package, "up", "cpuMs"), per(inline, empty.inline, "up", "cpuMs"), perSdk("up", "cpuMs"), undefined),
+    row("provider's peak RSS in `up` (MB)", ours.up.providerKb / 1000, inline.up.providerKb / 1000, sdk.peakKb / 1000, undefined),
+    row(`provider memory per resource added beyond N=${first?.count ?? "-"} (KB)`, grown(ours, first?.ours), grown(inline, first?.inline), undefined, undefined),
+    row("requests per resource in `up`", ours.up.requests / count, inline.up.requests / count, sdk.up.requests / count, 1, 2),
+  ];
+}
+
+export async function growthBench({ sizes, latencies, project, log }) {
+  const binDir = await ensurePulumi();
+  const tables = [];
+  for (const latencyMs of latencies) {
+    const empty = {};
+    for (const mode of ["package", "inline"]) empty[mode] = await stackRun({ project: project.dir, binDir, mode, count: 0, latencyMs });
+    const rows = [];
+    let first;
+    for (const count of sizes) {
+      const ours = await stackRun({ project: project.dir, binDir, mode: "package", count, latencyMs });
+      const inline = await stackRun({ project: project.dir, binDir, mode: "inline", count, latencyMs });
+      const sdk = await sdkRun({ count, latencyMs });
+      log(`  growth ${latencyMs} ms, ${count} sandboxes: up ${fmt(ours.up.ms / 1000, 2)} s ours, ${fmt(inline.up.ms / 1000, 2)} s inline, ${fmt(sdk.up.ms / 1000, 2)} s sdk`);
+      rows.push(...rowsOf(count, ours, inline, empty, sdk, first));
+      first ??= { count, ours, inline };
+    }
+    const headers = [`${latencyMs} ms added per request, C = min(N, ${MAX_CONCURRENCY})`, "pulumi-sandbox", "inline provider", "e2b SDK script", "bound", "ours / inline", "ours / SDK", "ours / bound"];
+    tables.push(`### ${latencyMs} ms added latency\n\n${table(headers, rows)}`);
+  }
+  return tables.join("\n\n");
+}

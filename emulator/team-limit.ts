@@ -1,0 +1,37 @@
+/**
+ * The team's concurrent-sandbox limit, as the service keeps it (docs/service.md#limits): a create, or
+ * the resume of a paused sandbox, reserves a slot before the sandbox starts, and is refused with a 429
+ * when running sandboxes plus starts in flight would pass the limit. A refused create makes nothing.
+ */
+import { ApiError } from "./http";
+
+/** The message of the service's refusal (infra packages/api/internal/orchestrator/create_instance.go). */
+export function sandboxLimitMessage(limit: number): string {
+  return `you have reached the maximum number of concurrent E2B sandboxes (${limit}). If you need more, please visit 'https://e2b.dev/docs/billing'`;
+}
+
+/** Slots of the one team; no limit when `limit` is undefined (the emulator's default). */
+export class SandboxSlots {
+  /** Starts reserved and not yet running: they count, so two creates at once cannot both take the last slot. */
+  private starting = 0;
+
+  constructor(readonly limit: number | undefined) {
+    if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1)) throw new Error(`sandboxLimit must be an integer of 1 or more, got ${limit}`);
+  }
+
+  /**
+   * Reserves a slot for one start, given how many sandboxes run now; the returned function releases
+   * the reservation once the sandbox runs (it then counts as running) or its start failed.
+   *
+   * @throws ApiError 429 with the service's message when no slot is free.
+   */
+  reserve(running: number): () => void {
+    if (this.limit !== undefined && running + this.starting >= this.limit) throw new ApiError(429, sandboxLimitMessage(this.limit));
+    this.starting++;
+    let released = false;
+    return () => {
+      if (!released) this.starting--;
+      released = true;
+    };
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * The team's concurrent-sandbox limit through the real engine (docs/service.md#limits): another user
+ * of the team holds 2 of its 3 slots when `pulumi up --parallel 2` makes 3 sandboxes. The creates past
+ * the limit wait, saying so on their rows, and go through once the other user's sandboxes end: the
+ * `up` succeeds with one sandbox per resource, and never more creates in flight than `--parallel`.
+ */
+import { join } from "node:path";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { lastSeq, startStack, type E2eStack } from "./harness";
+
+const FIXTURE = join(__dirname, "fixtures", "sandbox-count");
+let s: E2eStack;
+
+beforeAll(async () => {
+  s = await startStack(FIXTURE, "e2e-team-limit", { sandboxLimit: 3, latency: { createMs: 300 } });
+  await s.ok("config", "set", "count", "3");
+}, 300_000);
+
+afterAll(async () => {
+  await s?.close();
+});
+
+/** Another user of the team: a sandbox made straight through the API. */
+async function outsideSandbox(): Promise<string> {
+  const res = await fetch(`${s.emulator.apiUrl}/sandboxes`, {
+    method: "POST",
+    headers: { "x-api-key": s.emulator.apiKey, "content-type": "application/json" },
+    body: JSON.stringify({ templateID: "base", timeout: 600 }),
+  });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { sandboxID: string }).sandboxID;
+}
+
+/** The most requests matching `pick` that were being handled at one moment. */
+function mostAtOnce(since: number, pick: (method: string, path: string) => boolean): number {
+  const edges = s.emulator.calls(since).filter((c) => pick(c.method, c.path)).flatMap((c) => {
+    const start = Date.parse(c.time);
+    return [{ at: start, step: 1 }, { at: start + c.ms, step: -1 }];
+  });
+  edges.sort((a, b) => a.at - b.at || a.step - b.step);
+  let now = 0;
+  let most = 0;
+  for (const e of edges) most = Math.max(most, (now += e.step));
+  return most;
+}
+
+test("creates past the limit wait on their rows and go through when slots free; up succeeds, one sandbox each", async () => {
+  const outside = [await outsideSandbox(), await outsideSandbox()];
+  const since = lastSeq(s.emulator);
+  let settled = false;
+  const up = s.ok("up", "--yes", "--skip-preview", "--parallel", "2").finally(() => (settled = true));
+  // The other user's sandboxes end once the stack's creates have been refused for a while (an `up` that ended first fails below).
+  while (!settled) {
+    const refused = s.emulator.calls(since).filter((c) => c.method === "POST" && c.path === "/sandboxes" && c.status === 429);
+    if (refused.length >= 2) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await new Promise((r) => setTimeout(r, 1_000));
+  for (const id of outside) await fetch(`${s.emulator.apiUrl}/sandboxes/${id}`, { method: "DELETE", headers: { "x-api-key": s.emulator.apiKey } });
+  const { output } = await up;
+  expect(output).toMatch(/\+ 4 created/); // the stack too
+  expect(output).toMatch(/\[Sandbox box-\d\] waiting for the team's concurrent-sandbox limit \(you have reached the maximum number of concurrent E2B sandboxes \(3\)\. If you need more, please visit 'https:\/\/e2b\.dev\/docs\/billing'\); the create made nothing and is tried again/);
+  expect(output).toMatch(/\[Sandbox box-\d\] create went through after waiting [\d.]+ m?s for the team's concurrent-sandbox limit/);
+  const ids = (await s.outputs()).ids as string[];
+  expect(s.emulator.state.sandboxes().map((x) => x.sandboxID).sort()).toEqual([...ids].sort());
+  const created = s.emulator.calls(since).filter((c) => c.method === "POST" && c.path === "/sandboxes" && c.status === 201);
+  expect(created).toHaveLength(3);
+  expect(mostAtOnce(since, (method, path) => method === "POST" && path === "/sandboxes")).toBeLessThanOrEqual(2);
+  await s.ok("destroy", "--yes", "--skip-preview");
+  expect(s.emulator.state.sandboxes()).toEqual([]);
+}, 300_000);
