@@ -2,14 +2,16 @@
  * User-defined file metadata (docs/service.md#file-metadata): an upload's `X-Metadata-<key>: <value>`
  * headers, kept with the file and reported as `EntryInfo.metadata` by the upload's answer, Stat,
  * ListDir and Move. envd keeps them as `user.e2b.<key>` extended attributes of the file's inode.
- * Node has no extended-attribute calls (and the emulator takes no native module), so the emulator
- * keeps them here instead, keyed by the same thing an xattr belongs to: the inode, named by device,
- * inode number and birth time (a deleted file's reused inode number has a new birth time). So, as
- * with xattrs, they follow a rename by the API or by a command, survive an overwrite in place and
- * pause/resume, are seen through every sandbox that mounts the same volume, and are not copied by
- * `cp`. Unlike envd, metadata set with `setxattr` inside the sandbox is not seen, nor the other way.
+ * The emulator does the same through a python3 helper (./xattrs.ts), so metadata set with
+ * `setxattr` inside the sandbox is reported and `getfattr` there sees the API's. Where that helper
+ * or the filesystem cannot (no python3, no user xattrs), the metadata is kept here instead, keyed
+ * by the same thing an xattr belongs to: the inode, named by device, inode number and birth time
+ * (a deleted file's reused inode number has a new birth time). So, either way, it follows a rename
+ * by the API or by a command, survives an overwrite in place and pause/resume, is seen through
+ * every sandbox that mounts the same volume, and is not copied by `cp`.
  */
 import type { IncomingHttpHeaders } from "node:http";
+import { xattrs } from "./xattrs";
 
 /** The request-header prefix of a metadata entry (Node lower-cases header names). */
 const HEADER_PREFIX = "x-metadata-";
@@ -63,14 +65,14 @@ export interface InodeStats {
   dev: bigint;
   ino: bigint;
   birthtimeNs: bigint;
+  ctimeNs: bigint;
 }
 
 const inodeKey = (st: InodeStats) => `${st.dev}:${st.ino}:${st.birthtimeNs}`;
 
 /**
- * The metadata of every file that has some, for the whole emulator (an inode is the host's, not
- * one sandbox's). Only files uploaded with metadata have an entry, and an overwrite without
- * metadata removes it.
+ * The metadata of every file that has some its xattrs could not hold, for the whole emulator (an
+ * inode is the host's, not one sandbox's). An overwrite without metadata removes a file's entry.
  */
 class MetadataStore {
   private readonly byInode = new Map<string, FileMetadata>();
@@ -88,4 +90,41 @@ class MetadataStore {
   }
 }
 
-export const fileMetadata = new MetadataStore();
+const kept = new MetadataStore();
+
+/**
+ * A file's metadata: its `user.e2b.*` xattrs, and what is kept here for it when they could not be
+ * written. `osPath` names the inode of `st` for the OS; `follow` when it is a link to it (an open
+ * file's /proc/self/fd entry), never a link in the sandbox's tree.
+ */
+export async function readMetadata(st: InodeStats, osPath: string, follow = false): Promise<FileMetadata | undefined> {
+  const merged = { ...(await xattrsOf(st, osPath, follow)), ...kept.read(st) };
+  return Object.keys(merged).length > 0 ? merged : undefined;
+}
+
+/**
+ * The xattrs last read from each inode, with its ctime then: setxattr and removexattr move the
+ * ctime, so an unchanged ctime means unchanged xattrs, and a listing read again asks the helper
+ * nothing. As git's racy-index rule, a read less than RACY_NS after the ctime is not kept: a change
+ * in that same clock tick would leave the ctime as it was.
+ */
+const lastRead = new Map<string, { ctimeNs: bigint; xattrs: FileMetadata }>();
+const RACY_NS = 100_000_000n;
+const MAX_REMEMBERED = 100_000;
+
+async function xattrsOf(st: InodeStats, osPath: string, follow: boolean): Promise<FileMetadata | undefined> {
+  const key = inodeKey(st);
+  const hit = lastRead.get(key);
+  if (hit && hit.ctimeNs === st.ctimeNs) return hit.xattrs;
+  const read = await xattrs.read(osPath, follow);
+  if (read === undefined || BigInt(Date.now()) * 1_000_000n - st.ctimeNs < RACY_NS) return read;
+  if (lastRead.size >= MAX_REMEMBERED) lastRead.clear();
+  lastRead.set(key, { ctimeNs: st.ctimeNs, xattrs: read });
+  return read;
+}
+
+/** Replaces a file's metadata, as envd's WriteMetadata does: keys not given are cleared. */
+export async function writeMetadata(st: InodeStats, osPath: string, metadata: FileMetadata | undefined, follow = false): Promise<void> {
+  if (await xattrs.write(osPath, metadata, follow)) kept.write(st, undefined);
+  else kept.write(st, metadata);
+}

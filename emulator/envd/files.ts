@@ -8,16 +8,17 @@
  * sandbox's commands see it (./procfs.ts).
  */
 import { constants } from "node:fs";
-import { unlink } from "node:fs/promises";
+import { open, unlink } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
 import { pipeline as streamPipeline, type Readable, Transform, type Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGunzip } from "node:zlib";
 import { ConnectError } from "@connectrpc/connect";
+import { O_PATH, VIA_FD } from "../confined/dir";
 import { openAt, statAt } from "../confined/ops";
 import type { Located } from "../confined/walk";
-import { fileMetadata, metadataFromHeaders, metadataProblem, type FileMetadata } from "./file-metadata";
+import { metadataFromHeaders, metadataProblem, readMetadata, writeMetadata, type FileMetadata } from "./file-metadata";
 import { sendError } from "./gate";
 import { sandboxMayRead } from "./host-access";
 import { locateIn } from "./links";
@@ -137,12 +138,18 @@ async function store(scope: RequestScope, requested: string, body: Readable, met
     });
     try {
       if (!existing) await giveTo(scope, handle);
-      // The inode the metadata belongs to, taken while the handle is open (the stream closes it).
       const inode = await handle.stat({ bigint: true });
-      // The stream closes the handle when it ends or fails.
-      await pipeline(body, capped(scope.limits.fileSizeBytes, sandbox), handle.createWriteStream() as Writable);
-      fileMetadata.write(inode, metadata);
-      kept = fileMetadata.read(inode);
+      // A name of this very inode that outlives the stream (which closes the handle): the metadata
+      // goes to the file written, wherever its name is by now.
+      const named = VIA_FD ? await open(`/proc/self/fd/${handle.fd}`, O_PATH) : undefined;
+      try {
+        await pipeline(body, capped(scope.limits.fileSizeBytes, sandbox), handle.createWriteStream() as Writable);
+        const osPath = named ? `/proc/self/fd/${named.fd}` : "";
+        await writeMetadata(inode, osPath, metadata, true);
+        kept = await readMetadata(inode, osPath, true);
+      } finally {
+        await named?.close();
+      }
     } catch (err) {
       await handle.close().catch(() => undefined);
       // No half-written new file stays behind.

@@ -23,7 +23,12 @@ export const INTERNET_RULES = [
   {
     id: "sandbox-host",
     pattern: /\b\w*(?:sandbox|httpbin)\.(?:getHost|get_host)\(/i,
-    why: "reaches a sandbox's port at `<port>-<id>.<E2B_DOMAIN>`, a public DNS name (e2b.app) under the three variables",
+    // The emulator serves sandbox ports (by that Host, or by the E2b-Sandbox-Id/-Port headers), but
+    // these tests never ask it: the SDK builds `https://<port>-<id>.<domain>` with no port, and under
+    // the three variables <domain> is E2B_DOMAIN's default, e2b.app (the emulator reports no domain).
+    // Answering it locally would take a wildcard DNS name for this machine, a TLS certificate the
+    // client trusts and port 443, none of which the three variables give.
+    why: "reaches a sandbox's port at `https://<port>-<id>.e2b.app` (the SDK's URL: public DNS, TLS, port 443), never the emulator",
   },
   {
     id: "package-install",

@@ -64,6 +64,28 @@ describe("file metadata", () => {
     expect((await bench.sandbox.files.getInfo("gone.txt")).metadata).toBeUndefined();
   });
 
+  it("is the file's user.e2b.* xattrs: a command's setxattr is reported, and the API's is read in the sandbox", async () => {
+    await bench.sandbox.files.write("x/set.txt", "content");
+    await bench.sandbox.commands.run(`python3 -c "import os; os.setxattr('/home/user/x/set.txt', 'user.e2b.author', b'mish')"`);
+    expect((await bench.sandbox.files.getInfo("x/set.txt")).metadata).toEqual({ author: "mish" });
+    // Read again once the ctime is old enough to be remembered: a later setxattr is still seen.
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect((await bench.sandbox.files.getInfo("x/set.txt")).metadata).toEqual({ author: "mish" });
+    await bench.sandbox.commands.run(`python3 -c "import os; os.setxattr('/home/user/x/set.txt', 'user.e2b.author', b'ada')"`);
+    expect((await bench.sandbox.files.getInfo("x/set.txt")).metadata).toEqual({ author: "ada" });
+    await bench.sandbox.commands.run("ln -s /home/user/x/set.txt /home/user/x/link.txt");
+    expect((await bench.sandbox.files.list("x")).map((e) => [e.name, e.metadata])).toEqual([
+      ["link.txt", { author: "ada" }],
+      ["set.txt", { author: "ada" }],
+    ]);
+    await bench.sandbox.files.write("x/api.txt", "a", { metadata: { by: "api" } });
+    const read = await bench.sandbox.commands.run(`python3 -c "import os; print(os.getxattr('/home/user/x/api.txt', 'user.e2b.by').decode())"`);
+    expect(read.stdout).toBe("api\n");
+    // An upload rewrites them all, a command's included.
+    expect((await bench.sandbox.files.write("x/set.txt", "again")).metadata).toBeUndefined();
+    expect((await bench.sandbox.files.getInfo("x/set.txt")).metadata).toBeUndefined();
+  });
+
   it("refuses invalid metadata with envd's 400 and writes nothing", async () => {
     const nonAscii = await rawUpload("bad.txt", { "x-metadata-k": "caf\u00e9" });
     expect(nonAscii.status).toBe(400);

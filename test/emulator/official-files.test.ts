@@ -68,9 +68,7 @@ describe("watching", () => {
   });
 
   it("the polling watchers return the events since the last poll, then are removed", async () => {
-    const transport = createConnectTransport({ baseUrl: bench.emu.sandboxUrl, httpVersion: "1.1" });
-    const fs = createClient(Filesystem, transport);
-    const headers = { "e2b-sandbox-id": bench.sandbox.sandboxId, "x-access-token": (bench.sandbox as unknown as { envdAccessToken?: string }).envdAccessToken ?? "" };
+    const { fs, headers } = pollingClient();
     await bench.sandbox.files.makeDir("/home/user/polled");
     const { watcherId } = await fs.createWatcher({ path: "/home/user/polled" }, { headers });
     await bench.sandbox.files.write("/home/user/polled/p.txt", "p");
@@ -81,7 +79,51 @@ describe("watching", () => {
     await fs.removeWatcher({ watcherId }, { headers });
     await expect(fs.getWatcherEvents({ watcherId }, { headers })).rejects.toThrow(`watcher with id ${watcherId} not found`);
   });
+  it("a poll made once a write, rename or remove has returned holds its events, each once", async () => {
+    const { fs, headers } = pollingClient();
+    await bench.sandbox.files.makeDir("/home/user/settled");
+    // With entries, each event takes a few more turns of the event loop to finish (a stat, the owner).
+    const { watcherId } = await fs.createWatcher({ path: "/home/user/settled", includeEntry: true }, { headers });
+    const poll = async () => (await fs.getWatcherEvents({ watcherId }, { headers })).events.map((e) => `${EventType[e.type]} ${e.name}`);
+    await bench.sandbox.files.write("/home/user/settled/s.txt", "first");
+    // The kernel's events of an upload (create, chown, data: how many WRITEs depends on inotify
+    // folding repeats), all there at the first poll.
+    const created = await poll();
+    expect(created[0]).toBe("CREATE s.txt");
+    expect(created).toContain("WRITE s.txt");
+    expect(created.filter((e) => !e.endsWith(" s.txt"))).toEqual([]);
+    await bench.sandbox.files.write("/home/user/settled/s.txt", "second");
+    expect(await poll()).toContain("WRITE s.txt");
+    await bench.sandbox.files.rename("/home/user/settled/s.txt", "/home/user/settled/t.txt");
+    expect(await poll()).toEqual(["RENAME s.txt", "CREATE t.txt"]);
+    await bench.sandbox.files.remove("/home/user/settled/t.txt");
+    expect(await poll()).toEqual(["REMOVE t.txt"]);
+    expect(await poll()).toEqual([]);
+    await fs.removeWatcher({ watcherId }, { headers });
+  });
+  it("a recursive watcher sees a new file in a subdirectory as a watch of that subdirectory does, and a removed subdirectory once", async () => {
+    const { fs, headers } = pollingClient();
+    await bench.sandbox.files.makeDir("/home/user/rec/sub");
+    const { watcherId: deep } = await fs.createWatcher({ path: "/home/user/rec", recursive: true }, { headers });
+    const { watcherId: flat } = await fs.createWatcher({ path: "/home/user/rec/sub" }, { headers });
+    const poll = async (watcherId: string) => (await fs.getWatcherEvents({ watcherId }, { headers })).events.map((e) => `${EventType[e.type]} ${e.name}`);
+    await bench.sandbox.files.write("/home/user/rec/sub/f.txt", "x");
+    const fromFlat = await poll(flat);
+    expect(fromFlat.length).toBeGreaterThanOrEqual(2);
+    expect(await poll(deep)).toEqual(fromFlat.map((e) => e.replace(" ", " sub/")));
+    await bench.sandbox.files.remove("/home/user/rec/sub/f.txt");
+    await bench.sandbox.files.remove("/home/user/rec/sub");
+    expect(await poll(deep)).toEqual(["REMOVE sub/f.txt", "REMOVE sub"]);
+  });
 });
+
+/** This project's Connect client of the sandbox's Filesystem service, with the headers of the bench's sandbox. */
+function pollingClient() {
+  const transport = createConnectTransport({ baseUrl: bench.emu.sandboxUrl, httpVersion: "1.1" });
+  const fs = createClient(Filesystem, transport);
+  const headers = { "e2b-sandbox-id": bench.sandbox.sandboxId, "x-access-token": (bench.sandbox as unknown as { envdAccessToken?: string }).envdAccessToken ?? "" };
+  return { fs, headers };
+}
 
 describe("volumes", () => {
   it("a file the Volume class writes is read in a sandbox that mounts it, and the sandbox's writes come back", async () => {

@@ -17,7 +17,7 @@ import { FileType, type EntryInfoSchema } from "../../../sdk/gen/filesystem/file
 import type { SandboxRuntime } from "../../types";
 import { statAt } from "../../confined/ops";
 import type { Located } from "../../confined/walk";
-import { fileMetadata } from "../file-metadata";
+import { readMetadata } from "../file-metadata";
 import { ownerName } from "../isolation/layout";
 import { locateIn } from "../links";
 import { sandboxPathOfHost } from "../paths";
@@ -63,13 +63,12 @@ function fromStats(runtime: SandboxRuntime, name: string, sandboxPath: string, s
     owner: ownerName(runtime.isolation, Number(st.uid)),
     group: ownerName(runtime.isolation, Number(st.gid)),
     modifiedTime: { seconds: st.mtimeNs / 1_000_000_000n, nanos: Number(st.mtimeNs % 1_000_000_000n) },
-    ...metadataOf(st),
   };
 }
 
-/** The file's user metadata (../file-metadata.ts); none leaves the field empty, as envd does. */
-function metadataOf(st: BigIntStats | undefined): Pick<EntryInit, "metadata"> {
-  const metadata = st && fileMetadata.read(st);
+/** The user metadata of the file `osPath` names (../file-metadata.ts); none leaves the field empty, as envd does. */
+async function metadataOf(st: BigIntStats | undefined, osPath: string, follow = false): Promise<Pick<EntryInit, "metadata">> {
+  const metadata = st && (await readMetadata(st, osPath, follow));
   return metadata ? { metadata } : {};
 }
 
@@ -87,15 +86,15 @@ export async function entryInfo(runtime: SandboxRuntime, at: EntryAt, sandboxPat
     throw new ConnectError(`error getting file info: ${err.code ?? err.message}`, Code.Internal);
   });
   if (!link) throw new ConnectError(`file not found: lstat ${sandboxPath}: no such file or directory`, Code.NotFound);
-  if (!link.isSymbolicLink()) return fromStats(runtime, name, sandboxPath, link);
-  const { target, targetPath } = await linkTarget(runtime, at, sandboxPath);
+  if (!link.isSymbolicLink()) return { ...fromStats(runtime, name, sandboxPath, link), ...(await metadataOf(link, at.dir.at(at.name))) };
+  const { target, targetPath, metadata } = await linkTarget(runtime, at, sandboxPath);
   return {
     ...fromStats(runtime, name, sandboxPath, link),
     type: target ? typeOf(target) : FileType.UNSPECIFIED,
     mode: target ? Number(target.mode & 0o777n) : 0,
     symlinkTarget: targetPath,
     // envd reads a link's xattrs through the link (listxattr follows it): the target's metadata.
-    metadata: metadataOf(target).metadata ?? {},
+    metadata: metadata ?? {},
   };
 }
 
@@ -104,13 +103,14 @@ export async function entryInfo(runtime: SandboxRuntime, at: EntryAt, sandboxPat
  * on the host, where an absolute target would name the host's file; otherwise the OS follows it.
  * A link to nothing reports its own path, as envd's EvalSymlinks fallback does.
  */
-async function linkTarget(runtime: SandboxRuntime, at: EntryAt, sandboxPath: string): Promise<{ target: BigIntStats | undefined; targetPath: string }> {
+async function linkTarget(runtime: SandboxRuntime, at: EntryAt, sandboxPath: string): Promise<LinkTarget> {
   if (!at.follow) {
     const found = await locateIn(runtime, sandboxPath, { followLast: true }).catch(() => undefined);
     if (!found) return { target: undefined, targetPath: sandboxPath };
     try {
       const target = await statAt(found, { bigint: true }).catch(() => undefined);
-      return { target, targetPath: target ? found.path : sandboxPath };
+      // Read while the target's dir is open: its fd path names it.
+      return { target, targetPath: target ? found.path : sandboxPath, ...(await metadataOf(target, found.dir.at(found.name))) };
     } finally {
       await found.close();
     }
@@ -119,5 +119,8 @@ async function linkTarget(runtime: SandboxRuntime, at: EntryAt, sandboxPath: str
   const target = await stat(hostPath, { bigint: true }).catch(() => undefined);
   const resolved = await realpath(hostPath).catch(() => undefined);
   const targetPath = resolved === undefined ? sandboxPath : ((await sandboxPathOfHost(runtime, resolved)) ?? resolved);
-  return { target, targetPath };
+  // Unisolated: the OS follows the link, as the sandbox's own commands do.
+  return { target, targetPath, ...(await metadataOf(target, hostPath, true)) };
 }
+
+type LinkTarget = { target: BigIntStats | undefined; targetPath: string } & Pick<EntryInit, "metadata">;

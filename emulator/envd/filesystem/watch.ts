@@ -9,7 +9,7 @@
  * (inotify's MOVED_FROM/MOVED_TO pair, which fsnotify reports as RENAME of the old name and CREATE
  * of the new); a `change` that moved the mtime is a WRITE, one that did not is a CHMOD (ATTRIB).
  */
-import { readdirSync, watch, type FSWatcher } from "node:fs";
+import { readdirSync } from "node:fs";
 import { lstat } from "node:fs/promises";
 import path from "node:path";
 import { EventType } from "../../../sdk/gen/filesystem/filesystem_pb";
@@ -18,6 +18,7 @@ import type { SandboxRuntime } from "../../types";
 import { locateIn, using } from "../links";
 import { joinSandbox } from "../paths";
 import { entryInfo, type EntryInit } from "./entry";
+import { TreeWatch } from "./tree-watch";
 
 /** One event as FilesystemEvent carries it. */
 export interface WatchEvent {
@@ -46,7 +47,7 @@ function namesUnder(dir: string, recursive: boolean): Set<string> {
 
 /** A running watch of one directory; `close()` stops it. */
 export class DirWatch {
-  private readonly watcher: FSWatcher;
+  private readonly watcher: TreeWatch;
   /** What exists now, as the events tell it: each `rename` flips a name in or out. */
   private readonly present: Set<string>;
   private readonly mtimes = new Map<string, number>();
@@ -65,14 +66,31 @@ export class DirWatch {
     const host = target.found.dir.self;
     this.present = namesUnder(host, target.recursive);
     try {
-      this.watcher = watch(host, { recursive: target.recursive }, (kind, filename) => {
-        if (filename !== null && !this.closed) this.classify(kind, filename.toString());
-      });
+      this.watcher = new TreeWatch(host, target.recursive, (kind, name) => {
+        if (!this.closed) this.classify(kind, name);
+      }, () => this.close());
     } catch (err) {
       void target.found.close();
       throw err;
     }
-    this.watcher.on("error", () => this.close());
+  }
+
+  /**
+   * Resolves once every event the kernel had queued for this watch when it was called is emitted.
+   * envd's fsnotify reads inotify on its own goroutine, so a poll made after a write has returned
+   * finds that write's events (the Python SDK's `watch_dir` polls right after a write). Here, the
+   * kernel queued them during the write's syscalls, before its answer was sent: the poll phase of
+   * the event loop that read this request saw libuv's inotify fd readable too, so after one
+   * `setImmediate` they have reached `classify`; a second lets a held name's REMOVE out; then the
+   * per-event queue (stat, entry) drains. Nothing is emitted twice: this only waits.
+   */
+  async settled(): Promise<void> {
+    for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
+    let queue: Promise<void>;
+    do {
+      queue = this.queue;
+      await queue;
+    } while (queue !== this.queue);
   }
 
   close(): void {
@@ -84,6 +102,11 @@ export class DirWatch {
 
   /** Runs synchronously per event, in the kernel's order: the flip model needs no stat. */
   private classify(kind: string, name: string): void {
+    // In a directory just watched (./tree-watch.ts): new unless its creation was seen already.
+    if (kind === "found") {
+      if (this.present.has(name)) return;
+      kind = "rename";
+    }
     const held = this.vanished;
     this.vanished = undefined;
     if (kind === "rename" && !this.present.has(name)) {

@@ -24,9 +24,11 @@ export class WatcherRegistry {
     return id;
   }
 
-  /** The events since the last call; not_found for an unknown id. */
-  take(id: string): WatchEvent[] {
-    return this.get(id).events.splice(0);
+  /** The events since the last call, those of writes finished before it included; not_found for an unknown id. */
+  async take(id: string): Promise<WatchEvent[]> {
+    const watcher = this.get(id);
+    await watcher.watch.settled();
+    return watcher.events.splice(0);
   }
 
   remove(id: string): void {

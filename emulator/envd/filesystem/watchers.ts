@@ -82,8 +82,8 @@ export const pollingWatchers = {
     const target = await targetOf(req, ctx);
     return { watcherId: scopeOf(ctx).watchers.add(target) };
   },
-  getWatcherEvents(req: { watcherId: string }, ctx: HandlerContext) {
-    return { events: scopeOf(ctx).watchers.take(req.watcherId) };
+  async getWatcherEvents(req: { watcherId: string }, ctx: HandlerContext) {
+    return { events: await scopeOf(ctx).watchers.take(req.watcherId) };
   },
   removeWatcher(req: { watcherId: string }, ctx: HandlerContext) {
     scopeOf(ctx).watchers.remove(req.watcherId);
