@@ -111,7 +111,10 @@ const stackTemplates = () => s.emulator.state.templates().filter((t) => !t.alias
 test("(a) killed while a template builds: the next up waits for that same build, and there is one template with one build", async () => {
   for (const [k, v] of Object.entries({ templates: "1", volumes: "0", sandboxes: "0" })) await s.ok("config", "set", k, v);
   const run = detachedUp();
-  await until("the template's build to be building", () => stackTemplates().some((t) => t.builds.some((b) => b.status === "building")));
+  // The service marks a build building as it starts it, before its answer reaches the provider: the
+  // kill must wait for the provider to say it waits for the build, or it can land before that line.
+  await until("the provider to wait for the template's build", () =>
+    stackTemplates().some((t) => t.builds.some((b) => b.status === "building")) && run.output().includes("waiting for build"));
   const [template] = stackTemplates();
   const buildID = template!.builds[0]!.buildID;
   const left = await killRun(run);
