@@ -15,6 +15,11 @@ export async function openUrl(url: string, headers: Record<string, string> = {})
   return { status: Number(stdout.slice(at + 1)), body: stdout.slice(0, at) };
 }
 
-/** A provisioning command that leaves a server on `port` answering `text`, in the background. */
+/**
+ * A provisioning command that leaves a server on `port` answering `text`, in the background, and
+ * returns once it listens (at most 30 s): a loaded machine takes a while to start node, and a
+ * request before then meets a closed port, as it would on the service after its short retries.
+ */
 export const serveCommand = (port: number, text: string): string =>
-  `nohup node -e "require('http').createServer((q,s)=>s.end('${text}')).listen(${port})" >/dev/null 2>&1 &`;
+  `nohup node -e "require('http').createServer((q,s)=>s.end('${text}')).listen(${port})" >/dev/null 2>&1 & ` +
+  `for i in $(seq 300); do (exec 3<>/dev/tcp/127.0.0.1/${port}) 2>/dev/null && break; sleep 0.1; done`;
