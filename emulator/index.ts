@@ -137,6 +137,9 @@ export const HEALTH_TEXT = "Health check successful";
 export const DEFAULT_BUILD_DELAY_MS = 1500;
 
 /** Starts an emulator listening on `host:port`; resolves once it accepts requests. */
+/** How long the service keeps an idle keep-alive connection (the API's figure, the shorter of the two). */
+export const SERVICE_IDLE_TIMEOUT_MS = 620_000;
+
 export async function createEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const buildDelayMs = options.buildDelayMs ?? DEFAULT_BUILD_DELAY_MS;
   if (!(buildDelayMs >= 0)) throw new Error(`buildDelayMs must be 0 or more milliseconds, got ${buildDelayMs}`);
@@ -158,6 +161,11 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   // Only upgrades to a sandbox's port switch protocols (Node 24.9+; see envd/ports/upgrade.ts).
   const serverOptions: ServerOptions & { shouldUpgradeCallback?: (req: IncomingMessage) => boolean } = { shouldUpgradeCallback: (req) => envd.upgrades(req) };
   const server = createServer(serverOptions, listener);
+  // The service keeps an idle connection for 620 s (API) and 640 s (envd); Node's default is 5 s (plus a 1 s buffer). A
+  // client that idles longer than that (the vendor suite sleeps 6 s between calls) would reuse a socket
+  // the emulator already closed and meet a reset the service never sends (infra: packages/api/main.go,
+  // packages/envd/main.go, idleTimeout).
+  server.keepAliveTimeout = SERVICE_IDLE_TIMEOUT_MS;
   server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => listener(req, responseOn(req, socket, head)));
   const port = await listen(server, options.port ?? 0, options.host ?? "127.0.0.1");
   apiUrl = `http://${urlHost(options.host ?? "127.0.0.1")}:${port}`;
