@@ -1,7 +1,9 @@
 /**
- * The team's concurrent-sandbox limit, as the service keeps it (docs/service.md#limits): a create, or
- * the resume of a paused sandbox, reserves a slot before the sandbox starts, and is refused with a 429
- * when running sandboxes plus starts in flight would pass the limit. A refused create makes nothing.
+ * The team's concurrent-sandbox limit, as the service keeps it (docs/service.md#limits): every start
+ * of a sandbox (a create, a fork, the resume of a paused one, whether asked for or an auto-resume)
+ * reserves a slot before the sandbox starts, and is refused with a 429 when running sandboxes plus
+ * starts in flight would pass the limit. A refused start makes nothing. The sandbox store is the one
+ * caller (store/sandboxes.ts), so no route can start a sandbox without a slot.
  */
 import { ApiError } from "./http";
 
@@ -33,5 +35,15 @@ export class SandboxSlots {
       if (!released) this.starting--;
       released = true;
     };
+  }
+
+  /** Runs `start` in a reserved slot, released once it ended: by then the sandbox runs, or never will. */
+  async withSlot<T>(running: number, start: () => Promise<T>): Promise<T> {
+    const release = this.reserve(running);
+    try {
+      return await start();
+    } finally {
+      release();
+    }
   }
 }
