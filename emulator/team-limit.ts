@@ -22,28 +22,19 @@ export class SandboxSlots {
   }
 
   /**
-   * Reserves a slot for one start, given how many sandboxes run now; the returned function releases
-   * the reservation once the sandbox runs (it then counts as running) or its start failed.
+   * Runs one start in a reserved slot, given how many sandboxes run now. The slot is taken at once
+   * (before `start` is called) and released when `start` ended: by then the sandbox runs, and counts
+   * as running, or it never will.
    *
-   * @throws ApiError 429 with the service's message when no slot is free.
+   * @throws ApiError 429 with the service's message when no slot is free; `start` is then not run.
    */
-  reserve(running: number): () => void {
+  async withSlot<T>(running: number, start: () => Promise<T>): Promise<T> {
     if (this.limit !== undefined && running + this.starting >= this.limit) throw new ApiError(429, sandboxLimitMessage(this.limit));
     this.starting++;
-    let released = false;
-    return () => {
-      if (!released) this.starting--;
-      released = true;
-    };
-  }
-
-  /** Runs `start` in a reserved slot, released once it ended: by then the sandbox runs, or never will. */
-  async withSlot<T>(running: number, start: () => Promise<T>): Promise<T> {
-    const release = this.reserve(running);
     try {
       return await start();
     } finally {
-      release();
+      this.starting--;
     }
   }
 }

@@ -10,7 +10,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { ApiError } from "../http";
 import { newSandboxID, randomHex } from "../ids";
 import { operationDelay, type OperationLatency } from "../op-latency";
-import { SandboxSlots } from "../team-limit";
+import type { SandboxSlots } from "../team-limit";
 import type { ResumeOutcome, ResumeRequest, SandboxDirectory, SandboxRuntime } from "../types";
 import { resumeOnRequest } from "./auto-resume";
 import { SandboxEvents, type SandboxListener } from "./sandbox-events";
