@@ -7,7 +7,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 
 /** Milliseconds added to each operation. */
 export interface OperationLatency {
-  /** POST /sandboxes and /v2/sandboxes, after the slot is reserved (the sandbox's start). */
+  /** POST /sandboxes and /v2/sandboxes, and each fork: the sandbox's start, inside its reserved slot. */
   createMs?: number;
   /** POST /sandboxes/{id}/connect and its v2 form (a resume, or the running sandbox's answer). */
   connectMs?: number;

@@ -1,7 +1,9 @@
 /**
- * The team's concurrent-sandbox limit, as the service keeps it (docs/service.md#limits): a create, or
- * the resume of a paused sandbox, reserves a slot before the sandbox starts, and is refused with a 429
- * when running sandboxes plus starts in flight would pass the limit. A refused create makes nothing.
+ * The team's concurrent-sandbox limit, as the service keeps it (docs/service.md#limits): every start
+ * of a sandbox (a create, a fork, the resume of a paused one, whether asked for or an auto-resume)
+ * reserves a slot before the sandbox starts, and is refused with a 429 when running sandboxes plus
+ * starts in flight would pass the limit. A refused start makes nothing. The sandbox store is the one
+ * caller (store/sandboxes.ts), so no route can start a sandbox without a slot.
  */
 import { ApiError } from "./http";
 
@@ -20,18 +22,19 @@ export class SandboxSlots {
   }
 
   /**
-   * Reserves a slot for one start, given how many sandboxes run now; the returned function releases
-   * the reservation once the sandbox runs (it then counts as running) or its start failed.
+   * Runs one start in a reserved slot, given how many sandboxes run now. The slot is taken at once
+   * (before `start` is called) and released when `start` ended: by then the sandbox runs, and counts
+   * as running, or it never will.
    *
-   * @throws ApiError 429 with the service's message when no slot is free.
+   * @throws ApiError 429 with the service's message when no slot is free; `start` is then not run.
    */
-  reserve(running: number): () => void {
+  async withSlot<T>(running: number, start: () => Promise<T>): Promise<T> {
     if (this.limit !== undefined && running + this.starting >= this.limit) throw new ApiError(429, sandboxLimitMessage(this.limit));
     this.starting++;
-    let released = false;
-    return () => {
-      if (!released) this.starting--;
-      released = true;
-    };
+    try {
+      return await start();
+    } finally {
+      this.starting--;
+    }
   }
 }

@@ -66,5 +66,9 @@ export interface ResumeRequest {
   trafficAccessToken?: string | undefined;
 }
 
-/** `denied`: the request lacked the credentials (the proxy answers 403 and the sandbox stays paused). */
-export type ResumeOutcome = "resumed" | "denied" | "not-resumed";
+/**
+ * `denied`: the request lacked the credentials (the proxy answers 403 and the sandbox stays paused);
+ * `limit`: the team is at its concurrent-sandbox limit (the proxy answers 429 with the API's `message`,
+ * and the sandbox stays paused).
+ */
+export type ResumeOutcome = "resumed" | "denied" | "not-resumed" | { kind: "limit"; message: string };

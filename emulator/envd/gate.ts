@@ -75,9 +75,12 @@ export function resumeRequestOf(req: IncomingMessage, target: SandboxTarget): Re
   return { port: target.port, envdAccessToken: header(req, "x-access-token"), trafficAccessToken: header(req, TRAFFIC_TOKEN_HEADER) };
 }
 
-/** The proxy's answer when a paused sandbox may not be resumed with the request's credentials. */
-export function refuseResume(req: IncomingMessage, res: ServerResponse, target: SandboxTarget): void {
-  sendRefusal(req, res, target.sandboxID, { kind: "resumeDenied" });
+/**
+ * The proxy's answer when a paused sandbox is not resumed for the request: its credentials do not
+ * allow it, or the team is at its concurrent-sandbox limit.
+ */
+export function refuseResume(req: IncomingMessage, res: ServerResponse, target: SandboxTarget, why: "denied" | { kind: "limit"; message: string }): void {
+  sendRefusal(req, res, target.sandboxID, why === "denied" ? { kind: "resumeDenied" } : { kind: "teamLimit", message: why.message });
 }
 
 /** Answers the request if envd's middleware would (health, token check); returns true when it did. */

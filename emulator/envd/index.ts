@@ -97,7 +97,10 @@ export function createEnvdHandler(options: EnvdOptions): EnvdHandler {
       // A paused sandbox with auto-resume comes back for this request, or refuses it (store/auto-resume.ts).
       const resume = directory.running(target.sandboxID) ? undefined : directory.resumeOnRequest?.(target.sandboxID, resumeRequestOf(req, target));
       if (!resume) return serve(req, res, target);
-      void resume.then((outcome) => (outcome === "denied" ? refuseResume(req, res, target) : serve(req, res, target)), () => serve(req, res, target));
+      void resume.then(
+        (outcome) => (outcome === "resumed" || outcome === "not-resumed" ? serve(req, res, target) : refuseResume(req, res, target, outcome)),
+        () => serve(req, res, target),
+      );
     },
     close: () => sandboxes.stopAll(),
   };

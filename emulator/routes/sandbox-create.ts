@@ -10,7 +10,6 @@ import { checkMaskRequestHost } from "../mask-host";
 import type { Stores } from "../store";
 import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, type MountRecord } from "../store/sandbox-records";
 import { parseBody } from "../validate";
-import { operationDelay } from "../op-latency";
 import { hostOwnerOf, resolveBase } from "./sandbox-base";
 import { sandboxView } from "./sandbox-views";
 
@@ -56,20 +55,14 @@ export async function createSandbox(stores: Stores, ctx: RequestContext, version
   }
   checkEgress(body.network?.allowOut, body.network?.denyOut);
   const volumeMounts = resolveMounts(stores, body.volumeMounts ?? []);
-  // The slot is taken after every rule passed, as the service reserves it when it starts the sandbox.
-  const release = stores.slots.reserve(stores.sandboxes.runningCount());
-  try {
-    await operationDelay(stores.latency, "createMs");
-    return await start(stores, base, body, timeoutMs, volumeMounts);
-  } finally {
-    release();
-  }
+  // The store takes the slot (a 429 when none is free) after every rule passed, as the service
+  // reserves it when it starts the sandbox.
+  return start(stores, base, body, timeoutMs, volumeMounts);
 }
 
-/** Makes the sandbox and fills its root: what happens once a slot is reserved. */
+/** Makes the sandbox and fills its root. */
 async function start(stores: Stores, base: ReturnType<typeof resolveBase>, body: NewSandbox, timeoutMs: number, volumeMounts: MountRecord[]): Promise<Reply> {
-  base.spawned();
-  const record = stores.sandboxes.create({
+  const record = await stores.sandboxes.create({
     templateID: base.templateID,
     alias: base.alias,
     envdVersion: base.envdVersion,
@@ -88,6 +81,7 @@ async function start(stores: Stores, base: ReturnType<typeof resolveBase>, body:
     timeoutMs,
     defaults: base.defaults,
   });
+  base.spawned();
   await base.fill(record.rootDir, volumeMounts.map((m) => m.path), hostOwnerOf(stores, record.sandboxID));
   return json(201, sandboxView(record));
 }

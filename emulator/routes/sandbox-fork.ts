@@ -2,8 +2,9 @@
  * POST /sandboxes/{id}/fork (docs/service.md#sandbox-fork): the running sandbox is checkpointed in
  * place (it keeps running, with its ID and expiry) and `count` new sandboxes start from that one
  * checkpoint, each with the parent's settings, environment and files. 201 with one result per
- * fork; a paused parent is a 409, a missing one a 404. Rules and messages from
- * infra: handlers/sandbox_fork.go (its timeout rules: timeout_helper.go).
+ * fork, a sandbox or the error that fork met (each fork is a start, which takes a slot of the team's
+ * limit: at the limit, its result is the create's 429); a paused parent is a 409, a missing one a
+ * 404. Rules and messages from infra: handlers/sandbox_fork.go (its timeout rules: timeout_helper.go).
  */
 import { z } from "zod";
 import { copyTree } from "../confined/copy-tree";
@@ -26,6 +27,10 @@ export async function forkSandbox(stores: Stores, ctx: RequestContext): Promise<
   const raw = await ctx.json();
   const body = raw === undefined ? {} : parseBody(ForkSchema, raw);
   const timeoutMs = forkTimeout(body.timeout);
+  const count = body.count ?? 1;
+  // The parent keeps its slot, so `limit` forks or more could never all start.
+  const limit = stores.sandboxes.sandboxLimit;
+  if (limit !== undefined && count >= limit) throw new ApiError(400, `Count must be lower than the maximum number of concurrent sandboxes (${limit})`);
   const parent = stores.sandboxes.all().find((s) => s.sandboxID === id);
   if (!parent) throw new ApiError(404, sandboxNotFound(id));
   if (parent.state === "paused") throw new ApiError(409, `Sandbox '${id}' is paused and cannot be forked; resume it first`);
@@ -33,16 +38,26 @@ export async function forkSandbox(stores: Stores, ctx: RequestContext): Promise<
   const checkpoint = await stores.snapshots.capture(parent);
   try {
     const results = [];
-    for (let i = 0; i < (body.count ?? 1); i++) results.push({ sandbox: sandboxView(await startFork(stores, parent, checkpoint, timeoutMs)) });
+    for (let i = 0; i < count; i++) results.push(await forkResult(stores, parent, checkpoint, timeoutMs));
     return json(201, results);
   } finally {
     stores.snapshots.discard(checkpoint);
   }
 }
 
+/** One fork's entry: its sandbox, or the service's error body when it did not start (the limit's 429). */
+async function forkResult(stores: Stores, parent: SandboxRecord, checkpoint: string, timeoutMs: number) {
+  try {
+    return { sandbox: sandboxView(await startFork(stores, parent, checkpoint, timeoutMs)) };
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    return { error: { code: err.status, message: err.message } };
+  }
+}
+
 /** The fork inherits what the service's snapshot keeps: settings, metadata, environment, mounts; not the expiry. */
 async function startFork(stores: Stores, parent: SandboxRecord, checkpoint: string, timeoutMs: number): Promise<SandboxRecord> {
-  const record = stores.sandboxes.create({
+  const record = await stores.sandboxes.create({
     templateID: parent.templateID, alias: parent.alias, envdVersion: parent.envdVersion, secure: parent.secure,
     cpuCount: parent.cpuCount, memoryMB: parent.memoryMB, diskSizeMB: parent.diskSizeMB,
     metadata: { ...parent.metadata }, envVars: { ...parent.envVars }, network: parent.network,

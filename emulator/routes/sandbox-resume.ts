@@ -28,14 +28,9 @@ export function sandboxResumeRoutes(stores: Stores): Route[] {
         const timeoutMs = resumeTimeoutMs(body.timeout);
         const record = stores.sandboxes.get(id);
         if (record.state === "running") throw new ApiError(409, `Sandbox ${id} is already running`);
-        // A resume takes a slot of the team's limit, as connect's does (docs/service.md#limits).
-        const release = stores.slots.reserve(stores.sandboxes.runningCount());
-        try {
-          const { record: resumed } = await stores.sandboxes.connect(id, timeoutMs, { keepMemory: body.memory });
-          return json(201, sandboxView(resumed));
-        } finally {
-          release();
-        }
+        // The store's resume takes a slot of the team's limit, as connect's does (docs/service.md#limits).
+        const { record: resumed } = await stores.sandboxes.connect(id, timeoutMs, { keepMemory: body.memory });
+        return json(201, sandboxView(resumed));
       },
     },
   ];

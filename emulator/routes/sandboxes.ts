@@ -28,17 +28,12 @@ const MiB = 1024 * 1024;
 
 /**
  * Connect: a paused sandbox resumes, which takes a slot of the team's limit as a create does (the
- * service starts it through the same reservation: docs/service.md#limits); a running one just answers.
+ * store reserves it: docs/service.md#limits); a running one just answers.
  */
 async function connect(stores: Stores, record: SandboxRecord, timeoutMs: number, opts: { keepMemory?: boolean | undefined } = {}) {
-  const release = record.state === "paused" ? stores.slots.reserve(stores.sandboxes.runningCount()) : () => {};
-  try {
-    await operationDelay(stores.latency, "connectMs");
-    const { record: now, resumed } = await stores.sandboxes.connect(record.sandboxID, timeoutMs, opts);
-    return json(resumed ? 201 : 200, sandboxView(now));
-  } finally {
-    release();
-  }
+  await operationDelay(stores.latency, "connectMs");
+  const { record: now, resumed } = await stores.sandboxes.connect(record.sandboxID, timeoutMs, opts);
+  return json(resumed ? 201 : 200, sandboxView(now));
 }
 
 /** The /sandboxes routes other than the lists. */

@@ -7,8 +7,13 @@
  * envd's port, the traffic token on other ports when public traffic is off; without them the
  * answer is "denied" (the proxy's 403) and the sandbox stays paused. The resumed sandbox lives
  * 5 minutes (the handler's defaultProxyAutoResumeTimeout; docs/service.md#pause-and-resume).
+ * The resume takes a slot of the team's limit as any start does (the handler starts it through
+ * startSandboxInternal): at the limit the API's 429 becomes a gRPC ResourceExhausted with the same
+ * message, which the proxy answers as its own 429 (infra: packages/client-proxy/internal/proxy/proxy.go,
+ * handlePausedSandbox; docs/service.md#sandbox-proxy), and the sandbox stays paused.
  */
 import { sameSecret } from "../auth";
+import { ApiError } from "../http";
 import type { ResumeOutcome, ResumeRequest } from "../types";
 import type { SandboxRecord } from "./sandbox-records";
 
@@ -32,6 +37,11 @@ export async function resumeOnRequest(store: Resumable, sandboxID: string, reque
       ? !record.secure || (record.envdAccessToken !== null && sameSecret(request.envdAccessToken, record.envdAccessToken))
       : record.trafficAccessToken === null || sameSecret(request.trafficAccessToken, record.trafficAccessToken);
   if (!allowed) return "denied";
-  await store.connect(sandboxID, AUTO_RESUME_TIMEOUT_MS);
+  try {
+    await store.connect(sandboxID, AUTO_RESUME_TIMEOUT_MS);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 429) return { kind: "limit", message: err.message };
+    throw err;
+  }
   return "resumed";
 }

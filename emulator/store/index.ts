@@ -24,8 +24,6 @@ export interface Stores {
   teamID: string;
   /** The one user's ID (a UUID per start): `createdBy` of the templates it builds. */
   userID: string;
-  /** The team's concurrent-sandbox limit (../team-limit.ts). */
-  slots: SandboxSlots;
   /** Time added to the slow operations (../op-latency.ts). */
   latency: OperationLatency;
 }
@@ -60,7 +58,8 @@ export function createStores(opts: StoreOptions): Stores {
   // A sandbox's setup runs as an unprivileged host id: it must be able to pass through to its root.
   if (isolation.mode === "namespaces") for (const dir of [opts.dataDir, sandboxesDir, volumesDir]) chmodSync(dir, 0o711);
   return {
-    sandboxes: new SandboxStore(sandboxesDir, isolation),
+    // The sandbox store starts every sandbox, so it alone holds the team's limit (../team-limit.ts).
+    sandboxes: new SandboxStore(sandboxesDir, isolation, { slots: new SandboxSlots(opts.sandboxLimit), latency: opts.latency }),
     // Template commands run only in isolated build sandboxes (build-sandbox.ts).
     templates: new TemplateStore(opts.buildDelayMs, isolation.mode === "namespaces"
       ? { isolation, sandboxesDir, readyTimeoutMs: opts.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS }
@@ -70,7 +69,6 @@ export function createStores(opts: StoreOptions): Stores {
     secrets: new SecretStore(),
     teamID: opts.teamID,
     userID: opts.userID,
-    slots: new SandboxSlots(opts.sandboxLimit),
     latency: opts.latency ?? {},
   };
 }

@@ -2,12 +2,15 @@
  * Sandboxes, in memory, with their lifetimes: a running sandbox expires at `endAt` (killed, or
  * paused when created with autoPause), pause keeps its files, connect resumes it, kill removes it.
  * This store is also the emulator's `SandboxDirectory`: the in-sandbox API asks it which sandboxes
- * run and hears when one stops.
+ * run and hears when one stops. It is the one place a sandbox starts (create, and resume however
+ * asked for), so every start takes a slot of the team's limit here (../team-limit.ts).
  */
 import type { Isolation } from "../envd/isolation/mode";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ApiError } from "../http";
 import { newSandboxID, randomHex } from "../ids";
+import { operationDelay, type OperationLatency } from "../op-latency";
+import type { SandboxSlots } from "../team-limit";
 import type { ResumeOutcome, ResumeRequest, SandboxDirectory, SandboxRuntime } from "../types";
 import { resumeOnRequest } from "./auto-resume";
 import { SandboxEvents, type SandboxListener } from "./sandbox-events";
@@ -26,13 +29,33 @@ export class SandboxStore implements SandboxDirectory {
   private readonly pausing = new Map<string, Promise<void>>();
   private readonly resuming = new Map<string, Promise<SandboxRecord>>();
 
-  /** `sandboxesDir`: where sandbox roots are made (`<dataDir>/sandboxes`). */
+  /**
+   * `sandboxesDir`: where sandbox roots are made (`<dataDir>/sandboxes`); `starts`: the team's limit
+   * (none by default) and the time a create takes (its `createMs`).
+   */
   constructor(
     private readonly sandboxesDir: string,
     private readonly isolation: Isolation = { mode: "none", reason: "not asked for" },
+    private readonly starts: { slots?: SandboxSlots; latency?: OperationLatency | undefined } = {},
   ) {}
 
-  create(input: NewSandboxInput): SandboxRecord {
+  /** The team's concurrent-sandbox limit; undefined when there is none. */
+  get sandboxLimit(): number | undefined {
+    return this.starts.slots?.limit;
+  }
+
+  /**
+   * Starts a new sandbox in a slot of the team's limit, held while it starts (its added `createMs`),
+   * so creates in flight count: a 429 with the service's message when none is free.
+   */
+  create(input: NewSandboxInput): Promise<SandboxRecord> {
+    return this.inSlot(async () => {
+      await operationDelay(this.starts.latency ?? {}, "createMs");
+      return this.add(input);
+    });
+  }
+
+  private add(input: NewSandboxInput): SandboxRecord {
     const { timeoutMs, ...rest } = input;
     const sandboxID = newSandboxID();
     const now = new Date();
@@ -124,7 +147,9 @@ export class SandboxStore implements SandboxDirectory {
    * Connect: a running sandbox only ever gets a later `endAt`; a paused one resumes with
    * `endAt = now + timeoutMs`, after a pause still under way. A memory pause resumes with its
    * processes continuing, unless `keepMemory` is false, which boots it cold (they end; the next
-   * command starts a new boot). Returns whether it was resumed.
+   * command starts a new boot). Returns whether it was resumed. A resume takes a slot of the team's
+   * limit as a create does (the service starts it through the same reservation): a 429 when none is
+   * free, and the sandbox stays paused.
    */
   async connect(sandboxID: string, timeoutMs: number, opts: { keepMemory?: boolean | undefined } = {}): Promise<{ record: SandboxRecord; resumed: boolean }> {
     await this.pausing.get(sandboxID);
@@ -145,15 +170,22 @@ export class SandboxStore implements SandboxDirectory {
    * Brings a paused sandbox back; concurrent resumes of one sandbox share this (connect). Like a
    * pause it lasts at least TRANSITION_MS, so resumes that arrive together meet it and join it.
    */
-  private async resume(record: SandboxRecord, until: number, keepMemory: boolean): Promise<SandboxRecord> {
-    const processes = record.memoryKept ? this.events.emit(keepMemory ? "thawed" : "stopped", record.sandboxID) : undefined;
-    await Promise.all([processes, sleep(TRANSITION_MS)]);
-    record.memoryKept = undefined;
-    record.state = "running";
-    record.startedAt = new Date();
-    addLog(record, "Sandbox resumed");
-    this.setEnd(record, until);
-    return record;
+  private resume(record: SandboxRecord, until: number, keepMemory: boolean): Promise<SandboxRecord> {
+    return this.inSlot(async () => {
+      const processes = record.memoryKept ? this.events.emit(keepMemory ? "thawed" : "stopped", record.sandboxID) : undefined;
+      await Promise.all([processes, sleep(TRANSITION_MS)]);
+      record.memoryKept = undefined;
+      record.state = "running";
+      record.startedAt = new Date();
+      addLog(record, "Sandbox resumed");
+      this.setEnd(record, until);
+      return record;
+    });
+  }
+
+  /** Runs a start in a reserved slot; without a limit, just runs it. */
+  private inSlot(start: () => Promise<SandboxRecord>): Promise<SandboxRecord> {
+    return this.starts.slots ? this.starts.slots.withSlot(this.runningCount(), start) : start();
   }
 
   /** Sets a running sandbox's time to live from now; 0 or less expires it at once. */

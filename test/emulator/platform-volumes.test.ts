@@ -139,16 +139,16 @@ describe("SandboxDirectory (the store the in-sandbox API reads)", () => {
     const frozen: string[] = [];
     store.onStopped((id) => void stopped.push(id));
     store.onFrozen((id) => (frozen.push(id), Promise.resolve()));
-    const a = store.create(input(60_000));
+    const a = await store.create(input(60_000));
     expect(store.running(a.sandboxID)).toEqual({
       sandboxID: a.sandboxID, secure: true, envdAccessToken: a.envdAccessToken, trafficAccessToken: null, rootDir: join(dir, a.sandboxID),
       homePath: "/home/user", volumeMounts: [], envVars: { A: "1" }, isolation: { mode: "none", reason: "not asked for" },
     });
     await store.pause(a.sandboxID, false);
     expect(store.running(a.sandboxID)).toBeUndefined();
-    const b = store.create(input(60_000));
+    const b = await store.create(input(60_000));
     store.kill(b.sandboxID);
-    const expiring = store.create(input(1, true));
+    const expiring = await store.create(input(1, true));
     await waitFor("expiry", () => (frozen.length === 1 ? true : undefined));
     expect(stopped).toEqual([a.sandboxID, b.sandboxID]);
     expect(frozen).toEqual([expiring.sandboxID]);

@@ -15,7 +15,8 @@ export type ProxyRefusal =
   | { kind: "portClosed"; port: number }
   | { kind: "tokenMissing" }
   | { kind: "tokenInvalid" }
-  | { kind: "resumeDenied" };
+  | { kind: "resumeDenied" }
+  | { kind: "teamLimit"; message: string };
 
 /** The header a sandbox without public traffic needs on every request to its ports. */
 export const TRAFFIC_TOKEN_HEADER = "e2b-traffic-access-token";
@@ -65,6 +66,10 @@ function answerOf(sandboxID: string, refusal: ProxyRefusal): Answer {
       const message = "This sandbox can't be resumed with the credentials provided. Check your access token and try again.";
       return { status: 403, title: "Sandbox Resume Denied", fields: { message, code: 403 }, sentence: `The sandbox ${sandboxID} is paused and cannot be resumed with the credentials this request carries.` };
     }
+    case "teamLimit":
+      // infra: packages/shared/pkg/proxy/template/team_sandbox_limit.go: an auto-resume past the team's
+      // limit, with the API's own message.
+      return { status: 429, title: "Sandbox Limit Reached", fields: { message: refusal.message, code: 429 }, sentence: refusal.message };
     case "tokenInvalid": {
       const message = tokenMessage(`Provided token in header '${TRAFFIC_TOKEN_HEADER}' is invalid`);
       return { status: 403, title: "Invalid Traffic Access Token", fields: { message, code: 403 }, sentence: `The token in the header "${TRAFFIC_TOKEN_HEADER}" is not the traffic access token of the sandbox ${sandboxID}.` };

@@ -1,12 +1,14 @@
 /**
  * A request for a sandbox port other than envd's, past the proxy's checks (../gate.ts): forwarded
- * to the server listening there in the sandbox, or the closed-port answer when none does.
+ * to the server listening there in the sandbox, or the closed-port answer when none does after the
+ * service's retries (dial-retry.ts).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { SandboxRuntime } from "../../types";
 import type { SandboxState } from "../sandboxes";
 import { sendRefusal } from "./answers";
 import { isOwnDial } from "./dial";
+import { dialWithRetries } from "./dial-retry";
 import { forward } from "./forward";
 
 export function servePort(req: IncomingMessage, res: ServerResponse, port: number, runtime: SandboxRuntime, state: SandboxState): void {
@@ -14,7 +16,10 @@ export function servePort(req: IncomingMessage, res: ServerResponse, port: numbe
   if (isOwnDial(req.socket)) return sendRefusal(req, res, sandboxID, { kind: "portClosed", port });
   state.track(res);
   const closed = () => sendRefusal(req, res, sandboxID, { kind: "portClosed", port });
-  void state.ports.dial(runtime, port).then(
+  // The client gone, or the sandbox stopped (which closes the tracked response), ends the retries.
+  let gone = false;
+  res.once("close", () => void (gone = true));
+  void dialWithRetries(() => state.ports.dial(runtime, port), () => gone).then(
     (socket) => {
       if (res.destroyed) return void socket?.destroy();
       if (!socket) return closed();
