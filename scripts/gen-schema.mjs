@@ -7,17 +7,22 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
+import { generate as generateDocs } from "./gen-docs.mjs";
 
-/** Writes `<outDir>/schema.json` and `<outDir>/README.md` (`<root>/README.md` with its reference regenerated). */
+/**
+ * Writes `<outDir>/schema.json`, `<outDir>/README.md` (`<root>/README.md` with its reference regenerated) and
+ * the registry pages (./gen-docs.mjs), whose config table is the README's.
+ */
 export function generate(root, outDir) {
   const builder = compileBuilder(root);
   try {
-    const { buildSchema, renderReference, spliceReference } = createRequire(import.meta.url)(join(builder, "provider", "schema", "build.js"));
+    const { buildSchema, configTable, renderReference, spliceReference } = createRequire(import.meta.url)(join(builder, "provider", "schema", "build.js"));
     const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
     const schema = buildSchema({ version: pkg.version, description: pkg.description, license: pkg.license });
     const readme = spliceReference(readFileSync(join(root, "README.md"), "utf8"), renderReference(schema));
     writeFileSync(join(outDir, "schema.json"), `${JSON.stringify(schema, null, 2)}\n`);
     writeFileSync(join(outDir, "README.md"), readme);
+    generateDocs(root, outDir, configTable(schema));
   } finally {
     rmSync(builder, { recursive: true, force: true });
   }

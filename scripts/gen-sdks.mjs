@@ -14,6 +14,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSyn
 import { createRequire } from "node:module";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { writeReadmes } from "./gen-sdks/readmes.mjs";
 
 export const LANGUAGES = ["nodejs", "python", "go"];
 
@@ -24,6 +25,7 @@ export function generate(root, outDir) {
   rmSync(sdks, { recursive: true, force: true });
   execFileSync(tool, [join(outDir, "schema.json"), sdks, ...LANGUAGES], { stdio: ["ignore", "inherit", "inherit"] });
   writeGoMod(root, join(sdks, "go"));
+  writeReadmes(sdks, JSON.parse(readFileSync(join(outDir, "schema.json"), "utf8")), LANGUAGES);
 }
 
 /**

@@ -2,6 +2,7 @@
 // `npm run gen`: regenerates every generated file of the project from its source of truth.
 //   proto/*.proto            -> sdk/gen/**/*_pb.ts       (protoc-gen-es through buf, all local)
 //   provider kinds (zod)     -> schema.json, README reference   (scripts/gen-schema.mjs, when present)
+//   examples/, schema.json   -> docs/_index.md, docs/installation-configuration.md (their generated parts: scripts/gen-docs.mjs)
 //   provider kinds (zod)     -> provider/classes.ts, class-shapes.ts  (scripts/gen-class-shapes.mjs)
 //   schema.json              -> sdks/{nodejs,python,go}   (scripts/gen-sdks.mjs: Pulumi's generators, needs Go)
 // `node scripts/gen.mjs --check` generates into a temp dir and fails if anything differs from the
@@ -49,7 +50,8 @@ async function main() {
   const schemaStep = join(root, "scripts", "gen-schema.mjs");
   if (existsSync(schemaStep)) {
     const { generate } = await import(schemaStep);
-    steps.push({ name: "schema", files: ["schema.json", "README.md"], run: (out) => generate(root, out) });
+    const { DOC_FILES } = await import(join(root, "scripts", "gen-docs.mjs"));
+    steps.push({ name: "schema", files: ["schema.json", "README.md", ...DOC_FILES], run: (out) => generate(root, out) });
   }
   const shapesStep = join(root, "scripts", "gen-class-shapes.mjs");
   if (existsSync(shapesStep)) {

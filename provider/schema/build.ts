@@ -15,7 +15,7 @@ import type { PackageSchema, ResourceSchema } from "./package-schema";
 
 export type { FunctionSchema, PackageSchema, ResourceSchema } from "./package-schema";
 
-export { renderReference, spliceReference, dynamicType } from "./reference";
+export { configTable, renderReference, spliceReference, dynamicType } from "./reference";
 
 export const PACKAGE = "sandbox";
 export const SPECS: readonly ResourceSpec[] = KINDS.map((kind) => REGISTRY[kind]);
@@ -38,7 +38,7 @@ const CONFIG_DOCS: Record<(typeof CONFIG_KEYS)[keyof typeof CONFIG_KEYS], Omit<P
     secret: true,
   },
   "sandbox:accessToken": {
-    description: "Access token (`sk_e2b_…`), sent as `Authorization: Bearer`. Templates need it: the build endpoints take only this token.",
+    description: "Access token (`sk_e2b_…`), sent as `Authorization: Bearer`. Only a Template with `buildSystem: \"v1\"` needs it: the legacy build endpoints take only this token.",
     defaultInfo: { environment: ["E2B_ACCESS_TOKEN"] },
     secret: true,
   },

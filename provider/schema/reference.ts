@@ -73,7 +73,8 @@ function tokensParagraph(schema: PackageSchema): string {
   );
 }
 
-function configTable(schema: PackageSchema): string {
+/** The stack config keys, one row each (the README reference and docs/installation-configuration.md). */
+export function configTable(schema: PackageSchema): string {
   const rows = Object.entries(schema.config.variables).map(([name, p]) => [
     code(`${schema.name}:${name}`),
     (p.defaultInfo?.environment ?? []).map(code).join(", "),

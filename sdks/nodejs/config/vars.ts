@@ -8,7 +8,7 @@ declare var exports: any;
 const __config = new pulumi.Config("sandbox");
 
 /**
- * Access token (`sk_e2b_…`), sent as `Authorization: Bearer`. Templates need it: the build endpoints take only this token.
+ * Access token (`sk_e2b_…`), sent as `Authorization: Bearer`. Only a Template with `buildSystem: "v1"` needs it: the legacy build endpoints take only this token.
  */
 export declare const accessToken: string | undefined;
 Object.defineProperty(exports, "accessToken", {

@@ -11,7 +11,7 @@ import (
 
 var _ = internal.GetEnvOrDefault
 
-// Access token (`sk_e2b_…`), sent as `Authorization: Bearer`. Templates need it: the build endpoints take only this token.
+// Access token (`sk_e2b_…`), sent as `Authorization: Bearer`. Only a Template with `buildSystem: "v1"` needs it: the legacy build endpoints take only this token.
 func GetAccessToken(ctx *pulumi.Context) string {
 	v, err := config.Try(ctx, "sandbox:accessToken")
 	if err == nil {

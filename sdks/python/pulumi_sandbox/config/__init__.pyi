@@ -16,7 +16,7 @@ from .. import _utilities
 
 accessToken: Optional[str]
 """
-Access token (`sk_e2b_…`), sent as `Authorization: Bearer`. Templates need it: the build endpoints take only this token.
+Access token (`sk_e2b_…`), sent as `Authorization: Bearer`. Only a Template with `buildSystem: "v1"` needs it: the legacy build endpoints take only this token.
 """
 
 apiKey: Optional[str]

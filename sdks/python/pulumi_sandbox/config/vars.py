@@ -23,7 +23,7 @@ class _ExportableConfig(types.ModuleType):
     @_builtins.property
     def access_token(self) -> Optional[str]:
         """
-        Access token (`sk_e2b_…`), sent as `Authorization: Bearer`. Templates need it: the build endpoints take only this token.
+        Access token (`sk_e2b_…`), sent as `Authorization: Bearer`. Only a Template with `buildSystem: "v1"` needs it: the legacy build endpoints take only this token.
         """
         return __config__.get('accessToken') or _utilities.get_env('E2B_ACCESS_TOKEN')
 
