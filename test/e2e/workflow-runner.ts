@@ -123,7 +123,9 @@ export async function runJob(wf: Workflow, opts: RunOptions): Promise<StepResult
   const results: StepResult[] = [];
   for (const [i, step] of job.steps.entries()) {
     const label = `${wf.file} ${jobName} step ${i + 1} (${step.name ?? step.uses ?? step.run})`;
-    if (step.if !== undefined && expand(step.if, opts.event, opts.ctx, env) !== "true") throw new Error(`${label}: if \`${step.if}\` is not true on a run whose steps passed`);
+    // `if:` may be written bare (`always()`) or wrapped (`${{ always() }}`).
+    const condition = step.if === undefined ? undefined : step.if.includes("${{") ? step.if : `\${{ ${step.if} }}`;
+    if (condition !== undefined && expand(condition, opts.event, opts.ctx, env) !== "true") throw new Error(`${label}: if \`${step.if}\` is not true on a run whose steps passed`);
     if (step.uses !== undefined) {
       const action = step.uses.split("@")[0] ?? "";
       if (!opts.provided[action]?.(step)) throw new Error(`${label}: \`uses: ${step.uses}\` is no action this test provides`);
