@@ -3,7 +3,7 @@
  * install itself is proved by .ci/run (npm ci, and a fresh clone installed with npm 12).
  */
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 
@@ -68,5 +68,20 @@ describe("the compilers", () => {
     expect(typeof ts.createProgram).toBe("function");
     const peer = (require("@pulumi/pulumi/package.json") as { peerDependencies: Record<string, string> }).peerDependencies.typescript;
     expect(peer).toMatch(/< ?7$/);
+  });
+});
+
+describe("the examples ask for this package's version", () => {
+  const version = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
+  const examples = readdirSync(join(ROOT, "examples")).filter((d) => existsSync(join(ROOT, "examples", d, "package.json")));
+
+  test("each example's pulumi-sandbox range takes the version here, so a copied example installs what was tested", () => {
+    expect(examples.length).toBeGreaterThan(0);
+    for (const dir of examples) {
+      const deps = (JSON.parse(readFileSync(join(ROOT, "examples", dir, "package.json"), "utf8")) as { dependencies?: Record<string, string> }).dependencies ?? {};
+      if (deps["pulumi-sandbox"] === undefined) continue;
+      // One form for all, so the check needs no semver parser: a caret range of exactly this version.
+      expect(deps["pulumi-sandbox"], `examples/${dir}/package.json: pulumi-sandbox`).toBe(`^${version}`);
+    }
   });
 });
