@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { ROOT } from "./harness";
+import { describeLeaks, filesUnder, findLeaks, type Place, type SecretValue } from "./secrets";
 // @ts-expect-error: plain ESM scripts, shared with npm start
 import { ensurePulumi } from "../../scripts/ensure-pulumi.mjs";
 // @ts-expect-error: plain ESM scripts, shared with npm start
@@ -25,8 +26,11 @@ const STACKS = ["e2e-ana", "e2e-feature-login", "e2e-main"];
 const envsDir = mkdtempSync(join(tmpdir(), "pulumi-sandbox-envs-"));
 let env: NodeJS.ProcessEnv;
 let emulator: ChildProcess | undefined;
-let service: { apiUrl: string; apiKey: string };
+let service: { apiUrl: string; apiKey: string; accessToken: string };
 let made: Record<string, Record<string, string>> = {};
+/** What the secret scan reads (the commands' output, the config files while they exist) and looks for. */
+const places: Place[] = [];
+const secrets: SecretValue[] = [];
 
 interface Run {
   code: number | null;
@@ -42,7 +46,10 @@ function envs(...args: string[]): Promise<Run> {
     child.stdout.on("data", (d) => ((stdout += d), (output += d)));
     child.stderr.on("data", (d) => (output += d));
     child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, output }));
+    child.on("close", (code) => {
+      places.push({ where: `the output of \`envs ${args.join(" ")}\``, text: output });
+      resolve({ code, stdout, output });
+    });
   });
 }
 
@@ -85,6 +92,15 @@ async function startEmulator(): Promise<void> {
     child.on("close", (code) => reject(new Error(`envs emulator exited ${code} before it was ready:\n${output}`)));
   });
   service = JSON.parse(readFileSync(join(envsDir, "emulator.json"), "utf8"));
+  secrets.push({ value: service.apiKey, label: "the emulator's apiKey" }, { value: service.accessToken, label: "the emulator's accessToken" });
+}
+
+/** The in-sandbox API's token of a secure sandbox, for the scan (the service's detail view has it). */
+async function registerToken(sandboxID: string): Promise<void> {
+  const res = await fetch(`${service.apiUrl}/sandboxes/${sandboxID}`, { headers: { "X-API-Key": service.apiKey } });
+  expect(res.status).toBe(200);
+  const token = ((await res.json()) as { envdAccessToken?: string }).envdAccessToken;
+  if (token) secrets.push({ value: token, label: `the envdAccessToken of sandbox ${sandboxID}` });
 }
 
 beforeAll(async () => {
@@ -128,6 +144,8 @@ test("up makes three environments at once and prints each one's sandbox IDs, all
     for (const id of Object.values(roles)) expect(onService.get(id)).toBe(stack);
   }
   expect(backendStacks()).toEqual(STACKS);
+  for (const id of ids) await registerToken(id);
+  for (const file of configFiles()) places.push({ where: `the config file ${file}`, text: readFileSync(join(PROGRAM, file), "utf8") });
   // At once: every update began before the first one ended (the backend's history, whole seconds).
   const spans = STACKS.map((stack) => {
     const dir = join(envsDir, "state", ".pulumi", "history", PROJECT, stack);
@@ -166,4 +184,11 @@ test("down of an environment that is not there names it and changes nothing", as
   const run = await envs("down", "e2e-feature/login");
   expect(run.code).toBe(2);
   expect(run.output).toContain("envs: no such environment: e2e-feature-login (node envs.ts list shows them)");
+});
+
+test("no key or token is in plain text in any output, config file or file the backend kept", () => {
+  // The emulator's key and token, and the envdAccessToken of each of the six (secure) sandboxes.
+  expect(secrets).toHaveLength(8);
+  const found = findLeaks(secrets, [...places, ...filesUnder(join(envsDir, "state"), "the backend's file")]);
+  expect(describeLeaks(found)).toBe(describeLeaks([]));
 });

@@ -14,6 +14,8 @@ const sandboxes = roles.map(
     new Sandbox(role, {
       templateID: template,
       timeoutSeconds: hours * 3600,
+      // Environments share one team's key: the in-sandbox API of each answers only to its own token.
+      secure: true,
       metadata: { environment, role },
       envVars: { ENVIRONMENT: environment, ROLE: role },
     }),
