@@ -11,6 +11,8 @@ import { callsSince, inventoryOfStack, lastSeq, ROOT, startStack, type E2eStack 
 const EXAMPLE = join(ROOT, "examples", "yaml-sandbox");
 
 let s: E2eStack;
+/** The outputs of the first `up`, which the update in place must leave as they are. */
+let created: Record<string, unknown> = {};
 const token = "yaml-api-token-3c9d51e7";
 
 beforeAll(async () => {
@@ -26,7 +28,7 @@ afterAll(async () => {
 test("up builds the template, seeds the volume and provisions a sandbox mounting it, from YAML", async () => {
   const up = await s.ok("up", "--yes", "--skip-preview");
   expect(up.output).toMatch(/\+ 4 created/); // the stack, the template, the volume, the sandbox
-  const out = await s.outputs();
+  const out = (created = await s.outputs());
   const inv = inventoryOfStack(s.emulator);
   expect(inv.templates.map((t) => t.templateID)).toEqual([out.templateID]);
   expect(inv.volumes.map((v) => v.name)).toEqual([out.volumeName]);
@@ -42,7 +44,6 @@ test("a preview of the unchanged program expects no changes", async () => {
 });
 
 test("a longer timeout is one call in place: the same sandbox, nothing else touched", async () => {
-  const before = await s.outputs();
   await s.ok("config", "set", "timeoutSeconds", "7200");
   const preview = await s.ok("preview", "--diff");
   expect(preview.output).toMatch(/~ 1 to update/);
@@ -50,8 +51,11 @@ test("a longer timeout is one call in place: the same sandbox, nothing else touc
   const since = lastSeq(s.emulator);
   await s.ok("up", "--yes", "--skip-preview");
   // Reads may follow (the outputs as the service now reports them); the one change is the timeout.
-  expect(callsSince(s.emulator, since).filter((c) => !c.startsWith("GET "))).toEqual([`POST /sandboxes/${String(before.sandboxID)}/timeout`]);
-  expect(await s.outputs()).toEqual(before);
+  expect(callsSince(s.emulator, since).filter((c) => !c.startsWith("GET "))).toEqual([`POST /sandboxes/${String(created.sandboxID)}/timeout`]);
+  expect(await s.outputs()).toEqual(created);
+  // The service's deadline moved: two hours from the call, where the first up set one.
+  const [box] = inventoryOfStack(s.emulator).sandboxes;
+  expect(Date.parse(String(box?.endAt)) - Date.now()).toBeGreaterThan(3600_000);
   await s.ok("preview", "--expect-no-changes");
 });
 
