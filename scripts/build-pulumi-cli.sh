@@ -23,7 +23,14 @@
 # (sdk/v3 of the same version) programs run through preview, up and destroy. These old hosts read no
 # runtime options from the engine: a Python program runs with the `python3` first on PATH (activate
 # the virtualenv), whatever Pulumi.yaml's `virtualenv` says.
+#
+# The YAML host has a module of its own with tagged versions (github.com/pulumi/pulumi-yaml) and no
+# replace directives, so a plain `go install` at YAML_HOST_VERSION builds it; the proxy here serves
+# that tag (not every one). Checked with engine 3.259: examples/yaml-sandbox runs through preview, up,
+# an update and destroy (test/e2e/plugin-yaml.test.ts). The official CLI download ships its own.
 set -euo pipefail
+# The one pin of the YAML host (the tag the proxy here serves).
+YAML_HOST_VERSION=1.25.0
 version="$1"; bindir="$2"
 cache="${PULUMI_BUILD_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/pulumi-sandbox}"
 mkdir -p "$bindir"
@@ -76,6 +83,13 @@ build_embedded() {
   go build -trimpath -ldflags "$(stamp "$tag")" -o "$bindir/" "github.com/pulumi/pulumi/sdk/v3/$package"
 }
 
+build_yaml_host() { # the release's version stamp, so the engine reports the host's version
+  log "building pulumi-language-yaml v$YAML_HOST_VERSION"
+  GOBIN="$bindir" go install -trimpath \
+    -ldflags "-s -w -X github.com/pulumi/pulumi-yaml/pkg/version.Version=v$YAML_HOST_VERSION" \
+    "github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml@v$YAML_HOST_VERSION"
+}
+
 build_python_exec() { # the script the Python host runs, from the sdk of the CLI's own version
   local dir
   dir=$(go mod download -json "github.com/pulumi/pulumi/sdk/v3@v$version" | sed -n 's/.*"Dir": *"\(.*\)".*/\1/p')
@@ -89,4 +103,5 @@ fi
 [ -x "$bindir/pulumi-language-python" ] || (build_embedded 3.68.0 python/cmd/pulumi-language-python pulumi-language-python) >&2
 [ -x "$bindir/pulumi-language-python-exec" ] || (build_python_exec) >&2
 [ -x "$bindir/pulumi-language-go" ] || (build_embedded 3.66.0 go/pulumi-language-go pulumi-language-go) >&2
+[ -x "$bindir/pulumi-language-yaml" ] || (build_yaml_host) >&2
 "$bindir/pulumi" version

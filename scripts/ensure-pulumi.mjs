@@ -17,9 +17,10 @@ import { pathToFileURL } from "node:url";
 
 const root = join(import.meta.dirname, "..");
 const require = createRequire(join(root, "package.json"));
-// The Python and Go hosts: examples/python-team and examples/go-sandbox (built here from the Go modules when missing).
-const PLUGINS = ["pulumi-language-nodejs", "pulumi-resource-pulumi-nodejs", "pulumi-language-python", "pulumi-language-go"];
-const BUILT_HOSTS = ["pulumi-language-nodejs", "pulumi-language-python", "pulumi-language-python-exec", "pulumi-language-go"];
+// The Python, Go and YAML hosts: examples/python-team, examples/go-sandbox and examples/yaml-sandbox
+// (built here from the Go modules when missing; the official download ships them).
+export const PLUGINS = ["pulumi-language-nodejs", "pulumi-resource-pulumi-nodejs", "pulumi-language-python", "pulumi-language-go", "pulumi-language-yaml"];
+const BUILT_HOSTS = ["pulumi-language-nodejs", "pulumi-language-python", "pulumi-language-python-exec", "pulumi-language-go", "pulumi-language-yaml"];
 const log = (msg) => process.stderr.write(`pulumi-sandbox: ${msg}\n`);
 
 /**
@@ -111,7 +112,7 @@ function goBuild(version, binDir) {
   }
   const started = Date.now();
   execFileSync("bash", [join(root, "scripts", "build-pulumi-cli.sh"), version, binDir], { stdio: ["ignore", "ignore", "inherit"] });
-  log(`built the Pulumi CLI ${version} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  log(`built the missing parts of the Pulumi CLI ${version} and its language hosts in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
 
 /** The dynamic-provider plugin is a 4-line script shipped in @pulumi/pulumi; it must sit beside the CLI. */
@@ -143,11 +144,18 @@ export async function ensurePulumi() {
   const binDir = join(versionRoot, "bin");
   mkdirSync(binDir, { recursive: true });
   if (!existsSync(join(binDir, "pulumi")) && !(await officialDownload(PINNED_CLI, versionRoot))) goBuild(PINNED_CLI, binDir);
-  // The Node host is needed by everything; the others only by the Python and Go examples, so a machine
+  // The Node host is needed by everything; the others only by the Python, Go and YAML examples, so a machine
   // without Go still gets a working CLI (it fails below, naming the missing host, only if they are missing).
   if (!existsSync(join(binDir, "pulumi-language-nodejs")) || (BUILT_HOSTS.some((h) => !existsSync(join(binDir, h))) && onPath("go"))) goBuild(PINNED_CLI, binDir);
   placeProviderPlugin(binDir);
-  if (!complete(binDir)) throw new Error(`the Pulumi CLI in ${binDir} is incomplete or not version ${PINNED_CLI}`);
+  const missing = PLUGINS.filter((p) => !existsSync(join(binDir, p)));
+  if (missing.length > 0) {
+    throw new Error(
+      `the Pulumi CLI in ${binDir} lacks ${missing.join(", ")}: install Go >= 1.26 so they can be built, ` +
+        `or the Pulumi CLI ${PINNED_CLI} (https://www.pulumi.com/docs/install/), which ships them`,
+    );
+  }
+  if (!complete(binDir)) throw new Error(`the Pulumi CLI in ${binDir} is not version ${PINNED_CLI}`);
   return binDir;
 }
 

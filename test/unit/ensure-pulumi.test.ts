@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 // @ts-expect-error: plain ESM script, shared with npm start
-import { cacheOrder, compareVersions, MINIMUM_CLI, parseVersion, PINNED_CLI, supportedCli } from "../../scripts/ensure-pulumi.mjs";
+import { cacheOrder, compareVersions, MINIMUM_CLI, parseVersion, PINNED_CLI, PLUGINS, supportedCli } from "../../scripts/ensure-pulumi.mjs";
 
 const ROOT = join(__dirname, "..", "..");
 const work = mkdtempSync(join(tmpdir(), "ensure-pulumi-test-"));
@@ -46,7 +46,6 @@ describe("the version rule", () => {
   });
 });
 
-const PLUGINS = ["pulumi-language-nodejs", "pulumi-resource-pulumi-nodejs", "pulumi-language-python", "pulumi-language-go"];
 let made = 0;
 
 /** A bin dir with a stand-in `pulumi` reporting `version`, and the plugins beside it. */
@@ -54,19 +53,21 @@ function cliDir(dir: string, version: string): string {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "pulumi"), `#!/bin/sh\necho v${version}\n`);
   chmodSync(join(dir, "pulumi"), 0o755);
-  for (const p of PLUGINS) writeFileSync(join(dir, p), "");
+  for (const p of PLUGINS as string[]) writeFileSync(join(dir, p), "");
   return dir;
 }
 
 /**
  * Runs the script with a fresh PULUMI_HOME holding `cached` versions (a dir name, or [dir name, the
- * version its pulumi reports]) and a PATH of `onPath` (a dir), or of an empty dir.
+ * version its pulumi reports]) and a PATH of `onPath` (a dir), or of an empty dir; `without` is a
+ * plugin left out of every cached dir.
  */
-function ensure({ cached = [], onPath }: { cached?: (string | [string, string])[]; onPath?: string }) {
+function ensure({ cached = [], onPath, without }: { cached?: (string | [string, string])[]; onPath?: string; without?: string }) {
   const home = join(work, `home-${++made}`);
   for (const c of cached) {
     const [name, reports] = typeof c === "string" ? [c, c] : c;
-    cliDir(join(home, "versions", name, "bin"), reports);
+    const dir = cliDir(join(home, "versions", name, "bin"), reports);
+    if (without) rmSync(join(dir, without));
   }
   const emptyDir = join(work, `empty-${made}`);
   mkdirSync(emptyDir);
@@ -99,5 +100,11 @@ describe("the CLI it takes", () => {
   test("a cached dir whose pulumi reports another version than its name is judged by what it reports", () => {
     const r = ensure({ cached: [["3.280.0", "3.100.0"], "3.261.0"] });
     expect(r).toMatchObject({ status: 0, stdout: join(r.home, "versions", "3.261.0", "bin") });
+  });
+
+  test("with no Go to build a missing language host, it fails naming the host and what to install", () => {
+    const r = ensure({ cached: [PINNED_CLI], without: "pulumi-language-yaml" });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(`lacks pulumi-language-yaml: install Go >= 1.26 so they can be built, or the Pulumi CLI ${PINNED_CLI}`);
   });
 });

@@ -1,7 +1,7 @@
 // The registry pages (docs/_index.md, docs/installation-configuration.md) in the layout the Pulumi Registry
 // reads, showing code that works: each example block is a file of examples/ that the e2e suite deploys
-// (the drift test proves the block is the file), and the YAML one, which no test deploys here, is checked
-// against schema.json: its types, properties and `${...}` references. The config page names every key
+// (the drift test proves the block is the file); the YAML one is also checked against schema.json (its
+// types, properties and `${...}` references), so a schema change that breaks it fails here, before e2e. The config page names every key
 // and every environment variable the provider reads.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -42,10 +42,10 @@ describe("the registry pages", () => {
     expect(tabs.map((t) => t[2])).toEqual(examplesOf(index));
   });
 
-  test("every example but the YAML one is a program the e2e suite deploys", () => {
+  test("every example is a program the e2e suite deploys", () => {
     const e2e = readdirSync(join(root, "test", "e2e")).filter((f) => f.endsWith(".test.ts")).map((f) => read(join("test", "e2e", f)));
-    const programs = (examplesOf(index) as string[]).filter((p) => !p.endsWith(".yaml")).map((p) => p.split("/")[1]!);
-    expect(programs).toHaveLength(3);
+    const programs = (examplesOf(index) as string[]).map((p) => p.split("/")[1]!);
+    expect(programs).toHaveLength(4);
     for (const dir of programs) expect(e2e.some((text) => text.includes(`"${dir}"`)), `no e2e test names examples/${dir}`).toBe(true);
   });
 
