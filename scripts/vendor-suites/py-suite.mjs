@@ -28,15 +28,16 @@ export function runPySuite({ checkout, work, env, timeoutMs, workers }) {
   cpSync(join(sdk, "pytest.ini"), join(suite, "pytest.ini"));
   const common = ["-q", "-p", "no:cacheprovider", "-o", "junit_family=xunit1", `--timeout=${Math.ceil(timeoutMs / 1000)}`];
   pytest(python, suite, env, ["tests", ...common, ...(workers > 1 ? ["-n", String(workers)] : [])], join(dir, "results.xml"));
-  // The vendor's unit tests (the files at the top of tests/, e.g. test_connection_config.py) and the
-  // files that fake the service with mocks (test_config_propagation.py) check what URL a config gives,
-  // some the default domain's, which the two URL variables change. As for the JS suite's msw files,
-  // they run once more with the API key but not the two URLs, and a test is taken from the run it
-  // passed in (nothing here reaches the public service, so a test passes only where its requests were
-  // answered), else from the first run.
+  // Unit tests (tests/test_connection_config.py: what URL a config gives) and files that fake the
+  // service with mocks (test_config_propagation.py) check the default domain's URLs, which the two
+  // URL variables change. As for the JS suite, the files that fake the service and the files with a
+  // failed test run once more with the API key but not the two URLs, and a test is taken from the run
+  // it passed in (nothing here reaches the public service, so a test passes only where its requests
+  // were answered), else from the first run.
   const bare = Object.fromEntries(Object.entries(env).filter(([name]) => name !== "E2B_API_URL" && name !== "E2B_SANDBOX_URL"));
-  const units = pyTestFiles(join(suite, "tests")).filter((f) => !f.includes("/", "tests/".length) || MOCKS_SERVICE.test(readFileSync(join(suite, f), "utf8")));
   rmSync(join(dir, "results-bare.xml"), { force: true });
+  const failed = new Set(readPyResults(work).tests.filter((t) => t.status === "failed").map((t) => t.file));
+  const units = pyTestFiles(join(suite, "tests")).filter((f) => failed.has(f) || MOCKS_SERVICE.test(readFileSync(join(suite, f), "utf8")));
   if (units.length > 0) pytest(python, suite, bare, [...units, ...common], join(dir, "results-bare.xml"));
   return readPyResults(work);
 }
