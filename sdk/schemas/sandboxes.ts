@@ -78,6 +78,16 @@ export const Sandbox = z.object({
 });
 export type Sandbox = z.infer<typeof Sandbox>;
 
+/**
+ * One entry of POST /sandboxes/{id}/fork's 201 list: the fork made, or why it did not start (the
+ * service's `{code, message}`, with an HTTP status as its code) (docs/service.md#sandbox-fork).
+ */
+export const ForkResult = z.object({
+  sandbox: Sandbox.optional(),
+  error: z.object({ code: z.number(), message: z.string() }).optional(),
+});
+export type ForkResult = z.infer<typeof ForkResult>;
+
 /** One item of GET /v2/sandboxes. */
 export const ListedSandbox = z.object({
   templateID: z.string(),
