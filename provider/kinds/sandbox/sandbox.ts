@@ -80,7 +80,7 @@ export const NETWORK_UPDATE: WireMap<SpecInputs<"Sandbox">, NetworkUpdate> = {
   autoResume: "not sent: fixed at creation",
   secure: "not sent: fixed at creation",
   allowInternetAccess: (allow) => ({ allow_internet_access: allow }),
-  network: (network) => ({ allowOut: network.allowOut ?? [], denyOut: network.denyOut ?? [] }),
+  network: (network) => ({ allowOut: network.allowOut ?? [], denyOut: network.denyOut ?? [], ...(network.rules ? { rules: network.rules } : {}) }),
   metadata: "not sent: fixed at creation",
   envVars: "not sent: fixed at creation",
   mcp: "not sent: fixed at creation",

@@ -7,7 +7,7 @@
  *           then each `provision` command through the in-sandbox process service (Start, streamed)
  *   read    GET /sandboxes/{id}                  (404 or expired: gone)
  *   update  `state`: POST /sandboxes/{id}/pause, or POST /sandboxes/{id}/connect to resume;
- *           `network` egress (allowOut, denyOut) and `allowInternetAccess`: PUT /sandboxes/{id}/network;
+ *           `network` egress (allowOut, denyOut, rules) and `allowInternetAccess`: PUT /sandboxes/{id}/network;
  *           `timeoutSeconds`: POST /sandboxes/{id}/timeout (not while paused); `provision`: re-run it in the same
  *           sandbox (a change of `logging` or `onFailure` alone re-runs nothing); `ports`: no call, new `urls`
  *   delete  DELETE /sandboxes/{id}               (404: already gone)
@@ -16,6 +16,7 @@
  */
 import { z } from "zod";
 import { defineSpec, getPath } from "../../spec";
+import { EgressRules } from "./egress-rules";
 import { PortsInput, PortUrls } from "./ports";
 import { ProvisionInput, ProvisionResult } from "./provision";
 
@@ -49,6 +50,7 @@ const Network = z.strictObject({
     .refine(namesSomething, { error: "0.0.0.0 names no address (0.0.0.0/0 is all traffic)" })).optional()
     .describe("Egress denied (CIDRs or IPs); `0.0.0.0/0` denies all."),
   maskRequestHost: z.string({ error: "must be a string" }).optional().describe("Host header to present to the sandbox's services."),
+  rules: EgressRules.optional(),
 });
 
 const VolumeMount = z.strictObject({
