@@ -8,7 +8,7 @@ import { callsSince, checked, checkReasons, emulatorForFile, lastSeq, runtime } 
 
 const emu = emulatorForFile();
 const REF = "Bearer ${e2b.secrets.API-Token}";
-const rules = (value: string) => ({ "api.example.com": [{ transform: { headers: { Authorization: value } } }] });
+const rules = (value: string, domain = "api.example.com") => ({ [domain]: [{ transform: { headers: { Authorization: value } } }] });
 
 describe("secretRefs", () => {
   test("reads the names referred to as the service does, and refuses a malformed reference", () => {
@@ -28,6 +28,10 @@ describe("check", () => {
     ]);
     expect(await checkReasons("Sandbox", { templateID: "base", network: { rules: { "x.com": [{ transform: { headers: { "bad name": "v" } } }] } } }))
       .toEqual([expect.stringMatching(/^network\.rules\.x\.com\[0\]\.transform\.headers.*header names must be HTTP tokens/)]);
+    expect(await checkReasons("Sandbox", { templateID: "base", network: { rules: { "a.com": [{ transform: { headers: {} } }, { transform: { headers: {} } }] } } }))
+      .toEqual(["network.rules.a.com: at most 1 rule per domain (the service's limit)"]);
+    expect(await checkReasons("Sandbox", { templateID: "base", network: { rules: rules("v", "*.example.com") } }))
+      .toEqual([expect.stringMatching(/^network\.rules.*keys must be domain names \(no wildcard, not an IP address\)$/)]);
   });
 });
 

@@ -2,13 +2,16 @@
  * `network.rules`: per-domain transforms of a sandbox's egress HTTP(S) requests, the headers to set.
  * A header value may refer to a team secret by name, `${e2b.secrets.<name>}`, which the service
  * resolves at egress, so the value never enters the sandbox or the program (docs/service.md#sandbox-egress-rules).
- * The checks are the service's: a malformed reference is refused before any sandbox is made.
+ * The checks and limits are the service's (its create handler's validateNetworkRules), so a bad rule
+ * is refused at preview, before any sandbox is made.
  */
 import { z } from "zod";
 
 const SECRET = "${e2b.secrets.";
 const IDENTITY = "${e2b.identity.tokens.";
-/** The service's limits on one rule's headers. */
+/** The service's limits: domains, one transform rule per domain, and one rule's headers. */
+const MAX_DOMAINS = 10;
+const MAX_DOMAIN = 128;
 const MAX_HEADER_NAME = 64;
 const MAX_HEADER_VALUE = 2048;
 const MAX_HEADERS = 20;
@@ -53,7 +56,13 @@ const Rule = z.strictObject({
   }).describe("What to change in matching requests."),
 });
 
-export const EgressRules = z.record(z.string().min(1, { error: "domain must not be empty" }), z.array(Rule, { error: "must be a list of rules" }), { error: "must be an object of domains to lists of rules" })
+/** A domain name as the service's check (govalidator's IsDNSName) takes one: labels of [A-Za-z0-9_-], no wildcard, not an IP. */
+const DNS_NAME = /^[a-zA-Z0-9_][a-zA-Z0-9_-]{0,62}(\.[a-zA-Z0-9_][a-zA-Z0-9_-]{0,62})*[._]?$/;
+const Domain = z.string().min(1, { error: "domain must not be empty" }).max(MAX_DOMAIN, { error: `domains must be at most ${MAX_DOMAIN} characters` })
+  .refine((d) => DNS_NAME.test(d) && !/^[\d.]+$/.test(d), { error: "keys must be domain names (no wildcard, not an IP address)" });
+
+export const EgressRules = z.record(Domain, z.array(Rule, { error: "must be a list of rules" }).max(1, { error: "at most 1 rule per domain (the service's limit)" }), { error: "must be an object of domains to lists of rules" })
+  .refine((rules) => Object.keys(rules).length <= MAX_DOMAINS, { error: `at most ${MAX_DOMAINS} domains` })
   .refine((rules) => Object.values(rules).every((list) => new Set(list.flatMap((r) => Object.values(r.transform.headers).flatMap((v) => secretRefs(v) ?? []))).size <= MAX_SECRETS_PER_DOMAIN), {
     error: `a domain's rules may refer to at most ${MAX_SECRETS_PER_DOMAIN} secrets`,
   })
