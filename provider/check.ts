@@ -53,7 +53,8 @@ export function checkInputs(spec: ResourceSpec, olds: Obj, given: Obj): CheckOut
   }
   if (failures.length === 0 && spec.crossChecks) {
     const known = Object.fromEntries(Object.entries(out).filter(([, v]) => !containsUnknown(v)));
-    failures.push(...spec.crossChecks(known).map(({ path, reason }) => failure(path, reason)));
+    const unknown = new Set(Object.keys(out).filter((k) => !(k in known)));
+    failures.push(...spec.crossChecks(known, unknown).map(({ path, reason }) => failure(path, reason)));
   }
   if (failures.length > 0) return { failures };
   return { inputs: withInternals(spec, olds, news, out) };

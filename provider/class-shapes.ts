@@ -30,7 +30,7 @@ export const CLASS_SHAPES: Record<ResourceKind, ClassShape> = {
     idOutputs: ["volumeID", "volumeId"],
   },
   Sandbox: {
-    inputs: ["templateID", "timeoutSeconds", "autoPause", "autoResume", "secure", "allowInternetAccess", "network", "metadata", "envVars", "mcp", "volumeMounts", "provision", "state", "ports", "timeout"],
+    inputs: ["templateID", "forkFrom", "timeoutSeconds", "autoPause", "autoResume", "secure", "allowInternetAccess", "network", "metadata", "envVars", "mcp", "volumeMounts", "provision", "state", "ports", "timeout"],
     outputs: ["sandboxID", "alias", "envdVersion", "envdAccessToken", "trafficAccessToken", "state", "startedAt", "endAt", "cpuCount", "memoryMB", "diskSizeMB", "provisioned", "urls", "provisionResults"],
     secretInputs: ["envVars", "provision"],
     secretOutputs: ["envVars", "provision", "provisionResults", "envdAccessToken", "trafficAccessToken"],

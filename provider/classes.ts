@@ -30,6 +30,8 @@ export type VolumeArgs = ArgsOf<"Volume">;
  * A sandbox created from a template, optionally provisioned by commands. Sandboxes expire: after
  * `timeoutSeconds` seconds (service default 15) a sandbox is killed, or paused with `autoPause`.
  * `pulumi refresh` then finds an expired sandbox gone and the next `pulumi up` creates it again.
+ * With `forkFrom`, it is a fork of a running sandbox (POST /sandboxes/{id}/fork), which takes its
+ * parent's settings.
  */
 export interface Sandbox extends OutputsOf<"Sandbox"> {}
 export class Sandbox extends resourceClass("Sandbox") {}

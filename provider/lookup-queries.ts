@@ -40,6 +40,13 @@ export const QUERIES: { [K in LookupName]: Query<K> } = {
     });
     return { snapshots: snapshots.map(({ snapshotID, names }) => ({ snapshotID, names: [...names] })) };
   },
+  listSecrets: async (client, _args, pageSize = PAGE_SIZE) => {
+    const secrets = await allPages(async (nextToken) => {
+      const page = await client.secrets.list({ limit: pageSize, nextToken });
+      return { items: page.secrets, nextToken: page.nextToken };
+    });
+    return { secrets: secrets.map(({ secretID, name }) => ({ secretID, name })) };
+  },
   listVolumes: async (client) => ({ volumes: (await client.volumes.list()).map(({ volumeID, name }) => ({ volumeID, name })) }),
 };
 

@@ -56,6 +56,12 @@ export const VolumeInfo = z.object({
   name: z.string().describe("Its name, unique in the team."),
 });
 
+/** A secret as a lookup shows it: what names it, never its value (no answer of the service carries one). */
+export const SecretInfo = z.object({
+  secretID: z.string().describe("The secret's ID (`sec_…`)."),
+  name: z.string().describe("Its name, unique in the team (lower-case)."),
+});
+
 export const GetSandboxLogsArgs = z.strictObject({
   sandboxID: z.string().min(1, { error: "must not be empty" }).describe("The sandbox's ID."),
   start: z.number().int().nonnegative().optional().describe("Only entries from this time on (epoch milliseconds)."),
@@ -192,6 +198,13 @@ export const LOOKUPS = {
     result: z.object({ volumes: listOf(VolumeInfo, "The team's volumes.") }),
     resultTypes: { volumes: "VolumeInfo" },
     list: "volumes",
+  },
+  listSecrets: {
+    description: "Lists the team's secrets by ID and name, every page of them; no value (the service never answers one).",
+    args: NoArgs,
+    result: z.object({ secrets: listOf(SecretInfo, "The team's secrets.") }),
+    resultTypes: { secrets: "SecretInfo" },
+    list: "secrets",
   },
 } as const;
 

@@ -36,6 +36,8 @@ export type TemplateBuildInfo = z.output<typeof shapes.TemplateBuildInfo>;
 export type BuildLogEntry = z.output<typeof shapes.BuildLogEntry>;
 /** One metrics reading of a sandbox. */
 export type SandboxMetric = z.output<typeof shapes.SandboxMetric>;
+/** What a program learns of a secret: its ID and name, never its value. */
+export type SecretInfo = z.output<typeof shapes.SecretInfo>;
 /** What a program learns of a volume. */
 export type VolumeInfo = z.output<typeof shapes.VolumeInfo>;
 
@@ -93,5 +95,7 @@ export const getSandboxLogs: Lookup<"getSandboxLogs"> = lookup("getSandboxLogs")
 export const getSandboxMetrics: Lookup<"getSandboxMetrics"> = lookup("getSandboxMetrics");
 /** The team's snapshots (optionally of one sandbox, or by name), newest first, every page. */
 export const listSnapshots: Lookup<"listSnapshots"> = lookup("listSnapshots");
+/** The team's secrets by ID and name, every page; no value (the service never answers one). */
+export const listSecrets: Lookup<"listSecrets"> = lookup("listSecrets");
 /** The team's volumes. */
 export const listVolumes: Lookup<"listVolumes"> = lookup("listVolumes");

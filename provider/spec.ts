@@ -117,8 +117,11 @@ export interface SpecDeclaration<
    * no replacement, and `up` makes none.
    */
   idOutputs?: readonly NoInfer<FieldOf<O>>[];
-  /** Rules across fields, run on known values only. Each issue names its field path. */
-  crossChecks?: (inputs: Record<string, unknown>) => { path: string; reason: string }[];
+  /**
+   * Rules across fields, run on known values only; `unknown` names the top-level inputs given but not
+   * yet known (a preview), so a rule on whether a field is given can count them. Each issue names its field path.
+   */
+  crossChecks?: (inputs: Record<string, unknown>, unknown: ReadonlySet<string>) => { path: string; reason: string }[];
 }
 
 export interface ResourceSpec<

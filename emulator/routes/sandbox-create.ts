@@ -7,6 +7,7 @@ import { z } from "zod";
 import { checkEgress } from "../egress";
 import { ApiError, json, type Reply, type RequestContext } from "../http";
 import { checkMaskRequestHost } from "../mask-host";
+import { checkNetworkRules } from "../network-rules";
 import type { Stores } from "../store";
 import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, type MountRecord } from "../store/sandbox-records";
 import { parseBody } from "../validate";
@@ -18,7 +19,7 @@ const NetworkSchema = z.object({
   allowOut: z.array(z.string()).optional(),
   denyOut: z.array(z.string()).optional(),
   maskRequestHost: z.string().optional(),
-  rules: z.record(z.string(), z.unknown()).optional(),
+  rules: z.record(z.string(), z.array(z.unknown())).optional(),
 });
 
 const NewSandboxSchema = z.object({
@@ -54,6 +55,7 @@ export async function createSandbox(stores: Stores, ctx: RequestContext, version
     throw new ApiError(400, "You cannot create a sandbox without public access unless you enable secure envd access via 'secure' flag.");
   }
   checkEgress(body.network?.allowOut, body.network?.denyOut);
+  checkNetworkRules(body.network?.rules);
   const volumeMounts = resolveMounts(stores, body.volumeMounts ?? []);
   // The store takes the slot (a 429 when none is free) after every rule passed, as the service
   // reserves it when it starts the sandbox.

@@ -7,6 +7,7 @@ import { checkEgress } from "../egress";
 import { z } from "zod";
 import { ApiError, noContent } from "../http";
 import type { Route } from "../router";
+import { checkNetworkRules } from "../network-rules";
 import type { Stores } from "../store";
 import { DEFAULT_TIMEOUT_MS } from "../store/sandbox-records";
 import { parseBody } from "../validate";
@@ -43,6 +44,7 @@ export function sandboxUpdateRoutes(stores: Stores): Route[] {
         // The egress proxy is a per-team feature the emulator's one team does not have.
         if (body.egressProxy) throw new ApiError(403, "Egress proxy (egressProxy) is not enabled for this team.");
         checkEgress(body.allowOut, body.denyOut);
+        checkNetworkRules(body.rules as Record<string, unknown[]> | undefined);
         stores.sandboxes.updateNetwork(id, { allowOut: body.allowOut, denyOut: body.denyOut, rules: body.rules }, body.allow_internet_access);
         return noContent();
       },

@@ -5,6 +5,7 @@
  * | method     | verb and path                       | success |
  * |------------|-------------------------------------|---------|
  * | create     | POST /sandboxes                     | 201     |
+ * | fork       | POST /sandboxes/{id}/fork           | 201     |
  * | get        | GET /sandboxes/{id}                 | 200     |
  * | list       | GET /v2/sandboxes (X-Next-Token)    | 200     |
  * | kill       | DELETE /sandboxes/{id}              | 204     |
@@ -16,9 +17,11 @@
  * | logs       | GET /sandboxes/{id}/logs            | 200     |
  */
 import { z } from "zod";
-import { isSandboxError } from "../errors";
+import { codeForStatus, isSandboxError, SandboxError } from "../errors";
+import { reasonFor } from "../error-reasons";
 import { header, type CallOptions, type HttpClient } from "../transport/http";
 import {
+  ForkResult,
   ListedSandbox,
   Sandbox,
   SandboxDetail,
@@ -52,6 +55,7 @@ export interface SandboxPage {
 const METRICS_BATCH = 100;
 
 const ListedSandboxes = z.array(ListedSandbox);
+const ForkResults = z.array(ForkResult).length(1, "one entry per fork asked (count 1)");
 const MetricSeries = z.array(SandboxMetric);
 
 export class Sandboxes {
@@ -60,6 +64,24 @@ export class Sandboxes {
   /** Creates a sandbox. Not repeated after a dropped connection (it could create a second one). */
   create(body: NewSandbox, call?: CallOptions): Promise<Sandbox> {
     return this.http.call({ method: "POST", route: "/sandboxes", body, auth: "apiKey" }, Sandbox, call);
+  }
+
+  /**
+   * Forks a running sandbox into one new sandbox, alive `timeout` seconds (service default 15). Not
+   * repeated after a dropped connection: it could make a second fork. The service answers 201 with the
+   * fork's own outcome: a fork that did not start is thrown as its status would be.
+   * @throws `not_found` for no such sandbox; `conflict` for a paused one.
+   */
+  async fork(id: string, opts: { timeout?: number } = {}, call?: CallOptions): Promise<Sandbox> {
+    const op = { method: "POST", route: "/sandboxes/{id}/fork", params: { id }, body: { timeout: opts.timeout, count: 1 }, auth: "apiKey" } as const;
+    const [result] = await this.http.call(op, ForkResults, call);
+    if (result?.sandbox) return result.sandbox;
+    const status = result?.error?.code ?? 500;
+    // The request carried no secret (a timeout and a count) for the service's message to echo.
+    const detail = result?.error?.message ?? "the fork reported neither a sandbox nor an error";
+    const reason = reasonFor(status, result?.error?.message);
+    const message = `POST /sandboxes/{id}/fork: the fork did not start (${status} ${codeForStatus(status)}): ${detail}`;
+    throw new SandboxError({ code: codeForStatus(status), ...(reason ? { reason } : {}), status, service: { code: status, message: detail }, message });
   }
 
   /** A running or paused sandbox. @throws `not_found` when it does not exist (or is being killed). */

@@ -14,6 +14,7 @@ export const Network = z.object({
   /** CIDRs or IPs only; `0.0.0.0/0` denies all. */
   denyOut: z.array(z.string()).optional(),
   maskRequestHost: z.string().optional(),
+  rules: z.record(z.string(), z.array(z.object({ transform: z.object({ headers: z.record(z.string(), z.string()).optional() }).optional() }))).optional(),
 });
 export type Network = z.infer<typeof Network>;
 
@@ -24,6 +25,8 @@ export type Network = z.infer<typeof Network>;
 export const NetworkUpdate = z.object({
   allowOut: z.array(z.string()).optional(),
   denyOut: z.array(z.string()).optional(),
+  /** Per-domain header transforms; left out, the sandbox's are cleared. */
+  rules: Network.shape.rules,
   allow_internet_access: z.boolean().optional(),
 });
 export type NetworkUpdate = z.infer<typeof NetworkUpdate>;
@@ -77,6 +80,16 @@ export const Sandbox = z.object({
   domain: z.string().nullish(),
 });
 export type Sandbox = z.infer<typeof Sandbox>;
+
+/**
+ * One entry of POST /sandboxes/{id}/fork's 201 list: the fork made, or why it did not start (the
+ * service's `{code, message}`, with an HTTP status as its code) (docs/service.md#sandbox-fork).
+ */
+export const ForkResult = z.object({
+  sandbox: Sandbox.optional(),
+  error: z.object({ code: z.number(), message: z.string() }).optional(),
+});
+export type ForkResult = z.infer<typeof ForkResult>;
 
 /** One item of GET /v2/sandboxes. */
 export const ListedSandbox = z.object({

@@ -30,6 +30,11 @@ export const listSandboxes: typeof import("./listSandboxes").listSandboxes = nul
 export const listSandboxesOutput: typeof import("./listSandboxes").listSandboxesOutput = null as any;
 utilities.lazyLoad(exports, ["listSandboxes","listSandboxesOutput"], () => require("./listSandboxes"));
 
+export { ListSecretsArgs, ListSecretsResult } from "./listSecrets";
+export const listSecrets: typeof import("./listSecrets").listSecrets = null as any;
+export const listSecretsOutput: typeof import("./listSecrets").listSecretsOutput = null as any;
+utilities.lazyLoad(exports, ["listSecrets","listSecretsOutput"], () => require("./listSecrets"));
+
 export { ListSnapshotsArgs, ListSnapshotsResult, ListSnapshotsOutputArgs } from "./listSnapshots";
 export const listSnapshots: typeof import("./listSnapshots").listSnapshots = null as any;
 export const listSnapshotsOutput: typeof import("./listSnapshots").listSnapshotsOutput = null as any;

@@ -7,7 +7,7 @@ import * as outputs from "./types/output";
 import * as utilities from "./utilities";
 
 /**
- * A sandbox created from a template, optionally provisioned by commands. Sandboxes expire: after `timeoutSeconds` seconds (service default 15) a sandbox is killed, or paused with `autoPause`. `pulumi refresh` then finds an expired sandbox gone and the next `pulumi up` creates it again.
+ * A sandbox created from a template, optionally provisioned by commands. Sandboxes expire: after `timeoutSeconds` seconds (service default 15) a sandbox is killed, or paused with `autoPause`. `pulumi refresh` then finds an expired sandbox gone and the next `pulumi up` creates it again. With `forkFrom`, it is a fork of a running sandbox (POST /sandboxes/{id}/fork), which takes its parent's settings.
  */
 export class Sandbox extends pulumi.CustomResource {
     /**
@@ -77,6 +77,10 @@ export class Sandbox extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly envdVersion: pulumi.Output<string>;
     /**
+     * ID of a running sandbox to fork (POST /sandboxes/{id}/fork) instead of creating from a template. The new sandbox starts from a checkpoint of it (the service also keeps its memory) and takes its template, metadata, environment, network, volume mounts and lifecycle settings, so those inputs must be left out; the egress rules (`network.allowOut`, `network.denyOut`, `allowInternetAccess`) are set after the fork. A change replaces the sandbox.
+     */
+    declare public readonly forkFrom: pulumi.Output<string | undefined>;
+    /**
      * MCP configuration, passed through.
      */
     declare public readonly mcp: pulumi.Output<any | undefined>;
@@ -125,9 +129,9 @@ export class Sandbox extends pulumi.CustomResource {
      */
     declare public readonly state: pulumi.Output<string>;
     /**
-     * Template (ID or alias) to create the sandbox from. Required.
+     * Template (ID or alias), or snapshot ID, to create the sandbox from. Required unless `forkFrom` is given.
      */
-    declare public readonly templateID: pulumi.Output<string>;
+    declare public readonly templateID: pulumi.Output<string | undefined>;
     /**
      * Deprecated: the name of `timeoutSeconds` before 0.2, kept until 0.3. A value given here is taken as `timeoutSeconds`.
      *
@@ -158,17 +162,15 @@ export class Sandbox extends pulumi.CustomResource {
      * @param args The arguments to use to populate this resource's properties.
      * @param opts A bag of options that control this resource's behavior.
      */
-    constructor(name: string, args: SandboxArgs, opts?: pulumi.CustomResourceOptions) {
+    constructor(name: string, args?: SandboxArgs, opts?: pulumi.CustomResourceOptions) {
         let resourceInputs: pulumi.Inputs = {};
         opts = opts || {};
         if (!opts.id) {
-            if (args?.templateID === undefined && !opts.urn) {
-                throw new Error("Missing required property 'templateID'");
-            }
             resourceInputs["allowInternetAccess"] = args?.allowInternetAccess;
             resourceInputs["autoPause"] = args?.autoPause;
             resourceInputs["autoResume"] = args?.autoResume;
             resourceInputs["envVars"] = args?.envVars ? pulumi.secret(args.envVars) : undefined;
+            resourceInputs["forkFrom"] = args?.forkFrom;
             resourceInputs["mcp"] = args?.mcp;
             resourceInputs["metadata"] = args?.metadata;
             resourceInputs["network"] = args?.network;
@@ -204,6 +206,7 @@ export class Sandbox extends pulumi.CustomResource {
             resourceInputs["envVars"] = undefined /*out*/;
             resourceInputs["envdAccessToken"] = undefined /*out*/;
             resourceInputs["envdVersion"] = undefined /*out*/;
+            resourceInputs["forkFrom"] = undefined /*out*/;
             resourceInputs["mcp"] = undefined /*out*/;
             resourceInputs["memoryMB"] = undefined /*out*/;
             resourceInputs["metadata"] = undefined /*out*/;
@@ -226,7 +229,7 @@ export class Sandbox extends pulumi.CustomResource {
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
         const secretOpts = { additionalSecretOutputs: ["envVars", "envdAccessToken", "provision", "provisionResults", "trafficAccessToken"] };
         opts = pulumi.mergeOptions(opts, secretOpts);
-        const replaceOnChanges = { replaceOnChanges: ["autoPause", "autoResume", "envVars.*", "mcp", "metadata.*", "network.allowPublicTraffic", "network.maskRequestHost", "provision.triggers", "secure", "templateID", "volumeMounts[*]"] };
+        const replaceOnChanges = { replaceOnChanges: ["autoPause", "autoResume", "envVars.*", "forkFrom", "mcp", "metadata.*", "network.allowPublicTraffic", "network.maskRequestHost", "provision.triggers", "secure", "templateID", "volumeMounts[*]"] };
         opts = pulumi.mergeOptions(opts, replaceOnChanges);
         super(Sandbox.__pulumiType, name, resourceInputs, opts);
     }
@@ -252,6 +255,10 @@ export interface SandboxArgs {
      * Environment variables of every process in the sandbox. Secret.
      */
     envVars?: pulumi.Input<{[key: string]: pulumi.Input<string>} | undefined>;
+    /**
+     * ID of a running sandbox to fork (POST /sandboxes/{id}/fork) instead of creating from a template. The new sandbox starts from a checkpoint of it (the service also keeps its memory) and takes its template, metadata, environment, network, volume mounts and lifecycle settings, so those inputs must be left out; the egress rules (`network.allowOut`, `network.denyOut`, `allowInternetAccess`) are set after the fork. A change replaces the sandbox.
+     */
+    forkFrom?: pulumi.Input<string | undefined>;
     /**
      * MCP configuration, passed through.
      */
@@ -281,9 +288,9 @@ export interface SandboxArgs {
      */
     state?: pulumi.Input<string | undefined>;
     /**
-     * Template (ID or alias) to create the sandbox from. Required.
+     * Template (ID or alias), or snapshot ID, to create the sandbox from. Required unless `forkFrom` is given.
      */
-    templateID: pulumi.Input<string>;
+    templateID?: pulumi.Input<string | undefined>;
     /**
      * Deprecated: the name of `timeoutSeconds` before 0.2, kept until 0.3. A value given here is taken as `timeoutSeconds`.
      *

@@ -26,6 +26,7 @@ const PROVIDER_ONLY: Record<string, string> = {
   "Template: buildTimeoutSeconds 0": `the provider's own deadline: ${NOT_SENT}`,
   "Template: unknown top-level property (dockerFile)": IGNORED,
   "Volume: unknown property (sizeGB)": IGNORED,
+  "Sandbox: forkFrom with templateID": "a fork is another call (POST /sandboxes/{id}/fork), which takes no template; the create the table sends has one",
   "Sandbox: timeout and timeoutSeconds both": "the service has one field; the two names are the provider's (one deprecated)",
   "Sandbox: envVars name starting with a digit": "the service passes names through; no shell could read the variable",
   "Sandbox: metadata with the reserved prefix": "the prefix marks the provider's own metadata; to the service it is any key",

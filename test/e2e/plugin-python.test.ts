@@ -3,13 +3,14 @@
  * schema.json (sdks/python, installed with pip from the example's requirements.txt, `pulumi` from
  * PyPI at the engine's version) and the native plugin. The Python host is the one
  * scripts/build-pulumi-cli.sh builds; it reads no runtime options, so the test puts the virtualenv's
- * `python3` first on PATH, as an activated virtualenv does.
+ * `python3` first on PATH, as an activated virtualenv does. Then, in the same virtualenv, #26's "Done
+ * when" stack in Python (fixtures/snapshot-python; fixtures/snapshot is the TypeScript one).
  */
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { callsSince, inventoryOfStack, lastSeq, ROOT, startStack, type E2eStack } from "./harness";
 
 const EXAMPLE = join(ROOT, "examples", "python-team");
@@ -84,4 +85,58 @@ test("making the template team-only is one PATCH in place: same templateID, the 
 test("destroy removes every sandbox, then the template", async () => {
   await s.ok("destroy", "--yes", "--skip-preview");
   expect(inventoryOfStack(s.emulator)).toEqual({ sandboxes: [], volumes: [], templates: [] });
+});
+
+describe("a snapshot, two sandboxes from it, a fork, a secret referred to by name and lookups, from Python", () => {
+  const TOKEN = "e2e-python-api-token-3c8d21";
+  let p: E2eStack;
+
+  beforeAll(async () => {
+    p = await startStack(join(ROOT, "test", "e2e", "fixtures", "snapshot-python"), "e2e-python-snapshot");
+    p.secret(TOKEN, "the Python Secret's value");
+    await p.ok("config", "set", "--secret", "apiToken", TOKEN);
+  }, 300_000);
+
+  afterAll(async () => {
+    await p?.close();
+  });
+
+  const served = async (route: string) => {
+    const res = await fetch(`${p.emulator.apiUrl}${route}`, { headers: { "X-API-Key": p.emulator.apiKey } });
+    expect(res.status).toBe(200);
+    return (await res.json()) as unknown[];
+  };
+
+  test("up: the fork reads its origin's file; the lookups list the four sandboxes and the secret's name", async () => {
+    await p.ok("up", "--yes", "--skip-preview");
+    const out = await p.outputs();
+    expect(out.listedSandboxIDs).toEqual(out.sandboxIDs);
+    expect(out.sandboxIDs).toHaveLength(4);
+    expect(out.secretNames).toEqual([out.tokenName]);
+    expect((await p.outputs({ showSecrets: true })).twinRead).toBe("made-before-the-snapshot\n");
+    expect(p.emulator.calls().filter((c) => c.method === "POST" && c.path.endsWith("/fork"))).toHaveLength(1);
+    const child2 = p.emulator.state.sandboxes().find((x) => x.sandboxID === out.child2ID)!;
+    expect((child2.network as { rules?: unknown } | undefined)?.rules).toEqual({
+      "api.example.com": [{ transform: { headers: { Authorization: `Bearer \${e2b.secrets.${String(out.tokenName)}}` } } }],
+    });
+    await p.ok("preview", "--expect-no-changes");
+  });
+
+  test("a new port updates child2 and the fork in place, with no write to the service", async () => {
+    const before = await p.outputs();
+    await p.ok("config", "set", "port", "9090");
+    const since = lastSeq(p.emulator);
+    const up = await p.ok("up", "--yes", "--skip-preview");
+    expect(up.output).toMatch(/~ 2 updated/);
+    expect(callsSince(p.emulator, since).filter((c) => !c.startsWith("GET"))).toEqual([]);
+    expect((await p.outputs()).sandboxIDs).toEqual(before.sandboxIDs);
+    await p.ok("preview", "--expect-no-changes");
+  });
+
+  test("destroy leaves no sandbox, snapshot or secret", async () => {
+    await p.ok("destroy", "--yes", "--skip-preview");
+    expect(p.emulator.state.sandboxes()).toEqual([]);
+    expect(await served("/snapshots")).toEqual([]);
+    expect(await served("/secrets")).toEqual([]);
+  });
 });

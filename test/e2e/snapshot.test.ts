@@ -1,14 +1,18 @@
 /**
- * Snapshot through the real engine: a provisioned sandbox, a Snapshot of it and a sandbox started
- * from the snapshot's ID (which finds the first one's file) go up; a second preview has no changes;
- * a change of `triggers` previews as a replacement, and after `up` the old snapshot is gone from
- * `GET /snapshots`, made after the new one; `destroy` leaves no snapshot. The tests share one stack, in order.
+ * Snapshot through the real engine (#26's "Done when", TypeScript): a provisioned sandbox, a Snapshot of
+ * it, two sandboxes started from the snapshot's ID and a fork of the first (each finds the first one's
+ * file), a Secret that one child's egress rules refer to by name, and lookups of the stack's sandboxes
+ * and the team's secret names go up; a second preview has no changes; a new port is an update in place
+ * with no write; a change of `triggers` previews as a replacement, and after `up` the old snapshot is
+ * gone from `GET /snapshots`, made after the new one; `destroy` leaves no sandbox, snapshot or secret.
+ * The tests share one stack, in order.
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { callsSince, lastSeq, ROOT, startStack, type E2eStack } from "./harness";
 
 const FIXTURE = join(ROOT, "test", "e2e", "fixtures", "snapshot");
+const TOKEN = "e2e-api-token-5b1f9c";
 
 interface Step { urn: string; op: string }
 
@@ -32,20 +36,41 @@ describe("a Snapshot of a sandbox, and a sandbox from it", () => {
 
   beforeAll(async () => {
     s = await startStack(FIXTURE, "e2e-snapshot");
+    s.secret(TOKEN, "the Secret's value");
+    await s.ok("config", "set", "--secret", "apiToken", TOKEN);
   }, 300_000);
+
+  /** What the emulator lists of a kind (GET on its route). */
+  async function served(route: string): Promise<unknown[]> {
+    const res = await fetch(`${s.emulator.apiUrl}${route}`, { headers: { "X-API-Key": s.emulator.apiKey } });
+    expect(res.status).toBe(200);
+    return (await res.json()) as unknown[];
+  }
 
   afterAll(async () => {
     await s?.close();
   });
 
-  test("up: the sandbox from the snapshot reads the file its origin wrote", async () => {
+  test("up: the sandboxes from the snapshot and the fork read the file their origin wrote; the lookups list them and the secret", async () => {
     await s.ok("up", "--yes", "--skip-preview");
     const out = await s.outputs();
     expect(out.snapshotID).toMatch(/^[a-z0-9]{20}:default$/);
     expect(out.childTemplateID).toBe(out.snapshotID);
     // Provisioning results are secret outputs (they may quote secrets); the file's text is none.
-    expect((await s.outputs({ showSecrets: true })).childRead).toBe("made-before-the-snapshot\n");
+    const shown = await s.outputs({ showSecrets: true });
+    expect(shown.childRead).toBe("made-before-the-snapshot\n");
+    expect(shown.twinRead).toBe("made-before-the-snapshot\n");
     expect(await listed()).toEqual([out.snapshotID]);
+    const ids = [out.originID, out.childID, out.child2ID, out.twinID];
+    expect(new Set(ids).size).toBe(4);
+    expect(out.listedSandboxIDs).toEqual([...ids].sort());
+    expect(out.secretNames).toEqual([out.tokenName]);
+    // The twin is a fork of the origin, made by the fork call; child2's rule names the secret, never its value.
+    expect(s.emulator.calls().some((c) => c.method === "POST" && c.path === `/sandboxes/${String(out.originID)}/fork`)).toBe(true);
+    const child2 = s.emulator.state.sandboxes().find((x) => x.sandboxID === out.child2ID)!;
+    expect((child2.network as { rules?: unknown } | undefined)?.rules).toEqual({
+      "api.example.com": [{ transform: { headers: { Authorization: `Bearer \${e2b.secrets.${String(out.tokenName)}}` } } }],
+    });
   });
 
   test("a second preview has no changes, and calls nothing that writes", async () => {
@@ -54,10 +79,23 @@ describe("a Snapshot of a sandbox, and a sandbox from it", () => {
     expect(callsSince(s.emulator, since).filter((c) => !c.startsWith("GET"))).toEqual([]);
   });
 
-  test("a change of triggers replaces the snapshot (and the sandbox from it); the old one is deleted after the new one exists", async () => {
+  test("a new port is an update in place of child2 and the fork, with no write to the service", async () => {
+    const before = await s.outputs();
+    await s.ok("config", "set", "port", "9090");
+    expect(await plan()).toEqual({ child2: "update", twin: "update" });
+    const since = lastSeq(s.emulator);
+    await s.ok("up", "--yes", "--skip-preview");
+    expect(callsSince(s.emulator, since).filter((c) => !c.startsWith("GET"))).toEqual([]);
+    const after = await s.outputs();
+    expect([after.child2ID, after.twinID]).toEqual([before.child2ID, before.twinID]);
+    expect(Object.keys(after.child2Urls as object).sort()).toEqual(["8080", "9090"]);
+    await s.ok("preview", "--expect-no-changes");
+  });
+
+  test("a change of triggers replaces the snapshot (and the sandboxes from it); the old one is deleted after the new one exists", async () => {
     const before = await s.outputs();
     await s.ok("config", "set", "round", "2");
-    expect(await plan()).toEqual({ snap: "replace", child: "replace" });
+    expect(await plan()).toEqual({ snap: "replace", child: "replace", child2: "replace" });
     const since = lastSeq(s.emulator);
     await s.ok("up", "--yes", "--skip-preview");
     const after = await s.outputs();
@@ -75,9 +113,10 @@ describe("a Snapshot of a sandbox, and a sandbox from it", () => {
     expect(writes.indexOf(`DELETE /sandboxes/${String(before.childID)}`)).toBeLessThan(deleted);
   });
 
-  test("destroy leaves no snapshot", async () => {
+  test("destroy leaves no sandbox, snapshot or secret", async () => {
     await s.ok("destroy", "--yes");
     expect(await listed()).toEqual([]);
-    expect(s.emulator.state.sandboxes().filter((x) => x.state === "running")).toEqual([]);
+    expect(s.emulator.state.sandboxes()).toEqual([]);
+    expect(await served("/secrets")).toEqual([]);
   });
 });

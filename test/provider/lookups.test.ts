@@ -1,7 +1,7 @@
 /** Lookups against the emulator: what a program finds without managing it, and the errors it gets. */
 import { describe, expect, test } from "vitest";
 import {
-  getSandboxLogs, getSandboxMetrics, getTemplate, getTemplateBuildLogs, listSandboxes, listSnapshots, listTemplateBuilds, listTemplates, listTemplateTags, listVolumes,
+  getSandboxLogs, getSandboxMetrics, getTemplate, getTemplateBuildLogs, listSandboxes, listSnapshots, listTemplateBuilds, listTemplates, listTemplateTags, listSecrets, listVolumes,
 } from "../../provider/lookups";
 import { QUERIES } from "../../provider/lookup-queries";
 import { PlatformClient } from "../../sdk/platform/client";
@@ -181,5 +181,24 @@ describe("listVolumes", () => {
       made.push({ volumeID: ((await res.json()) as { volumeID: string }).volumeID, name });
     }
     expect((await listVolumes({}, options())).sort((a, b) => a.name.localeCompare(b.name))).toEqual(made);
+  });
+});
+
+describe("listSecrets", () => {
+  test("lists every page of the team's secrets by ID and name, and no value", async () => {
+    const made = [];
+    for (const name of ["Token-A", "token-b", "token-c"]) {
+      const res = await rest(emu(), "POST", "/secrets", { name, value: `value-of-${name}` });
+      expect(res.status).toBe(201);
+      made.push({ secretID: ((await res.json()) as { secretID: string }).secretID, name: name.toLowerCase() });
+    }
+    const { result, calls } = await paged((client) => QUERIES.listSecrets(client, {}, 2));
+    expect(calls.filter((c) => c.startsWith("GET /secrets"))).toHaveLength(2);
+    const byName = (list: { name: string }[]) => [...list].sort((a, b) => a.name.localeCompare(b.name));
+    expect(byName(result.secrets)).toEqual(made);
+    const listed = await listSecrets({}, options());
+    expect(byName(listed)).toEqual(made);
+    expect(JSON.stringify(listed)).not.toContain("value-of-");
+    await expect(listSecrets({ name: "x" } as never, options())).rejects.toThrow(/^listSecrets: arguments: .*"name"/);
   });
 });

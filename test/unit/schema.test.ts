@@ -130,7 +130,8 @@ describe("resources", () => {
 
   test("required inputs and defaults, as users meet them", () => {
     expect(schema.resources["sandbox:index:Template"]!.requiredInputs).toEqual(["dockerfile"]);
-    expect(schema.resources["sandbox:index:Sandbox"]!.requiredInputs).toEqual(["templateID"]);
+    // A Sandbox needs templateID or forkFrom: check says so (crossChecks), the schema requires neither.
+    expect(schema.resources["sandbox:index:Sandbox"]!.requiredInputs).toEqual([]);
     expect(schema.resources["sandbox:index:Volume"]!.requiredInputs).toEqual([]);
     expect(schema.resources["sandbox:index:Template"]!.inputProperties).toMatchObject({ public: { default: false }, buildTimeoutSeconds: { default: 1200 } });
     expect(schema.types["sandbox:index:ProvisionCommand"]!.properties.timeoutSeconds).toMatchObject({ type: "integer", default: 300 });
@@ -175,7 +176,7 @@ describe("resources", () => {
 
 describe("types", () => {
   test("are the object types of the specs, and every reference resolves", () => {
-    const names = ["AutoResume", "BuildLogEntry", "Content", "Network", "Provision", "ProvisionCommand", "ProvisionResult", "SandboxInfo", "SandboxLogEntry", "SandboxMetric", "SnapshotInfo", "TemplateBuildInfo", "TemplateInfo", "TemplateTagInfo", "VolumeInfo", "VolumeMount"];
+    const names = ["AutoResume", "BuildLogEntry", "Content", "Network", "NetworkRule", "NetworkRuleTransform", "Provision", "ProvisionCommand", "ProvisionResult", "SandboxInfo", "SandboxLogEntry", "SandboxMetric", "SecretInfo", "SnapshotInfo", "TemplateBuildInfo", "TemplateInfo", "TemplateTagInfo", "VolumeInfo", "VolumeMount"];
     expect(Object.keys(schema.types)).toEqual(names.map((n) => `sandbox:index:${n}`));
     const local = [...refsIn(schema)].filter((ref) => ref.startsWith("#"));
     expect(local.length).toBeGreaterThan(0);

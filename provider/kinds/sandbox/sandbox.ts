@@ -6,7 +6,7 @@
  * killed run or a lost answer never leaves a second sandbox (./adoption.ts). It also carries
  * what it was made from, and only a sandbox made from the create's own inputs is adopted.
  */
-import type { NetworkUpdate, NewSandbox, SandboxDetail } from "../../../sdk/schemas/sandboxes";
+import type { NetworkUpdate, NewSandbox, Sandbox, SandboxDetail } from "../../../sdk/schemas/sandboxes";
 import { changedFields } from "../../diff";
 import { getPath, sameValue } from "../../spec";
 import type { ProvisionResult } from "./provision";
@@ -22,6 +22,7 @@ import { runKey, runNumber } from "../../runtime/resume";
 import { wireBody, type WireMap } from "../../runtime/wire";
 import { fieldDigests } from "../../runtime/made-from";
 import { urlsOf } from "./ports";
+import { forkOf } from "./fork";
 import { findByMarker, INPUTS_KEY, madeEarlier, markerOf, markings, withoutMarkings } from "./adoption";
 
 type Inputs = InputsOf<"Sandbox">;
@@ -49,6 +50,7 @@ const logFor = (inputs: Inputs, tokens?: Tokens) => resourceLogger("Sandbox", in
 
 export const NEW_SANDBOX: WireMap<SpecInputs<"Sandbox">, NewSandbox> = {
   templateID: (templateID) => ({ templateID }),
+  forkFrom: "not sent: a fork is made by another call, POST /sandboxes/{forkFrom}/fork (./fork.ts)",
   timeoutSeconds: (timeout) => ({ timeout }),
   timeout: "not sent: the deprecated name of timeoutSeconds, which check moves it to",
   autoPause: (autoPause) => ({ autoPause }),
@@ -71,13 +73,14 @@ export const NEW_SANDBOX: WireMap<SpecInputs<"Sandbox">, NewSandbox> = {
  */
 export const NETWORK_UPDATE: WireMap<SpecInputs<"Sandbox">, NetworkUpdate> = {
   templateID: "not sent: fixed at creation",
+  forkFrom: "not sent: fixed at creation",
   timeoutSeconds: "not sent: POST .../timeout",
   timeout: "not sent: the deprecated name of timeoutSeconds",
   autoPause: "not sent: fixed at creation",
   autoResume: "not sent: fixed at creation",
   secure: "not sent: fixed at creation",
   allowInternetAccess: (allow) => ({ allow_internet_access: allow }),
-  network: (network) => ({ allowOut: network.allowOut ?? [], denyOut: network.denyOut ?? [] }),
+  network: (network) => ({ allowOut: network.allowOut ?? [], denyOut: network.denyOut ?? [], ...(network.rules ? { rules: network.rules } : {}) }),
   metadata: "not sent: fixed at creation",
   envVars: "not sent: fixed at creation",
   mcp: "not sent: fixed at creation",
@@ -86,6 +89,11 @@ export const NETWORK_UPDATE: WireMap<SpecInputs<"Sandbox">, NetworkUpdate> = {
   state: "not sent: POST .../pause or .../connect",
   ports: "not sent: they only name the URLs reported",
 };
+
+/** A fork's egress rules, when the program gives any (left out, the fork keeps its parent's). */
+function egressOf(inputs: Inputs): NetworkUpdate | undefined {
+  return inputs.network === undefined && inputs.allowInternetAccess === undefined ? undefined : networkBody(inputs);
+}
 
 function networkBody(inputs: Inputs): NetworkUpdate {
   return { allowOut: [], denyOut: [], allow_internet_access: true, ...wireBody(NETWORK_UPDATE, inputs) };
@@ -101,8 +109,8 @@ export function madeFrom(inputs: Record<string, unknown>): string {
   return fieldDigests("sandbox", { ...Object.fromEntries(sent.map((k) => [k, inputs[k]])), "provision.triggers": getPath(inputs, "provision.triggers") });
 }
 
-function requestBody(inputs: Inputs, made: string): NewSandbox {
-  return { ...wireBody(NEW_SANDBOX, inputs), templateID: inputs.templateID, metadata: { ...inputs.metadata, ...markings(inputs), [INPUTS_KEY]: made } };
+function requestBody(inputs: Inputs, templateID: string, made: string): NewSandbox {
+  return { ...wireBody(NEW_SANDBOX, inputs), templateID, metadata: { ...inputs.metadata, ...markings(inputs), [INPUTS_KEY]: made } };
 }
 
 /** What the service reports of the sandbox, and the URLs of the `ports` it serves. */
@@ -162,23 +170,38 @@ async function applyState(id: string, state: "running" | "paused", timeout: numb
   else await waitingForLimit("resume", () => sandboxes.connect(id, { timeout }), log);
 }
 
+/**
+ * The sandbox a create starts from: one an interrupted run made from the same inputs (adopted), else a
+ * new one from the template. A stale one, made from other inputs, is deleted first.
+ */
+async function fromTemplate(inputs: Inputs, templateID: string, timeout: number): Promise<{ made: Sandbox; adopted: boolean }> {
+  const { sandboxes } = platform();
+  const marker = markerOf(inputs);
+  const digests = madeFrom(inputs);
+  const { adopted, stale } = await madeEarlier(inputs, digests, timeout);
+  for (const { sandboxID, changed } of stale) {
+    // Adopted, it would be recorded with inputs it was not made from (its old environment, say), and no later run would notice.
+    const why = changed.length ? `from other inputs (${changed.join(", ")} changed since)` : "by a version that did not record its inputs";
+    logFor(inputs)(`sandbox ${sandboxID}, made by an interrupted run, was made ${why}: deleting it and creating a new one`);
+    await ignoreNotFound(() => sandboxes.kill(sandboxID));
+  }
+  if (adopted) {
+    logFor(inputs)(`adopting sandbox ${adopted.sandboxID} made by an interrupted run`);
+    return { made: adopted, adopted: true };
+  }
+  // At the team's limit the create waits for a slot (../../runtime/limit-wait.ts); a refused create made nothing, so no look-up is needed.
+  const create = () => waitingForLimit("create", () => sandboxes.create(requestBody(inputs, templateID, digests)), logFor(inputs));
+  return { made: await createOnce(create, () => findByMarker(marker, digests, timeout)), adopted: false };
+}
+
 export const sandboxHandlers: ResourceHandlers<"Sandbox"> = {
   async create(inputs) {
     const { sandboxes } = platform();
-    const marker = markerOf(inputs);
-    const digests = madeFrom(inputs);
     const timeout = inputs.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
-    const { adopted, stale } = await madeEarlier(inputs, digests, timeout);
-    for (const { sandboxID, changed } of stale) {
-      // Adopted, it would be recorded with inputs it was not made from (its old environment, say), and no later run would notice.
-      const why = changed.length ? `from other inputs (${changed.join(", ")} changed since)` : "by a version that did not record its inputs";
-      logFor(inputs)(`sandbox ${sandboxID}, made by an interrupted run, was made ${why}: deleting it and creating a new one`);
-      await ignoreNotFound(() => sandboxes.kill(sandboxID));
-    }
-    if (adopted) logFor(inputs)(`adopting sandbox ${adopted.sandboxID} made by an interrupted run`);
-    // At the team's limit the create waits for a slot (../../runtime/limit-wait.ts); a refused create made nothing, so no look-up is needed.
-    const create = () => waitingForLimit("create", () => sandboxes.create(requestBody(inputs, digests)), logFor(inputs));
-    const made = adopted ?? (await createOnce(create, () => findByMarker(marker, digests, timeout)));
+    // check requires one of the two (./spec.ts), so a create without a fork has its template.
+    const { made, adopted } = inputs.forkFrom !== undefined
+      ? { made: await forkOf(inputs.forkFrom, inputs.timeoutSeconds, egressOf(inputs), logFor(inputs)), adopted: false }
+      : await fromTemplate(inputs, inputs.templateID ?? "", timeout);
     const id = made.sandboxID;
     const tokens = { envdAccessToken: made.envdAccessToken ?? null, trafficAccessToken: made.trafficAccessToken ?? null };
     const { failure, ...provisioned } = await provisionIn(id, inputs, tokens, 0, !adopted);
@@ -200,10 +223,12 @@ export const sandboxHandlers: ResourceHandlers<"Sandbox"> = {
       if (isNotFound(err)) return {}; // killed, or expired at its endAt
       throw err;
     }
-    const props: State = { ...olds, ...fromDetail(detail, olds.ports), templateID: olds.templateID ?? detail.templateID };
+    // A fork names no template, and its metadata is its parent's, not an input (./fork.ts): neither is drift.
+    const fork = olds.forkFrom !== undefined;
+    const props: State = { ...olds, ...fromDetail(detail, olds.ports), templateID: fork ? olds.templateID : olds.templateID ?? detail.templateID };
     props.envdAccessToken = detail.envdAccessToken ?? olds.envdAccessToken ?? null;
     const metadata = withoutMarkings(detail.metadata);
-    if (!sameValue(metadata ?? {}, olds.metadata ?? {})) props.metadata = metadata;
+    if (!fork && !sameValue(metadata ?? {}, olds.metadata ?? {})) props.metadata = metadata;
     return { id, props };
   },
 

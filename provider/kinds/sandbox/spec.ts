@@ -2,10 +2,12 @@
  * Sandbox: a running sandbox from a template, optionally provisioned by commands run inside it.
  *   create  GET /v2/sandboxes?metadata=<stack>  (adopt what an interrupted run made; one list per stack
  *           answers the creates of ~10 s), else POST /sandboxes;
+ *           or, with `forkFrom`, POST /sandboxes/{forkFrom}/fork (count 1; docs/service.md#sandbox-fork),
+ *           then PUT /sandboxes/{id}/network when egress rules are given;
  *           then each `provision` command through the in-sandbox process service (Start, streamed)
  *   read    GET /sandboxes/{id}                  (404 or expired: gone)
  *   update  `state`: POST /sandboxes/{id}/pause, or POST /sandboxes/{id}/connect to resume;
- *           `network` egress (allowOut, denyOut) and `allowInternetAccess`: PUT /sandboxes/{id}/network;
+ *           `network` egress (allowOut, denyOut, rules) and `allowInternetAccess`: PUT /sandboxes/{id}/network;
  *           `timeoutSeconds`: POST /sandboxes/{id}/timeout (not while paused); `provision`: re-run it in the same
  *           sandbox (a change of `logging` or `onFailure` alone re-runs nothing); `ports`: no call, new `urls`
  *   delete  DELETE /sandboxes/{id}               (404: already gone)
@@ -13,7 +15,8 @@
  *   and `network.allowPublicTraffic` / `network.maskRequestHost` (ingress is fixed at creation).
  */
 import { z } from "zod";
-import { defineSpec } from "../../spec";
+import { defineSpec, getPath } from "../../spec";
+import { EgressRules } from "./egress-rules";
 import { PortsInput, PortUrls } from "./ports";
 import { ProvisionInput, ProvisionResult } from "./provision";
 
@@ -47,6 +50,7 @@ const Network = z.strictObject({
     .refine(namesSomething, { error: "0.0.0.0 names no address (0.0.0.0/0 is all traffic)" })).optional()
     .describe("Egress denied (CIDRs or IPs); `0.0.0.0/0` denies all."),
   maskRequestHost: z.string({ error: "must be a string" }).optional().describe("Host header to present to the sandbox's services."),
+  rules: EgressRules.optional(),
 });
 
 const VolumeMount = z.strictObject({
@@ -60,13 +64,33 @@ const VolumeMount = z.strictObject({
     .describe("Absolute path in the sandbox where the volume appears."),
 });
 
+/**
+ * What the fork call cannot set: POST /sandboxes/{id}/fork takes only a timeout and a count, and the
+ * fork inherits the rest from its parent (docs/service.md#sandbox-fork). Egress rules are not here:
+ * a PUT .../network sets them on the fork.
+ */
+const NOT_WITH_FORK = ["templateID", "autoPause", "autoResume", "secure", "metadata", "envVars", "mcp", "volumeMounts", "network.allowPublicTraffic", "network.maskRequestHost"];
+
+function forkChecks(inputs: Record<string, unknown>, unknown: ReadonlySet<string>): { path: string; reason: string }[] {
+  const given = (key: string) => inputs[key] !== undefined || unknown.has(key);
+  if (!given("forkFrom")) {
+    return !given("templateID") ? [{ path: "templateID", reason: "required: give the template (ID or alias) to create from, or forkFrom to fork a sandbox" }] : [];
+  }
+  return NOT_WITH_FORK.filter((path) => getPath(inputs, path) !== undefined || unknown.has(path)).map((path) => ({
+    path, reason: "not allowed with forkFrom: a fork takes its parent's (the fork call sets only the timeout); leave it out",
+  }));
+}
+
 /** A sandbox's time to live, in seconds. */
 const Seconds = z.number({ error: "must be a number of seconds" }).int({ error: "must be a whole number of seconds" })
   .min(1, { error: "must be greater than 0 (the service refuses 0)" }).max(86_400, { error: "must be at most 86400 (24 hours)" }).optional();
 
 export const SandboxInputs = z.strictObject({
-  templateID: z.string({ error: "must be a string (a template ID or alias)" }).min(1, { error: "must not be empty" })
-    .describe("Template (ID or alias) to create the sandbox from. Required."),
+  templateID: z.string({ error: "must be a string (a template ID or alias)" }).min(1, { error: "must not be empty" }).optional()
+    .describe("Template (ID or alias), or snapshot ID, to create the sandbox from. Required unless `forkFrom` is given."),
+  forkFrom: z.string({ error: "must be a string (the ID of a running sandbox)" }).min(1, { error: "must not be empty" })
+    .regex(/^[A-Za-z0-9-]*$/, { error: "must be a sandbox ID (letters, digits and '-')" }).optional()
+    .describe("ID of a running sandbox to fork (POST /sandboxes/{id}/fork) instead of creating from a template. The new sandbox starts from a checkpoint of it (the service also keeps its memory) and takes its template, metadata, environment, network, volume mounts and lifecycle settings, so those inputs must be left out; the egress rules (`network.allowOut`, `network.denyOut`, `allowInternetAccess`) are set after the fork. A change replaces the sandbox."),
   timeoutSeconds: Seconds
     .describe("Time to live in seconds, counted from creation (or from the last change of this value). Service default 15. Changed in place; removing it keeps the current deadline. On a paused sandbox a change is recorded and applies from its next resume."),
   autoPause: z.boolean({ error: "must be true or false" }).optional().describe("Pause instead of killing the sandbox when its timeout passes. Default false."),
@@ -117,7 +141,8 @@ export const sandboxSpec = defineSpec({
   description:
     "A sandbox created from a template, optionally provisioned by commands. Sandboxes expire: after `timeoutSeconds` " +
     "seconds (service default 15) a sandbox is killed, or paused with `autoPause`. `pulumi refresh` then finds " +
-    "an expired sandbox gone and the next `pulumi up` creates it again.",
+    "an expired sandbox gone and the next `pulumi up` creates it again. With `forkFrom`, it is a fork of a running " +
+    "sandbox (POST /sandboxes/{id}/fork), which takes its parent's settings.",
   inputs: SandboxInputs,
   outputs: SandboxOutputs,
   // The egress rules (and allowInternetAccess, which is denyOut 0.0.0.0/0) change in place: one PUT .../network.
@@ -136,9 +161,9 @@ export const sandboxSpec = defineSpec({
   // The service reports the alias of the template `templateID` names; `urls` names the ports.
   secretFrom: { alias: ["templateID"], urls: ["ports"] },
   credentials: ["apiKey"],
-  crossChecks: (inputs) => {
+  crossChecks: (inputs, unknown) => {
     const network = inputs.network as { allowPublicTraffic?: boolean; allowOut?: string[]; denyOut?: string[] } | undefined;
-    const failures = [];
+    const failures = forkChecks(inputs, unknown);
     if (network?.allowPublicTraffic === false && inputs.secure !== true) {
       failures.push({ path: "network.allowPublicTraffic", reason: "false requires secure: true (the service refuses it otherwise)" });
     }

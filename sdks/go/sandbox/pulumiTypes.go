@@ -426,6 +426,8 @@ type Network struct {
 	DenyOut []string `pulumi:"denyOut"`
 	// Host header to present to the sandbox's services.
 	MaskRequestHost *string `pulumi:"maskRequestHost"`
+	// Per-domain transforms of egress HTTP(S) requests (a domain listed here is not thereby allowed: see allowOut). Changed in place with the other egress rules.
+	Rules map[string][]NetworkRule `pulumi:"rules"`
 }
 
 // NetworkInput is an input type that accepts NetworkArgs and NetworkOutput values.
@@ -449,6 +451,8 @@ type NetworkArgs struct {
 	DenyOut pulumi.StringArrayInput `pulumi:"denyOut"`
 	// Host header to present to the sandbox's services.
 	MaskRequestHost pulumi.StringPtrInput `pulumi:"maskRequestHost"`
+	// Per-domain transforms of egress HTTP(S) requests (a domain listed here is not thereby allowed: see allowOut). Changed in place with the other egress rules.
+	Rules NetworkRuleArrayMapInput `pulumi:"rules"`
 }
 
 func (NetworkArgs) ElementType() reflect.Type {
@@ -549,6 +553,11 @@ func (o NetworkOutput) MaskRequestHost() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v Network) *string { return v.MaskRequestHost }).(pulumi.StringPtrOutput)
 }
 
+// Per-domain transforms of egress HTTP(S) requests (a domain listed here is not thereby allowed: see allowOut). Changed in place with the other egress rules.
+func (o NetworkOutput) Rules() NetworkRuleArrayMapOutput {
+	return o.ApplyT(func(v Network) map[string][]NetworkRule { return v.Rules }).(NetworkRuleArrayMapOutput)
+}
+
 type NetworkPtrOutput struct{ *pulumi.OutputState }
 
 func (NetworkPtrOutput) ElementType() reflect.Type {
@@ -611,6 +620,171 @@ func (o NetworkPtrOutput) MaskRequestHost() pulumi.StringPtrOutput {
 		}
 		return v.MaskRequestHost
 	}).(pulumi.StringPtrOutput)
+}
+
+// Per-domain transforms of egress HTTP(S) requests (a domain listed here is not thereby allowed: see allowOut). Changed in place with the other egress rules.
+func (o NetworkPtrOutput) Rules() NetworkRuleArrayMapOutput {
+	return o.ApplyT(func(v *Network) map[string][]NetworkRule {
+		if v == nil {
+			return nil
+		}
+		return v.Rules
+	}).(NetworkRuleArrayMapOutput)
+}
+
+// An item of the `rules` list.
+type NetworkRule struct {
+	// What to change in matching requests.
+	Transform NetworkRuleTransform `pulumi:"transform"`
+}
+
+// NetworkRuleInput is an input type that accepts NetworkRuleArgs and NetworkRuleOutput values.
+// You can construct a concrete instance of `NetworkRuleInput` via:
+//
+//	NetworkRuleArgs{...}
+type NetworkRuleInput interface {
+	pulumi.Input
+
+	ToNetworkRuleOutput() NetworkRuleOutput
+	ToNetworkRuleOutputWithContext(context.Context) NetworkRuleOutput
+}
+
+// An item of the `rules` list.
+type NetworkRuleArgs struct {
+	// What to change in matching requests.
+	Transform NetworkRuleTransformInput `pulumi:"transform"`
+}
+
+func (NetworkRuleArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*NetworkRule)(nil)).Elem()
+}
+
+func (i NetworkRuleArgs) ToNetworkRuleOutput() NetworkRuleOutput {
+	return i.ToNetworkRuleOutputWithContext(context.Background())
+}
+
+func (i NetworkRuleArgs) ToNetworkRuleOutputWithContext(ctx context.Context) NetworkRuleOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(NetworkRuleOutput)
+}
+
+// NetworkRuleArrayInput is an input type that accepts NetworkRuleArray and NetworkRuleArrayOutput values.
+// You can construct a concrete instance of `NetworkRuleArrayInput` via:
+//
+//	NetworkRuleArray{ NetworkRuleArgs{...} }
+type NetworkRuleArrayInput interface {
+	pulumi.Input
+
+	ToNetworkRuleArrayOutput() NetworkRuleArrayOutput
+	ToNetworkRuleArrayOutputWithContext(context.Context) NetworkRuleArrayOutput
+}
+
+type NetworkRuleArray []NetworkRuleInput
+
+func (NetworkRuleArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]NetworkRule)(nil)).Elem()
+}
+
+func (i NetworkRuleArray) ToNetworkRuleArrayOutput() NetworkRuleArrayOutput {
+	return i.ToNetworkRuleArrayOutputWithContext(context.Background())
+}
+
+func (i NetworkRuleArray) ToNetworkRuleArrayOutputWithContext(ctx context.Context) NetworkRuleArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(NetworkRuleArrayOutput)
+}
+
+// An item of the `rules` list.
+type NetworkRuleOutput struct{ *pulumi.OutputState }
+
+func (NetworkRuleOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*NetworkRule)(nil)).Elem()
+}
+
+func (o NetworkRuleOutput) ToNetworkRuleOutput() NetworkRuleOutput {
+	return o
+}
+
+func (o NetworkRuleOutput) ToNetworkRuleOutputWithContext(ctx context.Context) NetworkRuleOutput {
+	return o
+}
+
+// What to change in matching requests.
+func (o NetworkRuleOutput) Transform() NetworkRuleTransformOutput {
+	return o.ApplyT(func(v NetworkRule) NetworkRuleTransform { return v.Transform }).(NetworkRuleTransformOutput)
+}
+
+type NetworkRuleArrayOutput struct{ *pulumi.OutputState }
+
+func (NetworkRuleArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]NetworkRule)(nil)).Elem()
+}
+
+func (o NetworkRuleArrayOutput) ToNetworkRuleArrayOutput() NetworkRuleArrayOutput {
+	return o
+}
+
+func (o NetworkRuleArrayOutput) ToNetworkRuleArrayOutputWithContext(ctx context.Context) NetworkRuleArrayOutput {
+	return o
+}
+
+func (o NetworkRuleArrayOutput) Index(i pulumi.IntInput) NetworkRuleOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) NetworkRule {
+		return vs[0].([]NetworkRule)[vs[1].(int)]
+	}).(NetworkRuleOutput)
+}
+
+// What to change in matching requests.
+type NetworkRuleTransform struct {
+	// Headers to set (replacing one of the same name) on matching requests. A value may contain `${e2b.secrets.<name>}`, which the service replaces with that team secret's value at egress.
+	Headers map[string]string `pulumi:"headers"`
+}
+
+// NetworkRuleTransformInput is an input type that accepts NetworkRuleTransformArgs and NetworkRuleTransformOutput values.
+// You can construct a concrete instance of `NetworkRuleTransformInput` via:
+//
+//	NetworkRuleTransformArgs{...}
+type NetworkRuleTransformInput interface {
+	pulumi.Input
+
+	ToNetworkRuleTransformOutput() NetworkRuleTransformOutput
+	ToNetworkRuleTransformOutputWithContext(context.Context) NetworkRuleTransformOutput
+}
+
+// What to change in matching requests.
+type NetworkRuleTransformArgs struct {
+	// Headers to set (replacing one of the same name) on matching requests. A value may contain `${e2b.secrets.<name>}`, which the service replaces with that team secret's value at egress.
+	Headers pulumi.StringMapInput `pulumi:"headers"`
+}
+
+func (NetworkRuleTransformArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*NetworkRuleTransform)(nil)).Elem()
+}
+
+func (i NetworkRuleTransformArgs) ToNetworkRuleTransformOutput() NetworkRuleTransformOutput {
+	return i.ToNetworkRuleTransformOutputWithContext(context.Background())
+}
+
+func (i NetworkRuleTransformArgs) ToNetworkRuleTransformOutputWithContext(ctx context.Context) NetworkRuleTransformOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(NetworkRuleTransformOutput)
+}
+
+// What to change in matching requests.
+type NetworkRuleTransformOutput struct{ *pulumi.OutputState }
+
+func (NetworkRuleTransformOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*NetworkRuleTransform)(nil)).Elem()
+}
+
+func (o NetworkRuleTransformOutput) ToNetworkRuleTransformOutput() NetworkRuleTransformOutput {
+	return o
+}
+
+func (o NetworkRuleTransformOutput) ToNetworkRuleTransformOutputWithContext(ctx context.Context) NetworkRuleTransformOutput {
+	return o
+}
+
+// Headers to set (replacing one of the same name) on matching requests. A value may contain `${e2b.secrets.<name>}`, which the service replaces with that team secret's value at egress.
+func (o NetworkRuleTransformOutput) Headers() pulumi.StringMapOutput {
+	return o.ApplyT(func(v NetworkRuleTransform) map[string]string { return v.Headers }).(pulumi.StringMapOutput)
 }
 
 // Commands run inside the sandbox after it is created. A change re-runs them in the same sandbox; a change of `triggers` replaces the sandbox.
@@ -1319,6 +1493,57 @@ func (o SandboxMetricArrayOutput) Index(i pulumi.IntInput) SandboxMetricOutput {
 	}).(SandboxMetricOutput)
 }
 
+type SecretInfo struct {
+	// Its name, unique in the team (lower-case).
+	Name string `pulumi:"name"`
+	// The secret's ID (`sec_…`).
+	SecretID string `pulumi:"secretID"`
+}
+
+type SecretInfoOutput struct{ *pulumi.OutputState }
+
+func (SecretInfoOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*SecretInfo)(nil)).Elem()
+}
+
+func (o SecretInfoOutput) ToSecretInfoOutput() SecretInfoOutput {
+	return o
+}
+
+func (o SecretInfoOutput) ToSecretInfoOutputWithContext(ctx context.Context) SecretInfoOutput {
+	return o
+}
+
+// Its name, unique in the team (lower-case).
+func (o SecretInfoOutput) Name() pulumi.StringOutput {
+	return o.ApplyT(func(v SecretInfo) string { return v.Name }).(pulumi.StringOutput)
+}
+
+// The secret's ID (`sec_…`).
+func (o SecretInfoOutput) SecretID() pulumi.StringOutput {
+	return o.ApplyT(func(v SecretInfo) string { return v.SecretID }).(pulumi.StringOutput)
+}
+
+type SecretInfoArrayOutput struct{ *pulumi.OutputState }
+
+func (SecretInfoArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]SecretInfo)(nil)).Elem()
+}
+
+func (o SecretInfoArrayOutput) ToSecretInfoArrayOutput() SecretInfoArrayOutput {
+	return o
+}
+
+func (o SecretInfoArrayOutput) ToSecretInfoArrayOutputWithContext(ctx context.Context) SecretInfoArrayOutput {
+	return o
+}
+
+func (o SecretInfoArrayOutput) Index(i pulumi.IntInput) SecretInfoOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) SecretInfo {
+		return vs[0].([]SecretInfo)[vs[1].(int)]
+	}).(SecretInfoOutput)
+}
+
 type SnapshotInfo struct {
 	// Its names (`namespace/alias`).
 	Names []string `pulumi:"names"`
@@ -1781,6 +2006,51 @@ func (o VolumeMountArrayOutput) Index(i pulumi.IntInput) VolumeMountOutput {
 	}).(VolumeMountOutput)
 }
 
+type NetworkRuleArrayMap map[string]NetworkRuleArrayInput
+
+func (NetworkRuleArrayMap) ElementType() reflect.Type {
+	return reflect.TypeOf((*map[string][]NetworkRule)(nil)).Elem()
+}
+
+func (i NetworkRuleArrayMap) ToNetworkRuleArrayMapOutput() NetworkRuleArrayMapOutput {
+	return i.ToNetworkRuleArrayMapOutputWithContext(context.Background())
+}
+
+func (i NetworkRuleArrayMap) ToNetworkRuleArrayMapOutputWithContext(ctx context.Context) NetworkRuleArrayMapOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(NetworkRuleArrayMapOutput)
+}
+
+// NetworkRuleArrayMapInput is an input type that accepts NetworkRuleArrayMap and NetworkRuleArrayMapOutput values.
+// You can construct a concrete instance of `NetworkRuleArrayMapInput` via:
+//
+//	NetworkRuleArrayMap{ "key": NetworkRuleArray{ NetworkRuleArgs{...} } }
+type NetworkRuleArrayMapInput interface {
+	pulumi.Input
+
+	ToNetworkRuleArrayMapOutput() NetworkRuleArrayMapOutput
+	ToNetworkRuleArrayMapOutputWithContext(context.Context) NetworkRuleArrayMapOutput
+}
+
+type NetworkRuleArrayMapOutput struct{ *pulumi.OutputState }
+
+func (NetworkRuleArrayMapOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*map[string][]NetworkRule)(nil)).Elem()
+}
+
+func (o NetworkRuleArrayMapOutput) ToNetworkRuleArrayMapOutput() NetworkRuleArrayMapOutput {
+	return o
+}
+
+func (o NetworkRuleArrayMapOutput) ToNetworkRuleArrayMapOutputWithContext(ctx context.Context) NetworkRuleArrayMapOutput {
+	return o
+}
+
+func (o NetworkRuleArrayMapOutput) MapIndex(k pulumi.StringInput) NetworkRuleArrayOutput {
+	return pulumi.All(o, k).ApplyT(func(vs []interface{}) []NetworkRule {
+		return vs[0].(map[string][]NetworkRule)[vs[1].(string)]
+	}).(NetworkRuleArrayOutput)
+}
+
 func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*AutoResumeInput)(nil)).Elem(), AutoResumeArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*AutoResumePtrInput)(nil)).Elem(), AutoResumeArgs{})
@@ -1788,12 +2058,16 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*ContentPtrInput)(nil)).Elem(), ContentArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*NetworkInput)(nil)).Elem(), NetworkArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*NetworkPtrInput)(nil)).Elem(), NetworkArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*NetworkRuleInput)(nil)).Elem(), NetworkRuleArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*NetworkRuleArrayInput)(nil)).Elem(), NetworkRuleArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*NetworkRuleTransformInput)(nil)).Elem(), NetworkRuleTransformArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ProvisionInput)(nil)).Elem(), ProvisionArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ProvisionPtrInput)(nil)).Elem(), ProvisionArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ProvisionCommandInput)(nil)).Elem(), ProvisionCommandArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ProvisionCommandArrayInput)(nil)).Elem(), ProvisionCommandArray{})
 	pulumi.RegisterInputType(reflect.TypeOf((*VolumeMountInput)(nil)).Elem(), VolumeMountArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*VolumeMountArrayInput)(nil)).Elem(), VolumeMountArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*NetworkRuleArrayMapInput)(nil)).Elem(), NetworkRuleArrayMap{})
 	pulumi.RegisterOutputType(AutoResumeOutput{})
 	pulumi.RegisterOutputType(AutoResumePtrOutput{})
 	pulumi.RegisterOutputType(BuildLogEntryOutput{})
@@ -1802,6 +2076,9 @@ func init() {
 	pulumi.RegisterOutputType(ContentPtrOutput{})
 	pulumi.RegisterOutputType(NetworkOutput{})
 	pulumi.RegisterOutputType(NetworkPtrOutput{})
+	pulumi.RegisterOutputType(NetworkRuleOutput{})
+	pulumi.RegisterOutputType(NetworkRuleArrayOutput{})
+	pulumi.RegisterOutputType(NetworkRuleTransformOutput{})
 	pulumi.RegisterOutputType(ProvisionOutput{})
 	pulumi.RegisterOutputType(ProvisionPtrOutput{})
 	pulumi.RegisterOutputType(ProvisionCommandOutput{})
@@ -1814,6 +2091,8 @@ func init() {
 	pulumi.RegisterOutputType(SandboxLogEntryArrayOutput{})
 	pulumi.RegisterOutputType(SandboxMetricOutput{})
 	pulumi.RegisterOutputType(SandboxMetricArrayOutput{})
+	pulumi.RegisterOutputType(SecretInfoOutput{})
+	pulumi.RegisterOutputType(SecretInfoArrayOutput{})
 	pulumi.RegisterOutputType(SnapshotInfoOutput{})
 	pulumi.RegisterOutputType(SnapshotInfoArrayOutput{})
 	pulumi.RegisterOutputType(TemplateBuildInfoOutput{})
@@ -1826,4 +2105,5 @@ func init() {
 	pulumi.RegisterOutputType(VolumeInfoArrayOutput{})
 	pulumi.RegisterOutputType(VolumeMountOutput{})
 	pulumi.RegisterOutputType(VolumeMountArrayOutput{})
+	pulumi.RegisterOutputType(NetworkRuleArrayMapOutput{})
 }

@@ -7,12 +7,11 @@ import (
 	"context"
 	"reflect"
 
-	"errors"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"pulumi-sandbox/sdks/go/sandbox/internal"
 )
 
-// A sandbox created from a template, optionally provisioned by commands. Sandboxes expire: after `timeoutSeconds` seconds (service default 15) a sandbox is killed, or paused with `autoPause`. `pulumi refresh` then finds an expired sandbox gone and the next `pulumi up` creates it again.
+// A sandbox created from a template, optionally provisioned by commands. Sandboxes expire: after `timeoutSeconds` seconds (service default 15) a sandbox is killed, or paused with `autoPause`. `pulumi refresh` then finds an expired sandbox gone and the next `pulumi up` creates it again. With `forkFrom`, it is a fork of a running sandbox (POST /sandboxes/{id}/fork), which takes its parent's settings.
 type Sandbox struct {
 	pulumi.CustomResourceState
 
@@ -36,6 +35,8 @@ type Sandbox struct {
 	EnvdAccessToken pulumi.StringPtrOutput `pulumi:"envdAccessToken"`
 	// Version of the in-sandbox server.
 	EnvdVersion pulumi.StringOutput `pulumi:"envdVersion"`
+	// ID of a running sandbox to fork (POST /sandboxes/{id}/fork) instead of creating from a template. The new sandbox starts from a checkpoint of it (the service also keeps its memory) and takes its template, metadata, environment, network, volume mounts and lifecycle settings, so those inputs must be left out; the egress rules (`network.allowOut`, `network.denyOut`, `allowInternetAccess`) are set after the fork. A change replaces the sandbox.
+	ForkFrom pulumi.StringPtrOutput `pulumi:"forkFrom"`
 	// MCP configuration, passed through.
 	Mcp pulumi.AnyOutput `pulumi:"mcp"`
 	// Memory in MiB.
@@ -60,8 +61,8 @@ type Sandbox struct {
 	StartedAt pulumi.StringOutput `pulumi:"startedAt"`
 	// running or paused.
 	State pulumi.StringOutput `pulumi:"state"`
-	// Template (ID or alias) to create the sandbox from. Required.
-	TemplateID pulumi.StringOutput `pulumi:"templateID"`
+	// Template (ID or alias), or snapshot ID, to create the sandbox from. Required unless `forkFrom` is given.
+	TemplateID pulumi.StringPtrOutput `pulumi:"templateID"`
 	// Deprecated: the name of `timeoutSeconds` before 0.2, kept until 0.3. A value given here is taken as `timeoutSeconds`.
 	//
 	// Deprecated: Use timeoutSeconds; timeout is removed in 0.3.
@@ -80,12 +81,9 @@ type Sandbox struct {
 func NewSandbox(ctx *pulumi.Context,
 	name string, args *SandboxArgs, opts ...pulumi.ResourceOption) (*Sandbox, error) {
 	if args == nil {
-		return nil, errors.New("missing one or more required arguments")
+		args = &SandboxArgs{}
 	}
 
-	if args.TemplateID == nil {
-		return nil, errors.New("invalid value for required argument 'TemplateID'")
-	}
 	if args.Provision != nil {
 		args.Provision = args.Provision.ToProvisionPtrOutput().ApplyT(func(v *Provision) *Provision { return v.Defaults() }).(ProvisionPtrOutput)
 	}
@@ -107,6 +105,7 @@ func NewSandbox(ctx *pulumi.Context,
 		"autoPause",
 		"autoResume",
 		"envVars.*",
+		"forkFrom",
 		"mcp",
 		"metadata.*",
 		"network.allowPublicTraffic",
@@ -158,6 +157,8 @@ type sandboxArgs struct {
 	AutoResume *AutoResume `pulumi:"autoResume"`
 	// Environment variables of every process in the sandbox. Secret.
 	EnvVars map[string]string `pulumi:"envVars"`
+	// ID of a running sandbox to fork (POST /sandboxes/{id}/fork) instead of creating from a template. The new sandbox starts from a checkpoint of it (the service also keeps its memory) and takes its template, metadata, environment, network, volume mounts and lifecycle settings, so those inputs must be left out; the egress rules (`network.allowOut`, `network.denyOut`, `allowInternetAccess`) are set after the fork. A change replaces the sandbox.
+	ForkFrom *string `pulumi:"forkFrom"`
 	// MCP configuration, passed through.
 	Mcp interface{} `pulumi:"mcp"`
 	// Free-form string metadata; sandboxes can be listed by it.
@@ -172,8 +173,8 @@ type sandboxArgs struct {
 	Secure *bool `pulumi:"secure"`
 	// The state to keep the sandbox in: `paused` pauses it (POST .../pause; memory and files are kept), `running` resumes it (POST .../connect). Left out, the service's own pauses (autoPause) are left alone; set, `pulumi refresh` shows them as drift and the next `up` resumes it. One of `running`, `paused`.
 	State *string `pulumi:"state"`
-	// Template (ID or alias) to create the sandbox from. Required.
-	TemplateID string `pulumi:"templateID"`
+	// Template (ID or alias), or snapshot ID, to create the sandbox from. Required unless `forkFrom` is given.
+	TemplateID *string `pulumi:"templateID"`
 	// Deprecated: the name of `timeoutSeconds` before 0.2, kept until 0.3. A value given here is taken as `timeoutSeconds`.
 	//
 	// Deprecated: Use timeoutSeconds; timeout is removed in 0.3.
@@ -194,6 +195,8 @@ type SandboxArgs struct {
 	AutoResume AutoResumePtrInput
 	// Environment variables of every process in the sandbox. Secret.
 	EnvVars pulumi.StringMapInput
+	// ID of a running sandbox to fork (POST /sandboxes/{id}/fork) instead of creating from a template. The new sandbox starts from a checkpoint of it (the service also keeps its memory) and takes its template, metadata, environment, network, volume mounts and lifecycle settings, so those inputs must be left out; the egress rules (`network.allowOut`, `network.denyOut`, `allowInternetAccess`) are set after the fork. A change replaces the sandbox.
+	ForkFrom pulumi.StringPtrInput
 	// MCP configuration, passed through.
 	Mcp pulumi.Input
 	// Free-form string metadata; sandboxes can be listed by it.
@@ -208,8 +211,8 @@ type SandboxArgs struct {
 	Secure pulumi.BoolPtrInput
 	// The state to keep the sandbox in: `paused` pauses it (POST .../pause; memory and files are kept), `running` resumes it (POST .../connect). Left out, the service's own pauses (autoPause) are left alone; set, `pulumi refresh` shows them as drift and the next `up` resumes it. One of `running`, `paused`.
 	State pulumi.StringPtrInput
-	// Template (ID or alias) to create the sandbox from. Required.
-	TemplateID pulumi.StringInput
+	// Template (ID or alias), or snapshot ID, to create the sandbox from. Required unless `forkFrom` is given.
+	TemplateID pulumi.StringPtrInput
 	// Deprecated: the name of `timeoutSeconds` before 0.2, kept until 0.3. A value given here is taken as `timeoutSeconds`.
 	//
 	// Deprecated: Use timeoutSeconds; timeout is removed in 0.3.
@@ -307,6 +310,11 @@ func (o SandboxOutput) EnvdVersion() pulumi.StringOutput {
 	return o.ApplyT(func(v *Sandbox) pulumi.StringOutput { return v.EnvdVersion }).(pulumi.StringOutput)
 }
 
+// ID of a running sandbox to fork (POST /sandboxes/{id}/fork) instead of creating from a template. The new sandbox starts from a checkpoint of it (the service also keeps its memory) and takes its template, metadata, environment, network, volume mounts and lifecycle settings, so those inputs must be left out; the egress rules (`network.allowOut`, `network.denyOut`, `allowInternetAccess`) are set after the fork. A change replaces the sandbox.
+func (o SandboxOutput) ForkFrom() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *Sandbox) pulumi.StringPtrOutput { return v.ForkFrom }).(pulumi.StringPtrOutput)
+}
+
 // MCP configuration, passed through.
 func (o SandboxOutput) Mcp() pulumi.AnyOutput {
 	return o.ApplyT(func(v *Sandbox) pulumi.AnyOutput { return v.Mcp }).(pulumi.AnyOutput)
@@ -367,9 +375,9 @@ func (o SandboxOutput) State() pulumi.StringOutput {
 	return o.ApplyT(func(v *Sandbox) pulumi.StringOutput { return v.State }).(pulumi.StringOutput)
 }
 
-// Template (ID or alias) to create the sandbox from. Required.
-func (o SandboxOutput) TemplateID() pulumi.StringOutput {
-	return o.ApplyT(func(v *Sandbox) pulumi.StringOutput { return v.TemplateID }).(pulumi.StringOutput)
+// Template (ID or alias), or snapshot ID, to create the sandbox from. Required unless `forkFrom` is given.
+func (o SandboxOutput) TemplateID() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *Sandbox) pulumi.StringPtrOutput { return v.TemplateID }).(pulumi.StringPtrOutput)
 }
 
 // Deprecated: the name of `timeoutSeconds` before 0.2, kept until 0.3. A value given here is taken as `timeoutSeconds`.

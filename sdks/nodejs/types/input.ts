@@ -61,6 +61,30 @@ export interface NetworkArgs {
      * Host header to present to the sandbox's services.
      */
     maskRequestHost?: pulumi.Input<string | undefined>;
+    /**
+     * Per-domain transforms of egress HTTP(S) requests (a domain listed here is not thereby allowed: see allowOut). Changed in place with the other egress rules.
+     */
+    rules?: pulumi.Input<{[key: string]: pulumi.Input<pulumi.Input<inputs.NetworkRuleArgs>[]>} | undefined>;
+}
+
+/**
+ * An item of the `rules` list.
+ */
+export interface NetworkRuleArgs {
+    /**
+     * What to change in matching requests.
+     */
+    transform: pulumi.Input<inputs.NetworkRuleTransformArgs>;
+}
+
+/**
+ * What to change in matching requests.
+ */
+export interface NetworkRuleTransformArgs {
+    /**
+     * Headers to set (replacing one of the same name) on matching requests. A value may contain `${e2b.secrets.<name>}`, which the service replaces with that team secret's value at egress.
+     */
+    headers: pulumi.Input<{[key: string]: pulumi.Input<string>}>;
 }
 
 /**

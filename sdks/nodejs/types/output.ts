@@ -80,6 +80,30 @@ export interface Network {
      * Host header to present to the sandbox's services.
      */
     maskRequestHost?: string;
+    /**
+     * Per-domain transforms of egress HTTP(S) requests (a domain listed here is not thereby allowed: see allowOut). Changed in place with the other egress rules.
+     */
+    rules?: {[key: string]: outputs.NetworkRule[]};
+}
+
+/**
+ * An item of the `rules` list.
+ */
+export interface NetworkRule {
+    /**
+     * What to change in matching requests.
+     */
+    transform: outputs.NetworkRuleTransform;
+}
+
+/**
+ * What to change in matching requests.
+ */
+export interface NetworkRuleTransform {
+    /**
+     * Headers to set (replacing one of the same name) on matching requests. A value may contain `${e2b.secrets.<name>}`, which the service replaces with that team secret's value at egress.
+     */
+    headers: {[key: string]: string};
 }
 
 /**
@@ -258,6 +282,17 @@ export interface SandboxMetric {
      * When it was measured (Unix seconds).
      */
     timestampUnix: number;
+}
+
+export interface SecretInfo {
+    /**
+     * Its name, unique in the team (lower-case).
+     */
+    name: string;
+    /**
+     * The secret's ID (`sec_…`).
+     */
+    secretID: string;
 }
 
 export interface SnapshotInfo {

@@ -11,6 +11,7 @@ from .get_sandbox_metrics import *
 from .get_template import *
 from .get_template_build_logs import *
 from .list_sandboxes import *
+from .list_secrets import *
 from .list_snapshots import *
 from .list_template_builds import *
 from .list_template_tags import *

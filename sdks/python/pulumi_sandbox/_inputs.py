@@ -21,6 +21,10 @@ __all__ = [
     'ContentArgsDict',
     'NetworkArgs',
     'NetworkArgsDict',
+    'NetworkRuleArgs',
+    'NetworkRuleArgsDict',
+    'NetworkRuleTransformArgs',
+    'NetworkRuleTransformArgsDict',
     'ProvisionArgs',
     'ProvisionArgsDict',
     'ProvisionCommandArgs',
@@ -150,6 +154,10 @@ class NetworkArgsDict(TypedDict):
     """
     Host header to present to the sandbox's services.
     """
+    rules: NotRequired[pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input['NetworkRuleArgsDict']]]]]]]
+    """
+    Per-domain transforms of egress HTTP(S) requests (a domain listed here is not thereby allowed: see allowOut). Changed in place with the other egress rules.
+    """
 
 @pulumi.input_type
 class NetworkArgs:
@@ -157,7 +165,8 @@ class NetworkArgs:
                  allow_out: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  allow_public_traffic: pulumi.Input[Optional[_builtins.bool]] = None,
                  deny_out: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
-                 mask_request_host: pulumi.Input[Optional[_builtins.str]] = None):
+                 mask_request_host: pulumi.Input[Optional[_builtins.str]] = None,
+                 rules: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input['NetworkRuleArgs']]]]]] = None):
         """
         Egress and ingress rules.
 
@@ -165,6 +174,7 @@ class NetworkArgs:
         :param pulumi.Input[_builtins.bool] allow_public_traffic: Whether the sandbox's ports are reachable without the traffic access token. Default true; false requires `secure`.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] deny_out: Egress denied (CIDRs or IPs); `0.0.0.0/0` denies all.
         :param pulumi.Input[_builtins.str] mask_request_host: Host header to present to the sandbox's services.
+        :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input['NetworkRuleArgs']]]]] rules: Per-domain transforms of egress HTTP(S) requests (a domain listed here is not thereby allowed: see allowOut). Changed in place with the other egress rules.
         """
         if allow_out is not None:
             pulumi.set(__self__, "allow_out", allow_out)
@@ -174,6 +184,8 @@ class NetworkArgs:
             pulumi.set(__self__, "deny_out", deny_out)
         if mask_request_host is not None:
             pulumi.set(__self__, "mask_request_host", mask_request_host)
+        if rules is not None:
+            pulumi.set(__self__, "rules", rules)
 
     @_builtins.property
     @pulumi.getter(name="allowOut")
@@ -222,6 +234,84 @@ class NetworkArgs:
     @mask_request_host.setter
     def mask_request_host(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "mask_request_host", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def rules(self) -> pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input['NetworkRuleArgs']]]]]]:
+        """
+        Per-domain transforms of egress HTTP(S) requests (a domain listed here is not thereby allowed: see allowOut). Changed in place with the other egress rules.
+        """
+        return pulumi.get(self, "rules")
+
+    @rules.setter
+    def rules(self, value: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input['NetworkRuleArgs']]]]]]):
+        pulumi.set(self, "rules", value)
+
+
+class NetworkRuleArgsDict(TypedDict):
+    """
+    An item of the `rules` list.
+    """
+    transform: pulumi.Input['NetworkRuleTransformArgsDict']
+    """
+    What to change in matching requests.
+    """
+
+@pulumi.input_type
+class NetworkRuleArgs:
+    def __init__(__self__, *,
+                 transform: pulumi.Input['NetworkRuleTransformArgs']):
+        """
+        An item of the `rules` list.
+
+        :param pulumi.Input['NetworkRuleTransformArgs'] transform: What to change in matching requests.
+        """
+        pulumi.set(__self__, "transform", transform)
+
+    @_builtins.property
+    @pulumi.getter
+    def transform(self) -> pulumi.Input['NetworkRuleTransformArgs']:
+        """
+        What to change in matching requests.
+        """
+        return pulumi.get(self, "transform")
+
+    @transform.setter
+    def transform(self, value: pulumi.Input['NetworkRuleTransformArgs']):
+        pulumi.set(self, "transform", value)
+
+
+class NetworkRuleTransformArgsDict(TypedDict):
+    """
+    What to change in matching requests.
+    """
+    headers: pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]]
+    """
+    Headers to set (replacing one of the same name) on matching requests. A value may contain `${e2b.secrets.<name>}`, which the service replaces with that team secret's value at egress.
+    """
+
+@pulumi.input_type
+class NetworkRuleTransformArgs:
+    def __init__(__self__, *,
+                 headers: pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]]):
+        """
+        What to change in matching requests.
+
+        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] headers: Headers to set (replacing one of the same name) on matching requests. A value may contain `${e2b.secrets.<name>}`, which the service replaces with that team secret's value at egress.
+        """
+        pulumi.set(__self__, "headers", headers)
+
+    @_builtins.property
+    @pulumi.getter
+    def headers(self) -> pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]]:
+        """
+        Headers to set (replacing one of the same name) on matching requests. A value may contain `${e2b.secrets.<name>}`, which the service replaces with that team secret's value at egress.
+        """
+        return pulumi.get(self, "headers")
+
+    @headers.setter
+    def headers(self, value: pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]]):
+        pulumi.set(self, "headers", value)
 
 
 class ProvisionArgsDict(TypedDict):

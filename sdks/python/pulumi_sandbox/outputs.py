@@ -20,12 +20,15 @@ __all__ = [
     'BuildLogEntry',
     'Content',
     'Network',
+    'NetworkRule',
+    'NetworkRuleTransform',
     'Provision',
     'ProvisionCommand',
     'ProvisionResult',
     'SandboxInfo',
     'SandboxLogEntry',
     'SandboxMetric',
+    'SecretInfo',
     'SnapshotInfo',
     'TemplateBuildInfo',
     'TemplateInfo',
@@ -186,7 +189,8 @@ class Network(dict):
                  allow_out: Optional[Sequence[_builtins.str]] = None,
                  allow_public_traffic: Optional[_builtins.bool] = None,
                  deny_out: Optional[Sequence[_builtins.str]] = None,
-                 mask_request_host: Optional[_builtins.str] = None):
+                 mask_request_host: Optional[_builtins.str] = None,
+                 rules: Optional[Mapping[str, Sequence['outputs.NetworkRule']]] = None):
         """
         Egress and ingress rules.
 
@@ -194,6 +198,7 @@ class Network(dict):
         :param _builtins.bool allow_public_traffic: Whether the sandbox's ports are reachable without the traffic access token. Default true; false requires `secure`.
         :param Sequence[_builtins.str] deny_out: Egress denied (CIDRs or IPs); `0.0.0.0/0` denies all.
         :param _builtins.str mask_request_host: Host header to present to the sandbox's services.
+        :param Mapping[str, Sequence['NetworkRule']] rules: Per-domain transforms of egress HTTP(S) requests (a domain listed here is not thereby allowed: see allowOut). Changed in place with the other egress rules.
         """
         if allow_out is not None:
             pulumi.set(__self__, "allow_out", allow_out)
@@ -203,6 +208,8 @@ class Network(dict):
             pulumi.set(__self__, "deny_out", deny_out)
         if mask_request_host is not None:
             pulumi.set(__self__, "mask_request_host", mask_request_host)
+        if rules is not None:
+            pulumi.set(__self__, "rules", rules)
 
     @_builtins.property
     @pulumi.getter(name="allowOut")
@@ -235,6 +242,60 @@ class Network(dict):
         Host header to present to the sandbox's services.
         """
         return pulumi.get(self, "mask_request_host")
+
+    @_builtins.property
+    @pulumi.getter
+    def rules(self) -> Optional[Mapping[str, Sequence['outputs.NetworkRule']]]:
+        """
+        Per-domain transforms of egress HTTP(S) requests (a domain listed here is not thereby allowed: see allowOut). Changed in place with the other egress rules.
+        """
+        return pulumi.get(self, "rules")
+
+
+@pulumi.output_type
+class NetworkRule(dict):
+    """
+    An item of the `rules` list.
+    """
+    def __init__(__self__, *,
+                 transform: 'outputs.NetworkRuleTransform'):
+        """
+        An item of the `rules` list.
+
+        :param 'NetworkRuleTransform' transform: What to change in matching requests.
+        """
+        pulumi.set(__self__, "transform", transform)
+
+    @_builtins.property
+    @pulumi.getter
+    def transform(self) -> 'outputs.NetworkRuleTransform':
+        """
+        What to change in matching requests.
+        """
+        return pulumi.get(self, "transform")
+
+
+@pulumi.output_type
+class NetworkRuleTransform(dict):
+    """
+    What to change in matching requests.
+    """
+    def __init__(__self__, *,
+                 headers: Mapping[str, _builtins.str]):
+        """
+        What to change in matching requests.
+
+        :param Mapping[str, _builtins.str] headers: Headers to set (replacing one of the same name) on matching requests. A value may contain `${e2b.secrets.<name>}`, which the service replaces with that team secret's value at egress.
+        """
+        pulumi.set(__self__, "headers", headers)
+
+    @_builtins.property
+    @pulumi.getter
+    def headers(self) -> Mapping[str, _builtins.str]:
+        """
+        Headers to set (replacing one of the same name) on matching requests. A value may contain `${e2b.secrets.<name>}`, which the service replaces with that team secret's value at egress.
+        """
+        return pulumi.get(self, "headers")
 
 
 @pulumi.output_type
@@ -726,6 +787,35 @@ class SandboxMetric(dict):
         When it was measured (Unix seconds).
         """
         return pulumi.get(self, "timestamp_unix")
+
+
+@pulumi.output_type
+class SecretInfo(dict):
+    def __init__(__self__, *,
+                 name: _builtins.str,
+                 secret_id: _builtins.str):
+        """
+        :param _builtins.str name: Its name, unique in the team (lower-case).
+        :param _builtins.str secret_id: The secret's ID (`sec_…`).
+        """
+        pulumi.set(__self__, "name", name)
+        pulumi.set(__self__, "secret_id", secret_id)
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> _builtins.str:
+        """
+        Its name, unique in the team (lower-case).
+        """
+        return pulumi.get(self, "name")
+
+    @_builtins.property
+    @pulumi.getter(name="secretID")
+    def secret_id(self) -> _builtins.str:
+        """
+        The secret's ID (`sec_…`).
+        """
+        return pulumi.get(self, "secret_id")
 
 
 @pulumi.output_type

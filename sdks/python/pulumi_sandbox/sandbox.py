@@ -21,11 +21,11 @@ __all__ = ['SandboxArgs', 'Sandbox']
 @pulumi.input_type
 class SandboxArgs:
     def __init__(__self__, *,
-                 template_id: pulumi.Input[_builtins.str],
                  allow_internet_access: pulumi.Input[Optional[_builtins.bool]] = None,
                  auto_pause: pulumi.Input[Optional[_builtins.bool]] = None,
                  auto_resume: pulumi.Input[Optional['AutoResumeArgs']] = None,
                  env_vars: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
+                 fork_from: pulumi.Input[Optional[_builtins.str]] = None,
                  mcp: Optional[Any] = None,
                  metadata: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  network: pulumi.Input[Optional['NetworkArgs']] = None,
@@ -33,17 +33,18 @@ class SandboxArgs:
                  provision: pulumi.Input[Optional['ProvisionArgs']] = None,
                  secure: pulumi.Input[Optional[_builtins.bool]] = None,
                  state: pulumi.Input[Optional[_builtins.str]] = None,
+                 template_id: pulumi.Input[Optional[_builtins.str]] = None,
                  timeout: pulumi.Input[Optional[_builtins.int]] = None,
                  timeout_seconds: pulumi.Input[Optional[_builtins.int]] = None,
                  volume_mounts: pulumi.Input[Optional[Sequence[pulumi.Input['VolumeMountArgs']]]] = None):
         """
         The set of arguments for constructing a Sandbox resource.
 
-        :param pulumi.Input[_builtins.str] template_id: Template (ID or alias) to create the sandbox from. Required.
         :param pulumi.Input[_builtins.bool] allow_internet_access: When false, all egress is denied (as denyOut 0.0.0.0/0). Sent as `allow_internet_access`.
         :param pulumi.Input[_builtins.bool] auto_pause: Pause instead of killing the sandbox when its timeout passes. Default false.
         :param pulumi.Input['AutoResumeArgs'] auto_resume: Resume a paused sandbox when traffic reaches it.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] env_vars: Environment variables of every process in the sandbox. Secret.
+        :param pulumi.Input[_builtins.str] fork_from: ID of a running sandbox to fork (POST /sandboxes/{id}/fork) instead of creating from a template. The new sandbox starts from a checkpoint of it (the service also keeps its memory) and takes its template, metadata, environment, network, volume mounts and lifecycle settings, so those inputs must be left out; the egress rules (`network.allowOut`, `network.denyOut`, `allowInternetAccess`) are set after the fork. A change replaces the sandbox.
         :param Any mcp: MCP configuration, passed through.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] metadata: Free-form string metadata; sandboxes can be listed by it.
         :param pulumi.Input['NetworkArgs'] network: Egress and ingress rules.
@@ -51,11 +52,11 @@ class SandboxArgs:
         :param pulumi.Input['ProvisionArgs'] provision: Commands run inside the sandbox after it is created. A change re-runs them in the same sandbox; a change of `triggers` replaces the sandbox.
         :param pulumi.Input[_builtins.bool] secure: Require the sandbox's access token (envdAccessToken) for every in-sandbox call.
         :param pulumi.Input[_builtins.str] state: The state to keep the sandbox in: `paused` pauses it (POST .../pause; memory and files are kept), `running` resumes it (POST .../connect). Left out, the service's own pauses (autoPause) are left alone; set, `pulumi refresh` shows them as drift and the next `up` resumes it. One of `running`, `paused`.
+        :param pulumi.Input[_builtins.str] template_id: Template (ID or alias), or snapshot ID, to create the sandbox from. Required unless `forkFrom` is given.
         :param pulumi.Input[_builtins.int] timeout: Deprecated: the name of `timeoutSeconds` before 0.2, kept until 0.3. A value given here is taken as `timeoutSeconds`.
         :param pulumi.Input[_builtins.int] timeout_seconds: Time to live in seconds, counted from creation (or from the last change of this value). Service default 15. Changed in place; removing it keeps the current deadline. On a paused sandbox a change is recorded and applies from its next resume.
         :param pulumi.Input[Sequence[pulumi.Input['VolumeMountArgs']]] volume_mounts: Volumes to mount, by name, at absolute paths.
         """
-        pulumi.set(__self__, "template_id", template_id)
         if allow_internet_access is not None:
             pulumi.set(__self__, "allow_internet_access", allow_internet_access)
         if auto_pause is not None:
@@ -64,6 +65,8 @@ class SandboxArgs:
             pulumi.set(__self__, "auto_resume", auto_resume)
         if env_vars is not None:
             pulumi.set(__self__, "env_vars", env_vars)
+        if fork_from is not None:
+            pulumi.set(__self__, "fork_from", fork_from)
         if mcp is not None:
             pulumi.set(__self__, "mcp", mcp)
         if metadata is not None:
@@ -78,6 +81,8 @@ class SandboxArgs:
             pulumi.set(__self__, "secure", secure)
         if state is not None:
             pulumi.set(__self__, "state", state)
+        if template_id is not None:
+            pulumi.set(__self__, "template_id", template_id)
         if timeout is not None:
             warnings.warn("""Use timeoutSeconds; timeout is removed in 0.3.""", DeprecationWarning)
             pulumi.log.warn("""timeout is deprecated: Use timeoutSeconds; timeout is removed in 0.3.""")
@@ -87,18 +92,6 @@ class SandboxArgs:
             pulumi.set(__self__, "timeout_seconds", timeout_seconds)
         if volume_mounts is not None:
             pulumi.set(__self__, "volume_mounts", volume_mounts)
-
-    @_builtins.property
-    @pulumi.getter(name="templateID")
-    def template_id(self) -> pulumi.Input[_builtins.str]:
-        """
-        Template (ID or alias) to create the sandbox from. Required.
-        """
-        return pulumi.get(self, "template_id")
-
-    @template_id.setter
-    def template_id(self, value: pulumi.Input[_builtins.str]):
-        pulumi.set(self, "template_id", value)
 
     @_builtins.property
     @pulumi.getter(name="allowInternetAccess")
@@ -147,6 +140,18 @@ class SandboxArgs:
     @env_vars.setter
     def env_vars(self, value: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]):
         pulumi.set(self, "env_vars", value)
+
+    @_builtins.property
+    @pulumi.getter(name="forkFrom")
+    def fork_from(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        ID of a running sandbox to fork (POST /sandboxes/{id}/fork) instead of creating from a template. The new sandbox starts from a checkpoint of it (the service also keeps its memory) and takes its template, metadata, environment, network, volume mounts and lifecycle settings, so those inputs must be left out; the egress rules (`network.allowOut`, `network.denyOut`, `allowInternetAccess`) are set after the fork. A change replaces the sandbox.
+        """
+        return pulumi.get(self, "fork_from")
+
+    @fork_from.setter
+    def fork_from(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "fork_from", value)
 
     @_builtins.property
     @pulumi.getter
@@ -233,6 +238,18 @@ class SandboxArgs:
         pulumi.set(self, "state", value)
 
     @_builtins.property
+    @pulumi.getter(name="templateID")
+    def template_id(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Template (ID or alias), or snapshot ID, to create the sandbox from. Required unless `forkFrom` is given.
+        """
+        return pulumi.get(self, "template_id")
+
+    @template_id.setter
+    def template_id(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "template_id", value)
+
+    @_builtins.property
     @pulumi.getter
     @_utilities.deprecated("""Use timeoutSeconds; timeout is removed in 0.3.""")
     def timeout(self) -> pulumi.Input[Optional[_builtins.int]]:
@@ -280,6 +297,7 @@ class Sandbox(pulumi.CustomResource):
                  auto_pause: pulumi.Input[Optional[_builtins.bool]] = None,
                  auto_resume: pulumi.Input[Optional[Union['AutoResumeArgs', 'AutoResumeArgsDict']]] = None,
                  env_vars: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
+                 fork_from: pulumi.Input[Optional[_builtins.str]] = None,
                  mcp: Optional[Any] = None,
                  metadata: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  network: pulumi.Input[Optional[Union['NetworkArgs', 'NetworkArgsDict']]] = None,
@@ -293,7 +311,7 @@ class Sandbox(pulumi.CustomResource):
                  volume_mounts: pulumi.Input[Optional[Sequence[pulumi.Input[Union['VolumeMountArgs', 'VolumeMountArgsDict']]]]] = None,
                  __props__=None):
         """
-        A sandbox created from a template, optionally provisioned by commands. Sandboxes expire: after `timeoutSeconds` seconds (service default 15) a sandbox is killed, or paused with `autoPause`. `pulumi refresh` then finds an expired sandbox gone and the next `pulumi up` creates it again.
+        A sandbox created from a template, optionally provisioned by commands. Sandboxes expire: after `timeoutSeconds` seconds (service default 15) a sandbox is killed, or paused with `autoPause`. `pulumi refresh` then finds an expired sandbox gone and the next `pulumi up` creates it again. With `forkFrom`, it is a fork of a running sandbox (POST /sandboxes/{id}/fork), which takes its parent's settings.
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
@@ -301,6 +319,7 @@ class Sandbox(pulumi.CustomResource):
         :param pulumi.Input[_builtins.bool] auto_pause: Pause instead of killing the sandbox when its timeout passes. Default false.
         :param pulumi.Input[Union['AutoResumeArgs', 'AutoResumeArgsDict']] auto_resume: Resume a paused sandbox when traffic reaches it.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] env_vars: Environment variables of every process in the sandbox. Secret.
+        :param pulumi.Input[_builtins.str] fork_from: ID of a running sandbox to fork (POST /sandboxes/{id}/fork) instead of creating from a template. The new sandbox starts from a checkpoint of it (the service also keeps its memory) and takes its template, metadata, environment, network, volume mounts and lifecycle settings, so those inputs must be left out; the egress rules (`network.allowOut`, `network.denyOut`, `allowInternetAccess`) are set after the fork. A change replaces the sandbox.
         :param Any mcp: MCP configuration, passed through.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] metadata: Free-form string metadata; sandboxes can be listed by it.
         :param pulumi.Input[Union['NetworkArgs', 'NetworkArgsDict']] network: Egress and ingress rules.
@@ -308,7 +327,7 @@ class Sandbox(pulumi.CustomResource):
         :param pulumi.Input[Union['ProvisionArgs', 'ProvisionArgsDict']] provision: Commands run inside the sandbox after it is created. A change re-runs them in the same sandbox; a change of `triggers` replaces the sandbox.
         :param pulumi.Input[_builtins.bool] secure: Require the sandbox's access token (envdAccessToken) for every in-sandbox call.
         :param pulumi.Input[_builtins.str] state: The state to keep the sandbox in: `paused` pauses it (POST .../pause; memory and files are kept), `running` resumes it (POST .../connect). Left out, the service's own pauses (autoPause) are left alone; set, `pulumi refresh` shows them as drift and the next `up` resumes it. One of `running`, `paused`.
-        :param pulumi.Input[_builtins.str] template_id: Template (ID or alias) to create the sandbox from. Required.
+        :param pulumi.Input[_builtins.str] template_id: Template (ID or alias), or snapshot ID, to create the sandbox from. Required unless `forkFrom` is given.
         :param pulumi.Input[_builtins.int] timeout: Deprecated: the name of `timeoutSeconds` before 0.2, kept until 0.3. A value given here is taken as `timeoutSeconds`.
         :param pulumi.Input[_builtins.int] timeout_seconds: Time to live in seconds, counted from creation (or from the last change of this value). Service default 15. Changed in place; removing it keeps the current deadline. On a paused sandbox a change is recorded and applies from its next resume.
         :param pulumi.Input[Sequence[pulumi.Input[Union['VolumeMountArgs', 'VolumeMountArgsDict']]]] volume_mounts: Volumes to mount, by name, at absolute paths.
@@ -317,10 +336,10 @@ class Sandbox(pulumi.CustomResource):
     @overload
     def __init__(__self__,
                  resource_name: str,
-                 args: SandboxArgs,
+                 args: Optional[SandboxArgs] = None,
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
-        A sandbox created from a template, optionally provisioned by commands. Sandboxes expire: after `timeoutSeconds` seconds (service default 15) a sandbox is killed, or paused with `autoPause`. `pulumi refresh` then finds an expired sandbox gone and the next `pulumi up` creates it again.
+        A sandbox created from a template, optionally provisioned by commands. Sandboxes expire: after `timeoutSeconds` seconds (service default 15) a sandbox is killed, or paused with `autoPause`. `pulumi refresh` then finds an expired sandbox gone and the next `pulumi up` creates it again. With `forkFrom`, it is a fork of a running sandbox (POST /sandboxes/{id}/fork), which takes its parent's settings.
 
         :param str resource_name: The name of the resource.
         :param SandboxArgs args: The arguments to use to populate this resource's properties.
@@ -341,6 +360,7 @@ class Sandbox(pulumi.CustomResource):
                  auto_pause: pulumi.Input[Optional[_builtins.bool]] = None,
                  auto_resume: pulumi.Input[Optional[Union['AutoResumeArgs', 'AutoResumeArgsDict']]] = None,
                  env_vars: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
+                 fork_from: pulumi.Input[Optional[_builtins.str]] = None,
                  mcp: Optional[Any] = None,
                  metadata: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  network: pulumi.Input[Optional[Union['NetworkArgs', 'NetworkArgsDict']]] = None,
@@ -365,6 +385,7 @@ class Sandbox(pulumi.CustomResource):
             __props__.__dict__["auto_pause"] = auto_pause
             __props__.__dict__["auto_resume"] = auto_resume
             __props__.__dict__["env_vars"] = None if env_vars is None else pulumi.Output.secret(env_vars)
+            __props__.__dict__["fork_from"] = fork_from
             __props__.__dict__["mcp"] = mcp
             __props__.__dict__["metadata"] = metadata
             __props__.__dict__["network"] = network
@@ -372,8 +393,6 @@ class Sandbox(pulumi.CustomResource):
             __props__.__dict__["provision"] = None if provision is None else pulumi.Output.secret(provision)
             __props__.__dict__["secure"] = secure
             __props__.__dict__["state"] = state
-            if template_id is None and not opts.urn:
-                raise TypeError("Missing required property 'template_id'")
             __props__.__dict__["template_id"] = template_id
             __props__.__dict__["timeout"] = timeout
             __props__.__dict__["timeout_seconds"] = timeout_seconds
@@ -393,7 +412,7 @@ class Sandbox(pulumi.CustomResource):
             __props__.__dict__["urls"] = None
         secret_opts = pulumi.ResourceOptions(additional_secret_outputs=["envVars", "envdAccessToken", "provision", "provisionResults", "trafficAccessToken"])
         opts = pulumi.ResourceOptions.merge(opts, secret_opts)
-        replace_on_changes = pulumi.ResourceOptions(replace_on_changes=["autoPause", "autoResume", "envVars.*", "mcp", "metadata.*", "network.allowPublicTraffic", "network.maskRequestHost", "provision.triggers", "secure", "templateID", "volumeMounts[*]"])
+        replace_on_changes = pulumi.ResourceOptions(replace_on_changes=["autoPause", "autoResume", "envVars.*", "forkFrom", "mcp", "metadata.*", "network.allowPublicTraffic", "network.maskRequestHost", "provision.triggers", "secure", "templateID", "volumeMounts[*]"])
         opts = pulumi.ResourceOptions.merge(opts, replace_on_changes)
         super(Sandbox, __self__).__init__(
             'sandbox:index:Sandbox',
@@ -427,6 +446,7 @@ class Sandbox(pulumi.CustomResource):
         __props__.__dict__["env_vars"] = None
         __props__.__dict__["envd_access_token"] = None
         __props__.__dict__["envd_version"] = None
+        __props__.__dict__["fork_from"] = None
         __props__.__dict__["mcp"] = None
         __props__.__dict__["memory_mb"] = None
         __props__.__dict__["metadata"] = None
@@ -528,6 +548,14 @@ class Sandbox(pulumi.CustomResource):
         return pulumi.get(self, "envd_version")
 
     @_builtins.property
+    @pulumi.getter(name="forkFrom")
+    def fork_from(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        ID of a running sandbox to fork (POST /sandboxes/{id}/fork) instead of creating from a template. The new sandbox starts from a checkpoint of it (the service also keeps its memory) and takes its template, metadata, environment, network, volume mounts and lifecycle settings, so those inputs must be left out; the egress rules (`network.allowOut`, `network.denyOut`, `allowInternetAccess`) are set after the fork. A change replaces the sandbox.
+        """
+        return pulumi.get(self, "fork_from")
+
+    @_builtins.property
     @pulumi.getter
     def mcp(self) -> pulumi.Output[Optional[Any]]:
         """
@@ -625,9 +653,9 @@ class Sandbox(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter(name="templateID")
-    def template_id(self) -> pulumi.Output[_builtins.str]:
+    def template_id(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Template (ID or alias) to create the sandbox from. Required.
+        Template (ID or alias), or snapshot ID, to create the sandbox from. Required unless `forkFrom` is given.
         """
         return pulumi.get(self, "template_id")
 
