@@ -30,7 +30,8 @@ let project: Project | undefined;
 /** The project as a contributor has it, plus the Note folder and its registry line. */
 function copyWithNote(): string {
   const dir = mkdtempSync(join(tmpdir(), "kind-folder-"));
-  for (const part of ["provider", "sdk", "scripts", "bin", "README.md", "package.json", "tsconfig.json", "tsconfig.build.json"]) cpSync(join(REPO, part), join(dir, part), { recursive: true });
+  // docs/ and examples/ too: `npm run gen` splices the examples into the registry pages.
+  for (const part of ["provider", "sdk", "scripts", "bin", "docs", "examples", "README.md", "package.json", "tsconfig.json", "tsconfig.build.json"]) cpSync(join(REPO, part), join(dir, part), { recursive: true, filter: notInstalled });
   symlinkSync(join(REPO, "node_modules"), join(dir, "node_modules"), "dir");
   cpSync(join(__dirname, "fixtures", "note"), join(dir, "provider", "kinds", "note"), { recursive: true });
   const registry = join(dir, "provider", "kinds", "index.ts");
@@ -156,3 +157,8 @@ describe.each(["dynamic", "plugin"] as const)("the %s front end serves it", (end
     expect((await host.read(made.id, urn, updated.properties)).id).toBe("");
   }, 60_000);
 });
+
+/** Leaves out what an install put in the tree (an example's node_modules or venv): the generator reads none of it. */
+function notInstalled(src: string): boolean {
+  return !/[\\/](?:node_modules|venv|\.venv)(?:[\\/]|$)/.test(src);
+}

@@ -29,7 +29,8 @@ let copy: string;
 /** A copy of what the types and the generator read, resolving packages from the project's node_modules. */
 function copyProject(): string {
   const dir = mkdtempSync(join(tmpdir(), "spec-drives-"));
-  for (const part of ["provider", "sdk", "scripts", "README.md", "package.json", "tsconfig.json", "tsconfig.build.json"]) cpSync(join(ROOT, part), join(dir, part), { recursive: true });
+  // docs/ and examples/ too: `npm run gen` splices the examples into the registry pages.
+  for (const part of ["provider", "sdk", "scripts", "docs", "examples", "README.md", "package.json", "tsconfig.json", "tsconfig.build.json"]) cpSync(join(ROOT, part), join(dir, part), { recursive: true, filter: notInstalled });
   symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"), "dir");
   writeFileSync(join(dir, "probe.ts"), PROBE);
   writeFileSync(join(dir, "tsconfig.probe.json"), JSON.stringify({ extends: "./tsconfig.json", include: [], files: ["probe.ts"] }));
@@ -88,3 +89,8 @@ describe("a field added to a spec", () => {
     }
   }, 120_000);
 });
+
+/** Leaves out what an install put in the tree (an example's node_modules or venv): the generator reads none of it. */
+function notInstalled(src: string): boolean {
+  return !/[\\/](?:node_modules|venv|\.venv)(?:[\\/]|$)/.test(src);
+}
