@@ -72,15 +72,17 @@ describe("domain mode", () => {
     }
   });
 
-  test("the official SDK, given only E2B_DOMAIN, E2B_API_KEY and NODE_EXTRA_CA_CERTS: create, run, write, read, list, getHost, kill", async () => {
+  test("the official SDK, given only E2B_DOMAIN, E2B_API_KEY and NODE_EXTRA_CA_CERTS: create, run, write, read, list, getHost, kill during a command", async () => {
     const since = emu.calls().at(-1)?.seq ?? 0;
     const env = { PATH: process.env.PATH ?? "", E2B_DOMAIN: emu.domain!, E2B_API_KEY: emu.apiKey, NODE_EXTRA_CA_CERTS: emu.caFile! };
     const { stdout } = await run(process.execPath, [join(__dirname, "fixtures", "official-sdk-by-domain.mjs")], { cwd: REPO, env, encoding: "utf8" });
-    const seen = JSON.parse(stdout) as { sandboxId: string; stdout: string; read: string; listed: string[]; host: string };
+    const seen = JSON.parse(stdout) as { sandboxId: string; stdout: string; read: string; listed: string[]; host: string; killedWait: string };
     expect(seen).toEqual({
       sandboxId: expect.stringMatching(/^[a-z0-9]+$/), stdout: "from-domain\nok\n", read: "written over https",
-      listed: [seen.sandboxId], host: `8080-${seen.sandboxId}.${emu.domain}`,
+      listed: [seen.sandboxId], host: `8080-${seen.sandboxId}.${emu.domain}`, killedWait: expect.stringMatching(/Error$/),
     });
+    // The kill cut a streaming TLS connection, as a dying sandbox's is cut (a reset): the emulator still answers.
+    expect((await curl("--cacert", emu.caFile!, `${emu.apiUrl}/health`)).out).toBe("Health check successful\n200");
     const areas = new Set(emu.calls(since).map((c) => `${c.area} ${c.method} ${c.path.split("?")[0]}`));
     expect(areas).toContain("platform POST /v2/sandboxes");
     expect(areas).toContain("sandbox POST /process.Process/Start");
