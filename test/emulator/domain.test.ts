@@ -65,6 +65,16 @@ describe("domain mode", () => {
     expect((await curl(`${emu.apiUrl}/health`)).code).toBe(60);
   });
 
+  test("a build's upload link is on the origin asked, https, and takes the upload (a plain-http link would be refused)", async () => {
+    const auth = ["--cacert", emu.caFile!, "-H", `X-API-Key: ${emu.apiKey}`, "-H", "Content-Type: application/json"];
+    const made = await curl(...auth, "-X", "POST", "-d", '{"name":"by-domain"}', `${emu.apiUrl}/v3/templates`);
+    const { templateID } = JSON.parse(made.out.slice(0, made.out.lastIndexOf("\n"))) as { templateID: string };
+    const link = await curl(...auth, `${emu.apiUrl}/templates/${templateID}/files/${"a".repeat(64)}`);
+    const { url } = JSON.parse(link.out.slice(0, link.out.lastIndexOf("\n"))) as { url: string };
+    expect(url.startsWith(`${emu.apiUrl}/_uploads/`)).toBe(true);
+    expect((await curl("--cacert", emu.caFile!, "-X", "PUT", "--data-binary", "archive", url)).out).toMatch(/\n200$/);
+  });
+
   test("each host gets a certificate for its own name, which verifies against the CA (no *.localhost wildcard, which Node refuses)", async () => {
     for (const name of ["api.localhost", "49983-abc123.localhost", "8080-abc123-client9.localhost"]) {
       const { authorized, cert } = await certificateFor(name);
