@@ -1,5 +1,6 @@
 /** Command-line flags of `sandbox-emulator` → `EmulatorOptions`. Pure: no I/O. */
 import type { EmulatorOptions } from "./index";
+import { parseDomain } from "./domain/server";
 import { validateFaults, type FaultSettings } from "./faults";
 
 /** The help text, printed by `--help` and after a usage error. */
@@ -7,6 +8,8 @@ export const USAGE = `usage: sandbox-emulator [options]
 
   --host H              interface to listen on (default 127.0.0.1)
   --port N              port, 0 for a free one (default 0)
+  --domain D            serve a domain over https, as the service does: api.D and <port>-<sandboxID>.D
+                        (D: a host name, e.g. localhost, with an optional port); a CA is made at start
   --api-key K           the valid API key (default: e2b_ + 40 random hex)
   --access-token T      the valid access token (default: sk_e2b_ + 40 random hex)
   --build-seconds S     duration of a template build in seconds (default 1.5)
@@ -26,7 +29,8 @@ export const USAGE = `usage: sandbox-emulator [options]
   --fault-seed N        seed of the fault PRNG
   -h, --help            print this help
 
-Prints one JSON line {"apiUrl","sandboxUrl","apiKey","accessToken","isolation"} on stdout when ready,
+Prints one JSON line {"apiUrl","sandboxUrl","apiKey","accessToken","isolation"} on stdout when ready
+(with --domain also "domain" and "caFile", the CA's PEM file for NODE_EXTRA_CA_CERTS or SSL_CERT_FILE),
 then one line per request on stderr. Stops on SIGINT or SIGTERM.`;
 
 /** What the command line asks for: run with options, print help, or a usage error. */
@@ -37,6 +41,7 @@ type Setter = (options: EmulatorOptions, faults: FaultSettings, value: string) =
 const FLAGS: Record<string, Setter> = {
   "--host": (o, _f, v) => (o.host = v),
   "--port": (o, _f, v) => (o.port = integer("--port", v, 0, 65535)),
+  "--domain": (o, _f, v) => (parseDomain(v), (o.domain = v)),
   "--api-key": (o, _f, v) => (o.apiKey = v),
   "--access-token": (o, _f, v) => (o.accessToken = v),
   "--build-seconds": (o, _f, v) => (o.buildDelayMs = Math.round(number("--build-seconds", v) * 1000)),

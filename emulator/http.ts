@@ -44,6 +44,11 @@ export interface RequestContext {
   /** Path parameters named in the route pattern (`/sandboxes/:id` → `params.id`). */
   params: Record<string, string>;
   headers: IncomingHttpHeaders;
+  /**
+   * Scheme and Host the client used (`https://api.localhost:8443` in the domain mode), for the links
+   * an answer gives back to the same server: over https a plain-http link would be refused.
+   */
+  origin: string;
   /** The parsed JSON body; `undefined` when the body is empty. Throws a 400 on bad JSON. */
   json(): Promise<unknown>;
   /**

@@ -9,12 +9,14 @@
  */
 import { mkdirSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer, type IncomingMessage, type Server, type ServerOptions } from "node:http";
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerOptions } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import type { Duplex } from "node:stream";
 import { join } from "node:path";
 import { CallLog, type CallRecord } from "./calls";
+import { createDomainServer, parseDomain, type DomainName } from "./domain/server";
+import type { LocalCa } from "./domain/certs";
 import { createEnvdHandler } from "./envd";
 import type { Isolation } from "./envd/isolation/mode";
 import { detectIsolation } from "./envd/isolation/probe";
@@ -93,6 +95,13 @@ export interface EmulatorOptions {
   latency?: OperationLatency;
   /** State to start with, from `emulator.snapshot()` (see ./snapshot.ts): same IDs, same team. Default: only `base`. */
   restore?: EmulatorSnapshot;
+  /**
+   * Serve a domain, as the service does (./domain/server.ts): https on the one listener, for
+   * `api.<domain>` and `<port>-<sandboxID>.<domain>`, with a CA made at start (`caFile`). A host name
+   * (`localhost`: names under it are loopback, RFC 6761), optionally with the port to listen on.
+   * Default: plain http, reached by URL (`apiUrl`, `sandboxUrl`).
+   */
+  domain?: string;
 }
 
 /** Read-only views of the emulator's state (snapshots; mutating them changes nothing). */
@@ -109,6 +118,10 @@ export interface Emulator {
   apiUrl: string;
   /** Base URL of the in-sandbox API: the same origin (route by `E2b-Sandbox-Id` header). */
   sandboxUrl: string;
+  /** With the `domain` option: the domain clients set (`E2B_DOMAIN`, `sandbox:domain`), its port included. */
+  domain?: string;
+  /** With the `domain` option: the PEM file of the CA to trust (`NODE_EXTRA_CA_CERTS`, `SSL_CERT_FILE`); removed by `close()`. */
+  caFile?: string;
   apiKey: string;
   accessToken: string;
   /** Root of sandbox (`sandboxes/<id>/`) and volume (`volumes/<id>/`) files. */
@@ -160,15 +173,19 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   const listener = createListener({ envd, router, faults, calls, log: options.log, onExchange });
   // Only upgrades to a sandbox's port switch protocols (Node 24.9+; see envd/ports/upgrade.ts).
   const serverOptions: ServerOptions & { shouldUpgradeCallback?: (req: IncomingMessage) => boolean } = { shouldUpgradeCallback: (req) => envd.upgrades(req) };
-  const server = createServer(serverOptions, listener);
+  const { server, ca, domain } = await serverFor(options, serverOptions, listener);
   // The service keeps an idle connection for 620 s (API) and 640 s (envd); Node's default is 5 s (plus a 1 s buffer). A
   // client that idles longer than that (the vendor suite sleeps 6 s between calls) would reuse a socket
   // the emulator already closed and meet a reset the service never sends (infra: packages/api/main.go,
   // packages/envd/main.go, idleTimeout).
   server.keepAliveTimeout = SERVICE_IDLE_TIMEOUT_MS;
   server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => listener(req, responseOn(req, socket, head)));
-  const port = await listen(server, options.port ?? 0, options.host ?? "127.0.0.1");
-  apiUrl = `http://${urlHost(options.host ?? "127.0.0.1")}:${port}`;
+  const port = await listen(server, options.port ?? domain?.port ?? 0, options.host ?? "127.0.0.1").catch(async (err: unknown) => {
+    await ca?.remove();
+    throw err;
+  });
+  const served = domain && `${domain.host}:${port}`;
+  apiUrl = served ? `https://api.${served}` : `http://${urlHost(options.host ?? "127.0.0.1")}:${port}`;
   let closing: Promise<void> | undefined;
   const close = async () => {
     closeStores(stores);
@@ -177,10 +194,12 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
       server.close(() => resolve());
       server.closeAllConnections();
     });
+    await ca?.remove();
     if (options.dataDir === undefined) await rm(dataDir, { recursive: true, force: true });
   };
   return {
     apiUrl, sandboxUrl: apiUrl, ...creds, dataDir, isolation, server,
+    ...(served && ca ? { domain: served, caFile: ca.caFile } : {}),
     state: stateOf(stores),
     calls: (since) => calls.since(since),
     setFaults: (settings) => faults.set(settings),
@@ -217,6 +236,16 @@ function stateOf(stores: Stores): EmulatorState {
     templates: () => templatesOf(stores),
     volumes: () => volumesOf(stores),
   };
+}
+
+/** The one server: plain http, or in domain mode https with its CA (a port in both the domain and `port` must agree). */
+async function serverFor(options: EmulatorOptions, serverOptions: ServerOptions, listener: RequestListener): Promise<{ server: Server; ca?: LocalCa; domain?: DomainName }> {
+  if (options.domain === undefined) return { server: createServer(serverOptions, listener) };
+  const domain = parseDomain(options.domain);
+  if (domain.port !== undefined && options.port !== undefined && domain.port !== options.port) {
+    throw new Error(`the domain's port ${domain.port} and the port option ${options.port} differ: give the port in one of them`);
+  }
+  return { ...(await createDomainServer(domain.host, serverOptions, listener)), domain };
 }
 
 function listen(server: Server, port: number, host: string): Promise<number> {

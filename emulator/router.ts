@@ -81,6 +81,7 @@ function context(req: IncomingMessage, url: URL, method: string, names: string[]
     query: url.searchParams,
     params,
     headers: req.headers,
+    origin: `${(req.socket as { encrypted?: boolean }).encrypted ? "https" : "http"}://${req.headers.host ?? "127.0.0.1"}`,
     json: () =>
       (body ??= readText(req)
         .then(parseJsonText)

@@ -5,6 +5,7 @@
  * stream, not a made-up end event), its processes are killed and its namespaces ended.
  */
 import type { ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import { join } from "node:path";
 import type { SandboxRuntime } from "../types";
 import { WatcherRegistry } from "./filesystem/watcher-registry";
@@ -99,8 +100,12 @@ export class SandboxState {
  */
 function cut(res: ServerResponse): void {
   const socket = res.socket;
-  if (socket && !socket.destroyed) socket.resetAndDestroy();
-  else res.destroy();
+  if (!socket || socket.destroyed) return void res.destroy();
+  // Over https (the domain mode) the socket is TLS, whose handle cannot reset (ERR_INVALID_HANDLE_TYPE,
+  // which would end the emulator): the TCP socket under it can, and Node keeps it only as `_parent`.
+  const tcp = (socket as Socket & { _parent?: Socket })._parent ?? socket;
+  tcp.resetAndDestroy();
+  if (tcp !== socket) socket.destroy();
 }
 
 function startNamespace(runtime: SandboxRuntime, isolation: SandboxRuntime["isolation"] & { mode: "namespaces" }) {

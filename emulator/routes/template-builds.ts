@@ -76,7 +76,7 @@ function fileLink(stores: Stores, ctx: RequestContext): Reply {
   const hash = ctx.params.hash!;
   if (!HASH_RE.test(hash)) throw new ApiError(400, "Invalid files hash");
   const present = stores.templates.files.has(template.templateID, hash);
-  const url = `http://${ctx.headers.host ?? "127.0.0.1"}${stores.templates.files.uploadPath(template.templateID, hash)}`;
+  const url = `${ctx.origin}${stores.templates.files.uploadPath(template.templateID, hash)}`;
   return json(201, { present, url });
 }
 

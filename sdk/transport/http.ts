@@ -12,6 +12,7 @@ import { codeForStatus, isSandboxError, redact, RETRYABLE_STATUSES, SandboxError
 import { classifyTransportError, parseRetryAfter, retryDecision, type AttemptOutcome } from "./retry";
 import { ErrorBody } from "../schemas/common";
 import { parseWire } from "../schemas/parse";
+import { loopbackLookup } from "./loopback-lookup";
 import { USER_AGENT } from "./user-agent";
 import { abortedError, formatDuration, sleep } from "./wait";
 
@@ -85,7 +86,7 @@ interface Failure {
 
 /** The HTTP core of one PlatformClient: one keep-alive connection pool, closed by `close()`. */
 export class HttpClient {
-  private readonly agent = new Agent({ keepAliveTimeout: 4_000 });
+  private readonly agent = new Agent({ keepAliveTimeout: 4_000, connect: { lookup: loopbackLookup } });
   private readonly secrets: string[];
 
   /** @param options resolved client options (base URL, credentials, timeout, retry policy). */

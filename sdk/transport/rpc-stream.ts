@@ -25,6 +25,7 @@ import { Agent, request, type Dispatcher } from "undici";
 import type { Readable } from "node:stream";
 import { chunksOf } from "./readable-chunks";
 import { EnvelopeCutter } from "./envelopes";
+import { loopbackLookup } from "./loopback-lookup";
 
 export interface StreamCall {
   /** `Connect-Timeout-Ms`; 0 or absent: none. */
@@ -43,7 +44,7 @@ interface Opened {
 /** The binary server streams of one SandboxRpc: its interceptors, and its own connection pool. */
 export class BinaryStreams {
   // The keep-alive of the platform client's pool (http.ts): an idle socket is let go after 4 s.
-  readonly #agent = new Agent({ keepAliveTimeout: 4_000 });
+  readonly #agent = new Agent({ keepAliveTimeout: 4_000, connect: { lookup: loopbackLookup } });
 
   constructor(private readonly interceptors: readonly Interceptor[]) {}
 

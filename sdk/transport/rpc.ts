@@ -20,6 +20,7 @@ import { createConnectTransport } from "@connectrpc/connect-node";
 import { resolveOptions, type ClientOptions, type RpcCodec } from "../config";
 import type { SandboxError } from "../errors";
 // The platform client's product token, so both halves of the sdk identify alike.
+import { loopbackLookup } from "./loopback-lookup";
 import { USER_AGENT } from "./user-agent";
 import { toSandboxError } from "./rpc-errors";
 import { BinaryStreams } from "./rpc-stream";
@@ -84,6 +85,8 @@ export class SandboxRpc {
       // and we would inflate it, a third more client CPU per MB streamed (bench/RESULTS.md, 2). The
       // official SDK does not ask for it either.
       acceptCompression: [],
+      // `*.localhost` is loopback (./loopback-lookup.ts), as on the platform client's pool.
+      nodeOptions: { lookup: loopbackLookup },
       interceptors,
     });
   }

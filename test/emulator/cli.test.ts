@@ -151,6 +151,27 @@ describe("sandbox-emulator", () => {
     expect(r.stdout).toMatch(/^usage: sandbox-emulator \[options\]/);
   });
 
+  test("--domain: https for api.<domain> with the domain and the CA file in the ready line and on stderr; SIGTERM removes the CA", async () => {
+    const emu = await start(["--domain", "localhost"]);
+    const { apiUrl, domain, caFile } = emu.ready as Running["ready"] & { domain: string; caFile: string };
+    expect(domain).toMatch(/^localhost:\d+$/);
+    expect([apiUrl, emu.ready.sandboxUrl]).toEqual([`https://api.${domain}`, `https://api.${domain}`]);
+    expect(emu.stderr()).toContain(
+      `sandbox-emulator: serving https for ${domain}: a client needs E2B_DOMAIN=${domain} and the CA ${caFile} (NODE_EXTRA_CA_CERTS for Node, SSL_CERT_FILE for Python)`,
+    );
+    const health = spawnSync("curl", ["-sS", "--cacert", caFile, `${apiUrl}/health`], { encoding: "utf8" });
+    expect(health.stdout).toBe("Health check successful");
+    emu.child.kill("SIGTERM");
+    expect(await emu.exit).toBe(0);
+    expect(existsSync(caFile)).toBe(false);
+  });
+
+  test("--domain that is not a host name → exit 2 with the rule", () => {
+    const r = runToEnd(["--domain", "https://localhost"]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^sandbox-emulator: domain must be a host name with an optional port, as E2B_DOMAIN takes it \(e\.g\. localhost or localhost:8443\), got 'https:\/\/localhost'\n/);
+  });
+
   test("a port in use → exit 1 with the reason", async () => {
     const emu = await start([]);
     const port = new URL(emu.ready.apiUrl).port;

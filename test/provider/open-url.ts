@@ -7,9 +7,10 @@ import { promisify } from "node:util";
 
 const run = promisify(execFile);
 
-/** The status and body of a GET of `url`, with `headers`. */
-export async function openUrl(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
-  const args = ["-sS", "--max-time", "20", "-w", "\n%{http_code}", ...Object.entries(headers).flatMap(([k, v]) => ["-H", `${k}: ${v}`]), url];
+/** The status and body of a GET of `url`, with `headers`; `caFile`: the CA an https URL's certificate is checked against. */
+export async function openUrl(url: string, headers: Record<string, string> = {}, caFile?: string): Promise<{ status: number; body: string }> {
+  const ca = caFile === undefined ? [] : ["--cacert", caFile];
+  const args = ["-sS", "--max-time", "20", "-w", "\n%{http_code}", ...ca, ...Object.entries(headers).flatMap(([k, v]) => ["-H", `${k}: ${v}`]), url];
   const { stdout } = await run("curl", args);
   const at = stdout.lastIndexOf("\n");
   return { status: Number(stdout.slice(at + 1)), body: stdout.slice(0, at) };
