@@ -99,6 +99,10 @@ export class SandboxState {
  * The JS SDK reads both as a dropped connection.
  */
 function cut(res: ServerResponse): void {
+  // An answer already complete is left alone: Node drops it from the open set only a tick after it
+  // finished, and by then a keep-alive client may have sent its next request (the kill itself, say)
+  // on the same connection, which a reset would cut. Only streams still being written are cut.
+  if (res.writableEnded) return;
   const socket = res.socket;
   if (!socket || socket.destroyed) return void res.destroy();
   // Over https (the domain mode) the socket is TLS, whose handle cannot reset (ERR_INVALID_HANDLE_TYPE,
