@@ -132,6 +132,8 @@ export interface Emulator {
   setFaults(settings: FaultSettings): void;
   /** Lets builds held by `holdBuilds` end, and holds no later one. */
   releaseBuilds(): void;
+  /** Holds builds again, as the `holdBuilds` option does, from their next end on. */
+  holdBuilds(): void;
   /** Every template, volume and sandbox as JSON, for `EmulatorOptions.restore` (files are not kept). */
   snapshot(): EmulatorSnapshot;
   /** Stops timers, ends in-sandbox processes, closes the server; removes the data dir if it made it. Idempotent. */
@@ -186,6 +188,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     calls: (since) => calls.since(since),
     setFaults: (settings) => faults.set(settings),
     releaseBuilds: () => buildHold.release(),
+    holdBuilds: () => buildHold.hold(),
     snapshot: () => snapshotOf(stores),
     close: () => (closing ??= close()),
   };

@@ -14,7 +14,12 @@ export class BuildHold {
     return this.held ? new Promise((resolve) => this.waiters.push(resolve)) : Promise.resolve();
   }
 
-  /** Turns the hold off for good: held builds go on to their end, later ones are not held. */
+  /** Turns the hold on: builds that reach their end from now on wait there. */
+  hold(): void {
+    this.held = true;
+  }
+
+  /** Turns the hold off: held builds go on to their end, later ones are not held. */
   release(): void {
     this.held = false;
     for (const resume of this.waiters.splice(0)) resume();

@@ -1,7 +1,7 @@
 /**
  * `holdBuilds`: builds run their steps, then stay `building` until `releaseBuilds()`; a build refused
- * at its start still ends at once, and after the release no build is held. The e2e tests of a killed
- * `up` rely on it to find a build still running, however slow the machine.
+ * at its start still ends at once, after the release no build is held, and `holdBuilds()` holds them
+ * again. The e2e tests of a killed `up` rely on it to find a build still running, however slow the machine.
  */
 import { describe, expect, test } from "vitest";
 import { buildFinished, DOCKERFILE, requestBuild, useEmulator, waitFor } from "./platform-helpers";
@@ -26,5 +26,15 @@ describe("holdBuilds", () => {
     expect((await buildFinished(held.c, templateID, buildID)).status).toBe("ready");
     const later = await requestBuild(held.c, { dockerfile: DOCKERFILE }, templateID);
     expect((await buildFinished(held.c, templateID, later.buildID)).status).toBe("ready");
+  });
+
+  test("holdBuilds() holds builds again, until the next release", async () => {
+    held.emu.holdBuilds();
+    const { templateID, buildID } = await requestBuild(held.c, { dockerfile: DOCKERFILE });
+    await waitFor("the build's last log line", async () => ((await status(templateID, buildID)).logEntries.some((e: { message: string }) => /^Build finished/.test(e.message)) ? true : undefined));
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect((await status(templateID, buildID)).status).toBe("building");
+    held.emu.releaseBuilds();
+    expect((await buildFinished(held.c, templateID, buildID)).status).toBe("ready");
   });
 });
