@@ -14,6 +14,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { startStack, type E2eStack } from "./harness";
+import { printed } from "./kill";
 import { duplicates, FLEET, homeFile, inventoryIDs, parseState } from "./fixtures/fleet/state";
 // @ts-expect-error: plain ESM scripts, shared with npm start
 import { ensurePulumi } from "../../scripts/ensure-pulumi.mjs";
@@ -21,11 +22,6 @@ import { ensurePulumi } from "../../scripts/ensure-pulumi.mjs";
 import { pulumiEnv } from "../../scripts/pulumi-run.mjs";
 
 const STACK = "e2e-interrupted";
-/**
- * Long enough that the build is still running when the next `up` finds it (building starts at 20%):
- * the kill, `cancel` and the locked `up` before it take 15–30 s on a loaded 2-core machine.
- */
-const BUILD_MS = 60_000;
 /** The harness's passphrase: the detached CLI must decrypt the same stack config. */
 const PASSPHRASE = "e2e-passphrase";
 
@@ -34,7 +30,9 @@ let env: Record<string, string>;
 let stateDir = "";
 
 beforeAll(async () => {
-  s = await startStack(FLEET, STACK, { buildDelayMs: BUILD_MS });
+  // Builds end only once released: the build is still running when the next `up` finds it, however
+  // long the kill, `cancel` and the locked `up` before it take (15–30 s on a loaded 2-core machine).
+  s = await startStack(FLEET, STACK, { holdBuilds: true });
   // The backend the harness made, so a CLI spawned here (detached, to be killed) uses the same state.
   const about = JSON.parse((await s.ok("about", "--output", "json")).stdout) as { backend: { url: string } };
   stateDir = new URL(about.backend.url).pathname;
@@ -128,7 +126,11 @@ test("(a) killed while a template builds: the next up waits for that same build,
   expect(locked.output).toContain("the stack is currently locked");
   expect((await s.ok("cancel", "--yes")).output).toContain("has been canceled");
 
-  const up = await s.ok("up", "--yes", "--skip-preview");
+  const next = s.running("up", "--yes", "--skip-preview");
+  await printed(next, `waiting for build ${buildID}`);
+  s.emulator.releaseBuilds();
+  const up = await next.result;
+  expect(up.code, up.output).toBe(0);
   expect(up.output).toContain("interrupted while creating");
   expect(up.output).toContain(`adopting template ${template!.templateID}`);
   expect(up.output).toContain(`waiting for build ${buildID}`); // still running when found: waited for, not restarted

@@ -91,8 +91,8 @@ describe("a context that changes while up runs", () => {
   beforeAll(async () => {
     writeContext();
     rmSync(APP_WHEN, { force: true });
-    // The `first` template's build lasts long enough to declare `app` and then change the context while `app` waits its turn.
-    s = await startStack(FIXTURE, "e2e-template-context-changed", { buildDelayMs: 30_000 });
+    // The `first` template's build is held (it ends once released) while `app` is declared and the context then changed, `app` waiting its turn.
+    s = await startStack(FIXTURE, "e2e-template-context-changed", { holdBuilds: true });
     await s.ok("config", "rm", "sandbox:accessToken");
     await s.ok("config", "set", "dockerfile", DOCKERFILE);
     await s.ok("config", "set", "context", "ctx-failures");
@@ -116,6 +116,7 @@ describe("a context that changes while up runs", () => {
     await new Promise((r) => setTimeout(r, 10_000)); // `app` declared (within 0.1 s) and checked by now
     expect(templates(s).flatMap((t) => t.aliases)).not.toContain(ALIAS);
     writeFileSync(join(CTX, "app", "main.py"), "print('two')\n");
+    s.emulator.releaseBuilds();
     const up = await running;
     expect(up.code).not.toBe(0);
     expect(up.output).toContain("context: its files changed after `pulumi up` checked them (app/main.py changed, read by step `COPY app /app (files");
