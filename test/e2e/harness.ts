@@ -48,6 +48,8 @@ export interface E2eStack {
    * so far while it runs: for a test that acts at a line of it (releases a held build once `up` waits for it).
    */
   running(...args: string[]): RunningCli;
+  /** Sets several plain config values of the project in one CLI start (`config set-all --plaintext k=v ...`). */
+  configure(values: Record<string, string>): Promise<CliResult>;
   /** Stack outputs; `showSecrets` reads secret ones in plaintext, kept out of the scanned transcript (see `peek`). */
   outputs(opts?: { showSecrets?: boolean }): Promise<Record<string, unknown>>;
   /** `pulumi stack export`; `showSecrets` as for `outputs`. */
@@ -139,6 +141,7 @@ export async function startStack(project: string, stack: string, emulatorOptions
       const result = run(args, (text) => (soFar += text)).then((res) => ((ended = true), kept(args, res)));
       return { output: () => soFar, ended: () => ended, result };
     },
+    configure: (values) => ok("config", "set-all", ...Object.entries(values).flatMap(([k, v]) => ["--plaintext", `${k}=${v}`])),
     moveTo: (dir) => {
       renameSync(join(cwd, `Pulumi.${current}.yaml`), join(dir, `Pulumi.${current}.yaml`));
       cwd = dir;

@@ -107,7 +107,7 @@ async function expectConverged(counts: { templates: number; volumes: number; san
 const stackTemplates = () => s.emulator.state.templates().filter((t) => !t.aliases.includes("base"));
 
 test("(a) killed while a template builds: the next up waits for that same build, and there is one template with one build", async () => {
-  for (const [k, v] of Object.entries({ templates: "1", volumes: "0", sandboxes: "0" })) await s.ok("config", "set", k, v);
+  await s.configure({ templates: "1", volumes: "0", sandboxes: "0" });
   const run = detachedUp();
   // The service marks a build building as it starts it, before its answer reaches the provider: the
   // kill must wait for the provider to say it waits for the build, or it can land before that line.
@@ -147,9 +147,7 @@ test("(a) killed while a template builds: the next up waits for that same build,
 
 test("(b) killed while sandboxes provision: refresh clears the pending creates and the next up adopts both sandboxes", async () => {
   // The template of (a) stays; a volume and two sandboxes from it are added, one mounting the volume.
-  await s.ok("config", "set", "volumes", "1");
-  await s.ok("config", "set", "sandboxes", "2");
-  await s.ok("config", "set", "provisionCommand", "date +%s%N >> ~/runs && sleep 5 && echo provisioned");
+  await s.configure({ volumes: "1", sandboxes: "2", provisionCommand: "date +%s%N >> ~/runs && sleep 5 && echo provisioned" });
   const postsBefore = s.emulator.calls().filter((c) => c.method === "POST" && c.path === "/sandboxes").length;
   const run = detachedUp();
   const started = () => s.emulator.state.sandboxes().filter((x) => existsSync(homeFile(s.emulator, x.sandboxID, "runs")));

@@ -36,8 +36,7 @@ describe("a template from a context, on the current build system", () => {
   beforeAll(async () => {
     writeContext();
     s = await startStack(FIXTURE, "e2e-template-build");
-    await s.ok("config", "set", "dockerfile", DOCKERFILE);
-    await s.ok("config", "set", "context", "ctx");
+    await s.configure({ dockerfile: DOCKERFILE, context: "ctx" });
     // The API key alone: the current build system needs no access token.
     await s.ok("config", "rm", "sandbox:accessToken");
   }, 300_000);
@@ -134,8 +133,7 @@ describe("an up killed while the template builds", () => {
     writeContext();
     // Builds end only once released: still running when the next `up` finds it (see interrupted.test.ts).
     s = await startStack(FIXTURE, STACK, { holdBuilds: true });
-    await s.ok("config", "set", "dockerfile", DOCKERFILE);
-    await s.ok("config", "set", "context", "ctx");
+    await s.configure({ dockerfile: DOCKERFILE, context: "ctx" });
     stateDir = await backendDir(s);
   }, 300_000);
 

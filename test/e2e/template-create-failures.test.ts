@@ -38,10 +38,8 @@ describe("a create that fails once the template exists records it", () => {
     writeContext();
     s = await startStack(FIXTURE, "e2e-template-create-failures");
     await s.ok("config", "rm", "sandbox:accessToken");
-    await s.ok("config", "set", "dockerfile", DOCKERFILE);
-    await s.ok("config", "set", "context", "ctx-failures");
     proxy = await faultProxy(s.emulator.apiUrl);
-    await s.ok("config", "set", "sandbox:apiUrl", proxy.url);
+    await s.configure({ dockerfile: DOCKERFILE, context: "ctx-failures", "sandbox:apiUrl": proxy.url });
   }, 300_000);
 
   afterAll(async () => {
@@ -94,11 +92,7 @@ describe("a context that changes while up runs", () => {
     // The `first` template's build is held (it ends once released) while `app` is declared and the context then changed, `app` waiting its turn.
     s = await startStack(FIXTURE, "e2e-template-context-changed", { holdBuilds: true });
     await s.ok("config", "rm", "sandbox:accessToken");
-    await s.ok("config", "set", "dockerfile", DOCKERFILE);
-    await s.ok("config", "set", "context", "ctx-failures");
-    await s.ok("config", "set", "alias", ALIAS);
-    await s.ok("config", "set", "first", "FROM e2bdev/base:latest\nRUN echo first");
-    await s.ok("config", "set", "appWhen", APP_WHEN);
+    await s.configure({ dockerfile: DOCKERFILE, context: "ctx-failures", alias: ALIAS, first: "FROM e2bdev/base:latest\nRUN echo first", appWhen: APP_WHEN });
   }, 300_000);
 
   afterAll(async () => {
