@@ -36,7 +36,8 @@ beforeAll(async () => {
   // The backend the harness made, so a CLI spawned here (detached, to be killed) uses the same state.
   const about = JSON.parse((await s.ok("about", "--output", "json")).stdout) as { backend: { url: string } };
   stateDir = new URL(about.backend.url).pathname;
-  env = pulumiEnv({ binDir: await ensurePulumi(), stateDir, extra: { PULUMI_CONFIG_PASSPHRASE: PASSPHRASE } });
+  // Transpiled only: the fleet fixture is type-checked by `tsc -p tsconfig.json` (test/ is in it).
+  env = pulumiEnv({ binDir: await ensurePulumi(), stateDir, extra: { PULUMI_CONFIG_PASSPHRASE: PASSPHRASE, PULUMI_NODEJS_TRANSPILE_ONLY: "true" } });
 }, 300_000);
 
 afterAll(async () => {
