@@ -29,6 +29,7 @@ import { text } from "./http";
 import { newAccessToken, newApiKey, newUUID } from "./ids";
 import { inventoryOf, sandboxesOf, templatesOf, volumesOf, type Inventory, type InventorySandbox, type InventoryTemplate, type InventoryVolume } from "./inventory";
 import { createRouter } from "./router";
+import { BuildHold } from "./store/build-hold";
 import { adminRoutes } from "./routes/admin";
 import { sandboxListRoutes } from "./routes/sandbox-list";
 import { sandboxRoutes } from "./routes/sandboxes";
@@ -93,6 +94,11 @@ export interface EmulatorOptions {
   sandboxLimit?: number;
   /** Time added to create, connect, kill and each build step (./op-latency.ts). Default: none. */
   latency?: OperationLatency;
+  /**
+   * Builds run their steps, then stay `building` until `releaseBuilds()` (store/build-hold.ts): for a
+   * test that must find a build still running, whatever the machine's speed. Default: false.
+   */
+  holdBuilds?: boolean;
   /** State to start with, from `emulator.snapshot()` (see ./snapshot.ts): same IDs, same team. Default: only `base`. */
   restore?: EmulatorSnapshot;
   /**
@@ -137,6 +143,10 @@ export interface Emulator {
   calls(since?: number): CallRecord[];
   /** Replaces every fault setting (omitted ones turn off). Throws on an invalid setting. */
   setFaults(settings: FaultSettings): void;
+  /** Lets builds held by `holdBuilds` end, and holds no later one. */
+  releaseBuilds(): void;
+  /** Holds builds again, as the `holdBuilds` option does, from their next end on. */
+  holdBuilds(): void;
   /** Every template, volume and sandbox as JSON, for `EmulatorOptions.restore` (files are not kept). */
   snapshot(): EmulatorSnapshot;
   /** Stops timers, ends in-sandbox processes, closes the server; removes the data dir if it made it. Idempotent. */
@@ -164,7 +174,8 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   const { restore } = options;
   const isolation = await detectIsolation(dataDir);
   const latency = validateLatency(options.latency ?? {});
-  const stores = createStores({ dataDir, buildDelayMs, readyTimeoutMs: options.readyTimeoutMs, sandboxLimit: options.sandboxLimit, latency, teamID: restore?.teamID ?? newUUID(), userID: restore?.userID ?? newUUID(), apiUrl: () => apiUrl, isolation });
+  const buildHold = new BuildHold(options.holdBuilds === true);
+  const stores = createStores({ dataDir, buildDelayMs, buildHold, readyTimeoutMs: options.readyTimeoutMs, sandboxLimit: options.sandboxLimit, latency, teamID: restore?.teamID ?? newUUID(), userID: restore?.userID ?? newUUID(), apiUrl: () => apiUrl, isolation });
   if (restore) restoreInto(stores, restore);
   const calls = new CallLog();
   const onExchange = exchangeObserver(options.onExchange);
@@ -203,6 +214,8 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     state: stateOf(stores),
     calls: (since) => calls.since(since),
     setFaults: (settings) => faults.set(settings),
+    releaseBuilds: () => buildHold.release(),
+    holdBuilds: () => buildHold.hold(),
     snapshot: () => snapshotOf(stores),
     close: () => (closing ??= close()),
   };

@@ -11,6 +11,7 @@
 import { createHash } from "node:crypto";
 import { planEmulatedBuild, type PlannedStep } from "../dockerfile";
 import { runCommandStep, runStartAndReady, type BuildHost } from "./build-commands";
+import type { BuildHold } from "./build-hold";
 import { applyStep, type StepFailure } from "./build-steps";
 import type { BuildLogEntry, BuildRecord, LogLevel, V2BuildSpec } from "./template-records";
 import { cloneResult, emptyResult, type TemplateResult } from "./template-tree";
@@ -47,8 +48,9 @@ const MAX_READY_LAG_MS = 1000;
 /**
  * Starts the timer chain of `build` (which must be `waiting`). `delayMs` is the whole duration of a
  * successful build, plus `stepMs` for each step; `onDone` runs once, when the build reaches `ready` or `error`.
+ * While `hold` is on, the build waits before its last action (./build-hold.ts).
  */
-export function runBuild(build: BuildRecord, delayMs: number, onDone: (build: BuildRecord) => void, v2?: V2Inputs, stepMs = 0): CancelBuild {
+export function runBuild(build: BuildRecord, delayMs: number, onDone: (build: BuildRecord) => void, v2?: V2Inputs, stepMs = 0, hold?: BuildHold): CancelBuild {
   // Aborted when the build is cancelled: a command still running in a build sandbox is ended.
   const cancelled = new AbortController();
   const actions = build.spec && v2 ? v2Actions(build, build.spec, v2, cancelled.signal) : buildActions(build);
@@ -66,6 +68,12 @@ export function runBuild(build: BuildRecord, delayMs: number, onDone: (build: Bu
   };
   const next = async () => {
     timer = undefined;
+    // Only a build that gets to its end (`ready`) waits: one refused at its start is not held.
+    if (hold && index > 0 && index === actions.length - 1) {
+      await hold.passed();
+      // Cancelled while held: the build already ended in error.
+      if (finished) return;
+    }
     const done = await Promise.resolve(actions[index++]!()).catch((err: unknown) => {
       // A build sandbox that could not be made (its namespace setup failed): the build ends there.
       const message = `the emulator could not run the build: ${(err as Error).message}`;

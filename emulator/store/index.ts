@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { OperationLatency } from "../op-latency";
 import { SandboxSlots } from "../team-limit";
 import { DEFAULT_READY_TIMEOUT_MS } from "./build-commands";
+import type { BuildHold } from "./build-hold";
 import { SandboxSnapshotStore } from "./sandbox-snapshots";
 import { SandboxStore } from "./sandboxes";
 import { SecretStore } from "./secrets";
@@ -46,6 +47,8 @@ export interface StoreOptions {
   sandboxLimit?: number | undefined;
   /** Time added to the slow operations. Default: none. */
   latency?: OperationLatency | undefined;
+  /** Keeps builds from ending until released (./build-hold.ts). Default: none. */
+  buildHold?: BuildHold | undefined;
 }
 
 /** Creates the stores and the `sandboxes/` and `volumes/` dirs under `dataDir`. */
@@ -63,7 +66,7 @@ export function createStores(opts: StoreOptions): Stores {
     // Template commands run only in isolated build sandboxes (build-sandbox.ts).
     templates: new TemplateStore(opts.buildDelayMs, isolation.mode === "namespaces"
       ? { isolation, sandboxesDir, readyTimeoutMs: opts.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS }
-      : undefined, opts.latency?.buildStepMs ?? 0),
+      : undefined, opts.latency?.buildStepMs ?? 0, opts.buildHold),
     volumes: new VolumeStore(volumesDir, opts.teamID, opts.apiUrl, isolation),
     snapshots: new SandboxSnapshotStore(join(opts.dataDir, "sandbox-snapshots")),
     secrets: new SecretStore(),

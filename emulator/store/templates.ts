@@ -9,6 +9,7 @@ import { newTemplateID, newUUID } from "../ids";
 import { checkResources } from "../validate";
 import type { BuildHost } from "./build-commands";
 import { BuildFileStore } from "./build-files";
+import type { BuildHold } from "./build-hold";
 import { runBuild, type CancelBuild, type V2Inputs } from "./build-runner";
 import {
   DEFAULT_CPU_COUNT, DEFAULT_DISK_MB, DEFAULT_MEMORY_MB, ENVD_VERSION,
@@ -47,12 +48,13 @@ export class TemplateStore {
   /**
    * `buildDelayMs`: how long a successful build takes, in milliseconds. `host`: where RUN steps and
    * start/ready commands run (build-commands.ts); undefined where sandboxes are not isolated.
-   * `buildStepMs`: time added to each step (../op-latency.ts).
+   * `buildStepMs`: time added to each step (../op-latency.ts). `hold`: keeps builds from ending (./build-hold.ts).
    */
   constructor(
     private readonly buildDelayMs: number,
     private readonly host?: BuildHost,
     private readonly buildStepMs = 0,
+    private readonly hold?: BuildHold,
   ) {
     this.seedBase();
   }
@@ -169,7 +171,7 @@ export class TemplateStore {
     const cancel = runBuild(build, this.buildDelayMs, () => {
       this.cancels.delete(build.buildID);
       template.updatedAt = new Date();
-    }, build.spec ? this.v2Inputs(template, build, build.spec) : undefined, this.buildStepMs);
+    }, build.spec ? this.v2Inputs(template, build, build.spec) : undefined, this.buildStepMs, this.hold);
     this.cancels.set(build.buildID, cancel);
   }
 

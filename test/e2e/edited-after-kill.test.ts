@@ -64,14 +64,14 @@ describe("a sandbox made by a killed up, then the program's envVars edited", () 
 
 describe("a template build started by a killed up, then the Dockerfile edited", () => {
   const FIXTURE = join(ROOT, "test", "e2e", "fixtures", "template-build");
-  /** Long enough that the build is still running when the kill comes (it is `building` from 20% of it). */
-  const BUILD_MS = 20_000;
   const dockerfile = (line: string) => `FROM e2bdev/base:latest\nRUN ${line}\n`;
   let s: E2eStack;
   let stateDir = "";
 
   beforeAll(async () => {
-    s = await startStack(FIXTURE, "e2e-edited-template", { buildDelayMs: BUILD_MS });
+    // Builds end only once released: still running when the kill comes; released after it, so the
+    // next up's build takes the harness's short build time.
+    s = await startStack(FIXTURE, "e2e-edited-template", { holdBuilds: true });
     stateDir = await backendDir(s);
   }, 120_000);
 
@@ -94,6 +94,7 @@ describe("a template build started by a killed up, then the Dockerfile edited", 
     const [template] = inventoryOfStack(s.emulator).templates;
     const killed = template!.builds[0]!.buildID;
     await run.kill();
+    s.emulator.releaseBuilds();
 
     await s.ok("cancel", "--yes");
     await s.ok("config", "set", "dockerfile", dockerfile("echo two"));

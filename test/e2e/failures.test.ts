@@ -19,7 +19,7 @@ let s: E2eStack;
 beforeAll(async () => {
   s = await startStack(FLEET, "e2e-failures");
   // Sandboxes from the built-in template first: no build in the way of the provisioning tests.
-  for (const [k, v] of Object.entries({ templates: "0", volumes: "0", sandboxes: "1", provisionCommand: FAILING })) await s.ok("config", "set", k, v);
+  await s.configure({ templates: "0", volumes: "0", sandboxes: "1", provisionCommand: FAILING });
 }, 300_000);
 
 afterAll(async () => {
@@ -71,7 +71,7 @@ test("fixing the command, the next up provisions the same sandbox and succeeds",
 test('with onFailure "delete", a failing command fails up, the sandbox is killed, and nothing is recorded', async () => {
   await s.ok("config", "set", "sandboxes", "0");
   await s.ok("up", "--yes", "--skip-preview"); // the kept sandbox goes: the next one is made by create
-  for (const [k, v] of Object.entries({ sandboxes: "1", onFailure: "delete", provisionCommand: FAILING })) await s.ok("config", "set", k, v);
+  await s.configure({ sandboxes: "1", onFailure: "delete", provisionCommand: FAILING });
   const since = lastSeq(s.emulator);
   const up = await s.pulumi("up", "--yes", "--skip-preview");
   expect(up.code).not.toBe(0);
@@ -86,7 +86,7 @@ test('with onFailure "delete", a failing command fails up, the sandbox is killed
 });
 
 test("a failing template build fails up with the reason and the last log lines, and the template is recorded", async () => {
-  for (const [k, v] of Object.entries({ sandboxes: "0", templates: "1", dockerfile: BAD_DOCKERFILE })) await s.ok("config", "set", k, v);
+  await s.configure({ sandboxes: "0", templates: "1", dockerfile: BAD_DOCKERFILE });
   const up = await s.pulumi("up", "--yes", "--skip-preview");
   expect(up.code).not.toBe(0);
   expect(up.output).toMatch(/build \S+ failed at step \d+: failed to run command 'exit 3': exit status 3/);

@@ -33,8 +33,7 @@ test.each([
 ] as const)("%s.get reads a resource made outside Pulumi; up and destroy leave it alone", async (kind, make, idField) => {
   const made = await make();
   const id = String(made[idField]);
-  await s.ok("config", "set", "kind", kind);
-  await s.ok("config", "set", "getId", id);
+  await s.configure({ kind, getId: id });
   const up = await s.ok("up", "--yes", "--skip-preview");
   // The CLI shortens the type token as the line's width allows.
   expect(up.output).toMatch(new RegExp(`read pulumi-nodejs:dynamic(/sandbox)?:${kind} subject`));

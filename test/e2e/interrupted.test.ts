@@ -14,6 +14,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { startStack, type E2eStack } from "./harness";
+import { printed } from "./kill";
 import { duplicates, FLEET, homeFile, inventoryIDs, parseState } from "./fixtures/fleet/state";
 // @ts-expect-error: plain ESM scripts, shared with npm start
 import { ensurePulumi } from "../../scripts/ensure-pulumi.mjs";
@@ -21,11 +22,6 @@ import { ensurePulumi } from "../../scripts/ensure-pulumi.mjs";
 import { pulumiEnv } from "../../scripts/pulumi-run.mjs";
 
 const STACK = "e2e-interrupted";
-/**
- * Long enough that the build is still running when the next `up` finds it (building starts at 20%):
- * the kill, `cancel` and the locked `up` before it take 15–30 s on a loaded 2-core machine.
- */
-const BUILD_MS = 60_000;
 /** The harness's passphrase: the detached CLI must decrypt the same stack config. */
 const PASSPHRASE = "e2e-passphrase";
 
@@ -34,11 +30,14 @@ let env: Record<string, string>;
 let stateDir = "";
 
 beforeAll(async () => {
-  s = await startStack(FLEET, STACK, { buildDelayMs: BUILD_MS });
+  // Builds end only once released: the build is still running when the next `up` finds it, however
+  // long the kill, `cancel` and the locked `up` before it take (15–30 s on a loaded 2-core machine).
+  s = await startStack(FLEET, STACK, { holdBuilds: true });
   // The backend the harness made, so a CLI spawned here (detached, to be killed) uses the same state.
   const about = JSON.parse((await s.ok("about", "--output", "json")).stdout) as { backend: { url: string } };
   stateDir = new URL(about.backend.url).pathname;
-  env = pulumiEnv({ binDir: await ensurePulumi(), stateDir, extra: { PULUMI_CONFIG_PASSPHRASE: PASSPHRASE } });
+  // Transpiled only: the fleet fixture is type-checked by `tsc -p tsconfig.json` (test/ is in it).
+  env = pulumiEnv({ binDir: await ensurePulumi(), stateDir, extra: { PULUMI_CONFIG_PASSPHRASE: PASSPHRASE, PULUMI_NODEJS_TRANSPILE_ONLY: "true" } });
 }, 300_000);
 
 afterAll(async () => {
@@ -109,7 +108,7 @@ async function expectConverged(counts: { templates: number; volumes: number; san
 const stackTemplates = () => s.emulator.state.templates().filter((t) => !t.aliases.includes("base"));
 
 test("(a) killed while a template builds: the next up waits for that same build, and there is one template with one build", async () => {
-  for (const [k, v] of Object.entries({ templates: "1", volumes: "0", sandboxes: "0" })) await s.ok("config", "set", k, v);
+  await s.configure({ templates: "1", volumes: "0", sandboxes: "0" });
   const run = detachedUp();
   // The service marks a build building as it starts it, before its answer reaches the provider: the
   // kill must wait for the provider to say it waits for the build, or it can land before that line.
@@ -128,7 +127,11 @@ test("(a) killed while a template builds: the next up waits for that same build,
   expect(locked.output).toContain("the stack is currently locked");
   expect((await s.ok("cancel", "--yes")).output).toContain("has been canceled");
 
-  const up = await s.ok("up", "--yes", "--skip-preview");
+  const next = s.running("up", "--yes", "--skip-preview");
+  await printed(next, `waiting for build ${buildID}`);
+  s.emulator.releaseBuilds();
+  const up = await next.result;
+  expect(up.code, up.output).toBe(0);
   expect(up.output).toContain("interrupted while creating");
   expect(up.output).toContain(`adopting template ${template!.templateID}`);
   expect(up.output).toContain(`waiting for build ${buildID}`); // still running when found: waited for, not restarted
@@ -145,9 +148,7 @@ test("(a) killed while a template builds: the next up waits for that same build,
 
 test("(b) killed while sandboxes provision: refresh clears the pending creates and the next up adopts both sandboxes", async () => {
   // The template of (a) stays; a volume and two sandboxes from it are added, one mounting the volume.
-  await s.ok("config", "set", "volumes", "1");
-  await s.ok("config", "set", "sandboxes", "2");
-  await s.ok("config", "set", "provisionCommand", "date +%s%N >> ~/runs && sleep 5 && echo provisioned");
+  await s.configure({ volumes: "1", sandboxes: "2", provisionCommand: "date +%s%N >> ~/runs && sleep 5 && echo provisioned" });
   const postsBefore = s.emulator.calls().filter((c) => c.method === "POST" && c.path === "/sandboxes").length;
   const run = detachedUp();
   const started = () => s.emulator.state.sandboxes().filter((x) => existsSync(homeFile(s.emulator, x.sandboxID, "runs")));

@@ -6,7 +6,7 @@
  */
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
-import type { E2eStack } from "./harness";
+import type { E2eStack, RunningCli } from "./harness";
 // @ts-expect-error: plain ESM scripts, shared with npm start
 import { ensurePulumi } from "../../scripts/ensure-pulumi.mjs";
 // @ts-expect-error: plain ESM scripts, shared with npm start
@@ -50,6 +50,11 @@ export async function until(what: string, ready: () => boolean, timeoutMs = 120_
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** Waits until a running CLI prints `text`, or ends without it (its result then shows why). */
+export function printed(run: RunningCli, text: string, timeoutMs?: number): Promise<void> {
+  return until(`the CLI to print ${JSON.stringify(text)}`, () => run.ended() || run.output().includes(text), timeoutMs);
 }
 
 /** Ends, by pid, the processes a CLI of this backend started (the plugins that outlived a kill). */

@@ -33,9 +33,7 @@ test("a program finds a template, sandboxes by metadata, a sandbox's snapshots, 
   await call(`/sandboxes/${ids[0]}/snapshots`, { name: "looked-up-snap" }, key);
   await call(`/sandboxes/${ids[1]}/snapshots`, { name: "not-this-one" }, key);
   for (const name of ["vol-b", "vol-a"]) await call("/volumes", { name }, key);
-  await s.ok("config", "set", "alias", "found-by-lookup");
-  await s.ok("config", "set", "team", "lookups");
-  await s.ok("config", "set", "snapshotsOf", String(ids[0]));
+  await s.configure({ alias: "found-by-lookup", team: "lookups", snapshotsOf: String(ids[0]) });
   const up = await s.ok("up", "--yes");
   // Only the stack itself: lookups manage nothing.
   expect(up.output).toMatch(/\+ 1 created/);

@@ -65,8 +65,7 @@ describe("the generated Node SDK with the native plugin", () => {
     const { templateID } = await client.templates.create({ dockerfile: "FROM e2bdev/base:latest\n", alias: "sdk-found" });
     const made = await Promise.all([1, 2].map(() => client.sandboxes.create({ templateID: "base", timeout: 300, metadata: { team: "sdk-lookups" } })));
     const other = await client.sandboxes.create({ templateID: "base", timeout: 300, metadata: { team: "other" } });
-    await s.ok("config", "set", "lookupAlias", "sdk-found");
-    await s.ok("config", "set", "lookupTeam", "sdk-lookups");
+    await s.configure({ lookupAlias: "sdk-found", lookupTeam: "sdk-lookups" });
     const up = await s.ok("up", "--yes", "--skip-preview");
     expect(up.output).toMatch(/3 unchanged/);
     const out = await s.outputs();

@@ -11,14 +11,18 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Emulator } from "../../emulator";
 import { inventoryOfStack, ROOT, startStack, type E2eStack } from "./harness";
+import { printed } from "./kill";
 // @ts-expect-error: plain ESM scripts, shared with npm start
 import { ensurePulumi } from "../../scripts/ensure-pulumi.mjs";
 // @ts-expect-error: plain ESM scripts, shared with npm start
 import { pulumiEnv } from "../../scripts/pulumi-run.mjs";
 
 const FIXTURE = join(ROOT, "test", "e2e", "fixtures", "plugin-template");
-/** Far longer than the 2 s deadline and than the engine's start-up, so the build is still running when stopped. */
-const BUILD_MS = 30_000;
+/**
+ * Builds end only once released (the emulator's holdBuilds): still running when stopped, whatever the
+ * 2 s deadline and the engine's start-up take; the next `up` releases them once it waits for the build.
+ */
+const HELD = { holdBuilds: true };
 
 type StateResource = { type: string; id?: string; initErrors?: string[]; outputs?: Record<string, unknown> };
 async function recordedTemplate(s: E2eStack): Promise<StateResource | undefined> {
@@ -40,7 +44,11 @@ async function until(what: string, done: () => boolean, timeoutMs = 120_000): Pr
 
 /** The next up finishes the recorded template by waiting for its one build: no second build. */
 async function expectFinishedBySameBuild(s: E2eStack, buildID: string): Promise<void> {
-  const up = await s.ok("up", "--yes", "--skip-preview");
+  const next = s.running("up", "--yes", "--skip-preview");
+  await printed(next, `waiting for build ${buildID}`);
+  s.emulator.releaseBuilds();
+  const up = await next.result;
+  expect(up.code, up.output).toBe(0);
   expect(up.output).toContain(`waiting for build ${buildID}`);
   expect(up.output).toMatch(/~ 1 updated/);
   const [template] = inventoryOfStack(s.emulator).templates;
@@ -56,7 +64,7 @@ async function expectFinishedBySameBuild(s: E2eStack, buildID: string): Promise<
 describe("customTimeouts.create shorter than the build", () => {
   let s: E2eStack;
   beforeAll(async () => {
-    s = await startStack(FIXTURE, "e2e-plugin-timeout", { buildDelayMs: BUILD_MS });
+    s = await startStack(FIXTURE, "e2e-plugin-timeout", HELD);
   }, 300_000);
   afterAll(async () => {
     await s?.close();
@@ -85,7 +93,7 @@ describe("Ctrl-C during a template build", () => {
   let s: E2eStack;
   let env: Record<string, string>;
   beforeAll(async () => {
-    s = await startStack(FIXTURE, "e2e-plugin-sigint", { buildDelayMs: BUILD_MS });
+    s = await startStack(FIXTURE, "e2e-plugin-sigint", HELD);
     const about = JSON.parse((await s.ok("about", "--output", "json")).stdout) as { backend: { url: string } };
     env = pulumiEnv({ binDir: await ensurePulumi(), stateDir: new URL(about.backend.url).pathname, extra: { PULUMI_CONFIG_PASSPHRASE: "e2e-passphrase" } });
   }, 300_000);

@@ -52,7 +52,7 @@ const ids = async () => {
 
 describe("state you can trust, on the real engine", () => {
   test("up makes everything; two components' children named alike own different volumes", async () => {
-    await s.ok("up", "--yes");
+    await s.ok("up", "--yes", "--skip-preview");
     const out = await s.outputs();
     const [a, b] = out.teamVolumes as string[];
     expect(a).toMatch(/^shared-[0-9a-f]{8}$/);
@@ -67,7 +67,7 @@ describe("state you can trust, on the real engine", () => {
   test("a secret inside a provisioning command is in neither the log nor the state", async () => {
     const token = (await s.peek("stack", "output", "volumeToken", "--show-secrets")).stdout.trim();
     s.secret(token, "the volume's token, embedded in a provisioning command");
-    const up = await s.ok("up", "--yes", "--refresh");
+    const up = await s.ok("up", "--yes", "--skip-preview", "--refresh");
     expect(up.output).not.toContain(token);
     const exported = await s.exported();
     expect(exported).not.toContain(token);
@@ -79,7 +79,7 @@ describe("state you can trust, on the real engine", () => {
     const before = await ids();
     await s.ok("config", "set", "public", "true");
     expect(await plan()).toEqual({ tpl: "update" });
-    await s.ok("up", "--yes");
+    await s.ok("up", "--yes", "--skip-preview");
     expect(await ids()).toEqual(before);
   });
 
@@ -87,7 +87,7 @@ describe("state you can trust, on the real engine", () => {
     const before = await ids();
     await s.ok("config", "set", "rev", "2");
     expect(await plan()).toEqual({ tpl: "update" });
-    await s.ok("up", "--yes");
+    await s.ok("up", "--yes", "--skip-preview");
     expect(await ids()).toEqual(before);
   });
 
@@ -96,7 +96,7 @@ describe("state you can trust, on the real engine", () => {
     await s.ok("config", "set", "denyOut", "192.168.0.0/16");
     expect(await plan()).toEqual({ box: "update" });
     const since = lastSeq(s.emulator);
-    await s.ok("up", "--yes");
+    await s.ok("up", "--yes", "--skip-preview");
     expect(await ids()).toEqual(before);
     expect(callsSince(s.emulator, since).filter((c) => !c.startsWith("GET"))).toEqual([`PUT /sandboxes/${before.sandboxID}/network`]);
   });
@@ -107,7 +107,7 @@ describe("state you can trust, on the real engine", () => {
       await s.ok("config", "set", "state", state);
       expect(await plan(), state).toEqual({ box: "update" });
       const since = lastSeq(s.emulator);
-      await s.ok("up", "--yes");
+      await s.ok("up", "--yes", "--skip-preview");
       expect(callsSince(s.emulator, since).filter((c) => !c.startsWith("GET")), state).toEqual([`POST /sandboxes/${before.sandboxID}/${call}`]);
       expect(s.emulator.state.sandboxes().map((x) => [x.sandboxID, x.state])).toEqual([[before.sandboxID, state]]);
     }
@@ -141,7 +141,7 @@ describe("state you can trust, on the real engine", () => {
     const preview = await s.pulumi("preview", "--expect-no-changes");
     expect(preview.code, preview.output).toBe(0);
     const before = await ids();
-    await s.ok("up", "--yes");
+    await s.ok("up", "--yes", "--skip-preview");
     expect(await ids()).toEqual(before);
   });
 
@@ -149,7 +149,7 @@ describe("state you can trust, on the real engine", () => {
     const before = await ids();
     await s.ok("config", "set", "moreMounts", "true");
     expect(await plan()).toEqual({ box: "replace" });
-    await s.ok("up", "--yes");
+    await s.ok("up", "--yes", "--skip-preview");
     const after = await ids();
     expect(after.sandboxID).not.toBe(before.sandboxID);
     expect(inventoryOfStack(s.emulator).sandboxes.map((x) => x.sandboxID)).toEqual([after.sandboxID]);
@@ -159,7 +159,7 @@ describe("state you can trust, on the real engine", () => {
     const before = await ids();
     await s.ok("config", "set", "volumeName", "chosen-data");
     expect(await plan()).toEqual({ "data-renamed": "replace", box: "replace" });
-    await s.ok("up", "--yes");
+    await s.ok("up", "--yes", "--skip-preview");
     const after = await ids();
     expect(after.volumeID).not.toBe(before.volumeID);
     const names = inventoryOfStack(s.emulator).volumes.map((v) => v.name);
@@ -169,12 +169,12 @@ describe("state you can trust, on the real engine", () => {
 
   test("replacing a Template with a chosen alias (a new team): deleted first, then made again", async () => {
     await s.ok("config", "set", "alias", "state-safety-tpl");
-    await s.ok("up", "--yes");
+    await s.ok("up", "--yes", "--skip-preview");
     const before = await ids();
     await s.ok("config", "set", "teamID", "team-b");
     expect(await plan()).toEqual({ tpl: "replace", box: "replace" });
     // The new template takes the alias the old one holds: this up succeeds only if the old one goes first.
-    await s.ok("up", "--yes");
+    await s.ok("up", "--yes", "--skip-preview");
     const after = await ids();
     expect(after.templateID).not.toBe(before.templateID);
     const inv = inventoryOfStack(s.emulator);

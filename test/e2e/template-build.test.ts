@@ -5,16 +5,12 @@
  * cannot build (preview fails naming it, no call), an `up` killed during the build (the next one
  * waits for that build), and the legacy v1 path when asked for. Tests of a describe share one stack.
  */
-import { spawn } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { filesHash } from "../../sdk/template-build";
 import { callsSince, inventoryOfStack, lastSeq, ROOT, startStack, type E2eStack } from "./harness";
-// @ts-expect-error: plain ESM scripts, shared with npm start
-import { ensurePulumi } from "../../scripts/ensure-pulumi.mjs";
-// @ts-expect-error: plain ESM scripts, shared with npm start
-import { pulumiEnv } from "../../scripts/pulumi-run.mjs";
+import { backendDir, endPluginsOf, killableUp, printed, until } from "./kill";
 
 const FIXTURE = join(ROOT, "test", "e2e", "fixtures", "template-build");
 /** The context, made here: the program names it relative to its project directory. */
@@ -40,8 +36,7 @@ describe("a template from a context, on the current build system", () => {
   beforeAll(async () => {
     writeContext();
     s = await startStack(FIXTURE, "e2e-template-build");
-    await s.ok("config", "set", "dockerfile", DOCKERFILE);
-    await s.ok("config", "set", "context", "ctx");
+    await s.configure({ dockerfile: DOCKERFILE, context: "ctx" });
     // The API key alone: the current build system needs no access token.
     await s.ok("config", "rm", "sandbox:accessToken");
   }, 300_000);
@@ -130,19 +125,16 @@ describe("a template from a context, on the current build system", () => {
 });
 
 describe("an up killed while the template builds", () => {
-  /** Long enough that the build is still running when the next `up` finds it (see interrupted.test.ts). */
-  const BUILD_MS = 60_000;
   const STACK = "e2e-template-build-killed";
   let s: E2eStack;
   let stateDir = "";
 
   beforeAll(async () => {
     writeContext();
-    s = await startStack(FIXTURE, STACK, { buildDelayMs: BUILD_MS });
-    await s.ok("config", "set", "dockerfile", DOCKERFILE);
-    await s.ok("config", "set", "context", "ctx");
-    const about = JSON.parse((await s.ok("about", "--output", "json")).stdout) as { backend: { url: string } };
-    stateDir = new URL(about.backend.url).pathname;
+    // Builds end only once released: still running when the next `up` finds it (see interrupted.test.ts).
+    s = await startStack(FIXTURE, STACK, { holdBuilds: true });
+    await s.configure({ dockerfile: DOCKERFILE, context: "ctx" });
+    stateDir = await backendDir(s);
   }, 300_000);
 
   afterAll(async () => {
@@ -151,21 +143,20 @@ describe("an up killed while the template builds", () => {
   });
 
   test("SIGKILL during the build: the next up adopts that build and waits for it; one request, one start, one upload per step", async () => {
-    const env = pulumiEnv({ binDir: await ensurePulumi(), stateDir, extra: { PULUMI_CONFIG_PASSPHRASE: "e2e-passphrase" } });
     // In a process group of its own, as a CI job runs it, so the whole group can be killed.
-    const run = spawn("pulumi", ["up", "--yes", "--skip-preview", "--non-interactive", "--stack", STACK], { cwd: FIXTURE, env, detached: true, stdio: "ignore" });
-    const exited = new Promise((resolve) => run.on("close", resolve));
+    const run = await killableUp(s, FIXTURE, stateDir);
     const building = () => inventoryOfStack(s.emulator).templates.flatMap((t) => t.builds).some((b) => b.status === "building");
-    for (const deadline = Date.now() + 120_000; !building(); await new Promise((r) => setTimeout(r, 50))) {
-      if (Date.now() > deadline) throw new Error("the build never started");
-    }
+    await until("the build to start", building);
     const [template] = inventoryOfStack(s.emulator).templates;
     const buildID = template!.builds[0]!.buildID;
-    process.kill(-run.pid!, "SIGKILL");
-    await exited;
+    await run.kill();
 
     await s.ok("cancel", "--yes"); // the killed run left the stack locked
-    const up = await s.ok("up", "--yes", "--skip-preview");
+    const next = s.running("up", "--yes", "--skip-preview");
+    await printed(next, `waiting for build ${buildID}`);
+    s.emulator.releaseBuilds();
+    const up = await next.result;
+    expect(up.code, up.output).toBe(0);
     expect(up.output).toContain(`adopting template ${template!.templateID}`);
     expect(up.output).toContain(`waiting for build ${buildID}`);
     expect(up.output).toMatch(/\+ 1 created/);
@@ -179,19 +170,3 @@ describe("an up killed while the template builds", () => {
     expect(inventoryOfStack(s.emulator).templates.map((t) => t.builds.map((b) => [b.buildID, b.status]))).toEqual([[[buildID, "ready"]]]);
   }, 300_000);
 });
-
-/**
- * The engine starts its plugins in process groups of their own, so the provider host of a killed run
- * outlives it; they carry the stack's backend directory in their environment, which is how they are
- * found and ended here, by pid.
- */
-function endPluginsOf(dir: string): void {
-  if (!dir) return;
-  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
-    try {
-      if (readFileSync(`/proc/${pid}/environ`, "utf8").includes(`file://${dir}`)) process.kill(Number(pid), "SIGKILL");
-    } catch {
-      // gone meanwhile, or not ours to read
-    }
-  }
-}

@@ -38,10 +38,8 @@ describe("a create that fails once the template exists records it", () => {
     writeContext();
     s = await startStack(FIXTURE, "e2e-template-create-failures");
     await s.ok("config", "rm", "sandbox:accessToken");
-    await s.ok("config", "set", "dockerfile", DOCKERFILE);
-    await s.ok("config", "set", "context", "ctx-failures");
     proxy = await faultProxy(s.emulator.apiUrl);
-    await s.ok("config", "set", "sandbox:apiUrl", proxy.url);
+    await s.configure({ dockerfile: DOCKERFILE, context: "ctx-failures", "sandbox:apiUrl": proxy.url });
   }, 300_000);
 
   afterAll(async () => {
@@ -91,14 +89,10 @@ describe("a context that changes while up runs", () => {
   beforeAll(async () => {
     writeContext();
     rmSync(APP_WHEN, { force: true });
-    // The `first` template's build lasts long enough to declare `app` and then change the context while `app` waits its turn.
-    s = await startStack(FIXTURE, "e2e-template-context-changed", { buildDelayMs: 30_000 });
+    // The `first` template's build is held (it ends once released) while `app` is declared and the context then changed, `app` waiting its turn.
+    s = await startStack(FIXTURE, "e2e-template-context-changed", { holdBuilds: true });
     await s.ok("config", "rm", "sandbox:accessToken");
-    await s.ok("config", "set", "dockerfile", DOCKERFILE);
-    await s.ok("config", "set", "context", "ctx-failures");
-    await s.ok("config", "set", "alias", ALIAS);
-    await s.ok("config", "set", "first", "FROM e2bdev/base:latest\nRUN echo first");
-    await s.ok("config", "set", "appWhen", APP_WHEN);
+    await s.configure({ dockerfile: DOCKERFILE, context: "ctx-failures", alias: ALIAS, first: "FROM e2bdev/base:latest\nRUN echo first", appWhen: APP_WHEN });
   }, 300_000);
 
   afterAll(async () => {
@@ -116,6 +110,7 @@ describe("a context that changes while up runs", () => {
     await new Promise((r) => setTimeout(r, 10_000)); // `app` declared (within 0.1 s) and checked by now
     expect(templates(s).flatMap((t) => t.aliases)).not.toContain(ALIAS);
     writeFileSync(join(CTX, "app", "main.py"), "print('two')\n");
+    s.emulator.releaseBuilds();
     const up = await running;
     expect(up.code).not.toBe(0);
     expect(up.output).toContain("context: its files changed after `pulumi up` checked them (app/main.py changed, read by step `COPY app /app (files");

@@ -106,10 +106,9 @@ describe("a TemplateTag rolls a template's builds forward and back", () => {
       ["tag", "default", "tag: cannot be `default`"],
       ["target", "prod", "target: names the tag itself"],
     ] as const) {
-      await s.ok("config", "set", "target", "v1");
-      await s.ok("config", "set", key, value);
       const since = lastSeq(s.emulator);
-      const preview = await s.pulumi("preview");
+      // `--config` sets the values in the stack's config, as `config set` does, without a CLI start of its own.
+      const preview = await s.pulumi("preview", ...Object.entries({ target: "v1", [key]: value }).flatMap(([k, v]) => ["--config", `${k}=${v}`]));
       expect(preview.code).not.toBe(0);
       expect(preview.output).toContain(message);
       expect(callsSince(s.emulator, since).filter((c) => !c.startsWith("GET"))).toEqual([]);
@@ -177,8 +176,7 @@ describe("a TemplateTag rolls a template's builds forward and back", () => {
 
     await s.ok("config", "set", "takeOver", "true");
     await rolledTo("v1", "one");
-    await s.ok("config", "rm", "target");
-    await s.ok("config", "rm", "takeOver");
+    await s.ok("config", "rm-all", "target", "takeOver");
     expect(tagCalls(await upWrites())).toEqual(["DELETE /templates/tags"]);
     expect((await tags()).prod).toBeUndefined();
   });
@@ -190,8 +188,7 @@ describe("the native plugin serves TemplateTag (by type token)", () => {
   beforeAll(async () => {
     s = await startStack(FIXTURE, "e2e-template-tag-plugin");
     await s.ok("config", "rm", "sandbox:accessToken");
-    await s.ok("config", "set", "plugin", "true");
-    await s.ok("config", "set", "version", "v1");
+    await s.configure({ plugin: "true", version: "v1" });
     await s.ok("up", "--yes", "--skip-preview");
     await s.ok("config", "set", "version", "v2");
     await s.ok("up", "--yes", "--skip-preview");

@@ -10,10 +10,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Emulator, InventoryTemplate } from "../../emulator";
 import { callsSince, inventoryOfStack, lastSeq, startStack, type E2eStack } from "./harness";
+import { printed } from "./kill";
 
 const FIXTURE = join(__dirname, "fixtures", "any-resource");
-/** Long enough that a 2 s deadline always passes first, however slow the engine is to start. */
-const BUILD_MS = 15_000;
 
 interface StateResource {
   type: string;
@@ -49,7 +48,8 @@ describe("a template build that outlasts buildTimeoutSeconds", () => {
   const dockerfile = "FROM e2bdev/base:latest\nRUN echo slow build\n";
 
   beforeAll(async () => {
-    s = await startStack(FIXTURE, "timeouts-build", { buildDelayMs: BUILD_MS });
+    // Builds end only once released: a 2 s deadline always passes first, however slow the engine is to start.
+    s = await startStack(FIXTURE, "timeouts-build", { holdBuilds: true });
     await s.ok("config", "set", "kind", "Template");
   }, 120_000);
 
@@ -77,7 +77,8 @@ describe("a template build that outlasts buildTimeoutSeconds", () => {
 
   test("a later up, once that build is done, succeeds without starting a second build", async () => {
     const { templateID, builds } = onlyTemplate(s.emulator);
-    await until("the build to finish", () => onlyTemplate(s.emulator).builds[0]?.status === "ready", BUILD_MS + 10_000);
+    s.emulator.releaseBuilds();
+    await until("the build to finish", () => onlyTemplate(s.emulator).builds[0]?.status === "ready", 10_000);
     const since = lastSeq(s.emulator);
     await s.ok("up", "--yes", "--skip-preview");
     expect(callsSince(s.emulator, since).filter((c) => c.startsWith("POST"))).toEqual([]);
@@ -89,6 +90,7 @@ describe("a template build that outlasts buildTimeoutSeconds", () => {
 
   test("a rebuild that times out is waited for, not repeated, by the next up with a longer deadline", async () => {
     await s.ok("config", "set", "args", JSON.stringify({ dockerfile: `${dockerfile}RUN echo v2\n`, buildTimeoutSeconds: 2 }));
+    s.emulator.holdBuilds();
     const failed = await s.pulumi("up", "--yes", "--skip-preview");
     expect(failed.code, failed.output).not.toBe(0);
     const rebuild = onlyTemplate(s.emulator).builds[1];
@@ -97,7 +99,12 @@ describe("a template build that outlasts buildTimeoutSeconds", () => {
     // buildTimeoutSeconds changes nothing remotely: this up only waits longer, for the same build.
     await s.ok("config", "set", "args", JSON.stringify({ dockerfile: `${dockerfile}RUN echo v2\n`, buildTimeoutSeconds: 120 }));
     const since = lastSeq(s.emulator);
-    await s.ok("up", "--yes", "--skip-preview");
+    const next = s.running("up", "--yes", "--skip-preview");
+    // Released once this up waits for it: the build it finds is still running.
+    await printed(next, `waiting for build ${rebuild!.buildID}`);
+    s.emulator.releaseBuilds();
+    const up = await next.result;
+    expect(up.code, up.output).toBe(0);
     expect(callsSince(s.emulator, since).filter((c) => c.startsWith("POST"))).toEqual([]);
     const template = onlyTemplate(s.emulator);
     expect(template.builds.map((b) => [b.buildID, b.status])).toEqual([[template.builds[0]!.buildID, "ready"], [rebuild!.buildID, "ready"]]);
