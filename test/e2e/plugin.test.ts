@@ -13,12 +13,17 @@ import { callsSince, inventoryOfStack, lastSeq, ROOT, startStack, type E2eStack 
 
 let s: E2eStack;
 const token = "e2e-plugin-token-5b8e21f0";
+/** The value a secret was made with outside Pulumi, and the one the program then declares for it. */
+const outsideValue = "e2e-plugin-outside-value-3c94a1";
+const programValue = "e2e-plugin-program-value-8e07d2";
 
 beforeAll(async () => {
   // The CLI offers `--event-log` only with its debug commands on.
   process.env.PULUMI_DEBUG_COMMANDS = "true";
   s = await startStack(join(ROOT, "test", "e2e", "fixtures", "plugin"), "e2e-plugin");
   s.secret(token, "the fixture's token (envVars.TOKEN)");
+  s.secret(outsideValue, "the imported secret's value, written outside Pulumi");
+  s.secret(programValue, "the imported secret's value in the program (adoptSecretValue)");
   await s.ok("config", "set", "--secret", "token", token);
 }, 300_000);
 
@@ -146,6 +151,47 @@ describe("the native plugin on the real engine", () => {
     expect(s.emulator.state.templates().find((t) => t.templateID === made.templateID)?.builds).toHaveLength(2);
   });
 
+  test("pulumi import of a secret records no value; declaring it with one changes nothing and writes nothing", async () => {
+    const client = new PlatformClient({ apiUrl: s.emulator.apiUrl, apiKey: s.emulator.apiKey });
+    const made = await client.secrets.create({ name: "outside-secret", value: outsideValue });
+    const imported = await s.ok("import", "sandbox:index:Secret", "outside-secret", made.secretID, "--yes", "--protect=false", "--generate-code=false");
+    expect(imported.output).toMatch(/= 1 imported/);
+    const secret = (await resources()).find((r) => r.urn.endsWith("::outside-secret"));
+    // The service never answers a value: the import records none, in the inputs or the outputs.
+    expect(secret?.inputs).toEqual({ name: "outside-secret" });
+    expect(secret?.outputs).toEqual({ __version: expect.any(String), name: "outside-secret", secretID: made.secretID, currentVersion: 1 });
+    // The value is write-only and not read back (the kind's notReadBack): the program's stands for the
+    // diff, so declaring one plans no update, and the service keeps the value it has until the program's changes.
+    await s.ok("config", "set-all", "--plaintext", "adoptSecret=outside-secret", "--secret", `adoptSecretValue=${programValue}`);
+    const preview = await s.pulumi("preview", "--expect-no-changes", "--diff");
+    expect(preview.code, preview.output).toBe(0);
+    const since = lastSeq(s.emulator);
+    expect((await s.ok("up", "--yes", "--skip-preview")).output).not.toMatch(/updated|replaced|created/);
+    expect(callsSince(s.emulator, since).filter((c) => !c.startsWith("GET "))).toEqual([]);
+    expect((await client.secrets.get(made.secretID)).currentVersion).toBe(1);
+    // The engine now records the program's value as the resource's input, encrypted; the outputs still hold none.
+    const adopted = (await resources()).find((r) => r.urn.endsWith("::outside-secret"));
+    expect(adopted?.inputs?.value).toMatchObject({ ciphertext: expect.any(String) });
+    expect(adopted?.outputs).not.toHaveProperty("value");
+    const again = await s.pulumi("preview", "--expect-no-changes");
+    expect(again.code, again.output).toBe(0);
+  });
+
+  test("pulumi import of a snapshot made outside Pulumi; declaring it with the sandbox it was taken of changes nothing", async () => {
+    const client = new PlatformClient({ apiUrl: s.emulator.apiUrl, apiKey: s.emulator.apiKey });
+    const box = inventoryOfStack(s.emulator).sandboxes.find((x) => x.metadata.team === "plugin");
+    const made = await client.snapshots.create(box!.sandboxID);
+    const imported = await s.ok("import", "sandbox:index:Snapshot", "outside-snap", made.snapshotID, "--yes", "--protect=false", "--generate-code=false");
+    expect(imported.output).toMatch(/= 1 imported/);
+    const snapshot = (await resources()).find((r) => r.urn.endsWith("::outside-snap"));
+    // The service's listing does not say which sandbox a snapshot was taken of: no sandboxID is recorded.
+    expect(snapshot?.inputs ?? {}).toEqual({});
+    expect(snapshot?.outputs).toEqual({ __version: expect.any(String), snapshotID: made.snapshotID, names: [] });
+    await s.ok("config", "set", "adoptSnapshot", box!.sandboxID);
+    const preview = await s.pulumi("preview", "--expect-no-changes", "--diff");
+    expect(preview.code, preview.output).toBe(0);
+  });
+
   test("refresh finds no drift", async () => {
     await s.ok("refresh", "--yes", "--skip-preview");
     const preview = await s.pulumi("preview", "--expect-no-changes");
@@ -154,7 +200,11 @@ describe("the native plugin on the real engine", () => {
 
   test("destroy empties the emulator", async () => {
     const down = await s.ok("destroy", "--yes", "--skip-preview");
-    expect(down.output).toMatch(/- 6 deleted/);
+    expect(down.output).toMatch(/- 8 deleted/);
     expect(inventoryOfStack(s.emulator)).toEqual({ sandboxes: [], volumes: [], templates: [] });
+    // The imported secret and snapshot went with the stack: the service lists neither.
+    const client = new PlatformClient({ apiUrl: s.emulator.apiUrl, apiKey: s.emulator.apiKey });
+    expect((await client.secrets.list()).secrets).toEqual([]);
+    expect((await client.snapshots.list()).snapshots).toEqual([]);
   });
 });
