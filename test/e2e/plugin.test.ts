@@ -151,7 +151,7 @@ describe("the native plugin on the real engine", () => {
     expect(s.emulator.state.templates().find((t) => t.templateID === made.templateID)?.builds).toHaveLength(2);
   });
 
-  test("pulumi import of a secret records no value; declaring it with one changes nothing and writes nothing", async () => {
+  test("pulumi import of a secret records no value; declaring it with one plans one update, which writes the program's value", async () => {
     const client = new PlatformClient({ apiUrl: s.emulator.apiUrl, apiKey: s.emulator.apiKey });
     const made = await client.secrets.create({ name: "outside-secret", value: outsideValue });
     const imported = await s.ok("import", "sandbox:index:Secret", "outside-secret", made.secretID, "--yes", "--protect=false", "--generate-code=false");
@@ -160,19 +160,20 @@ describe("the native plugin on the real engine", () => {
     // The service never answers a value: the import records none, in the inputs or the outputs.
     expect(secret?.inputs).toEqual({ name: "outside-secret" });
     expect(secret?.outputs).toEqual({ __version: expect.any(String), name: "outside-secret", secretID: made.secretID, currentVersion: 1 });
-    // The value is write-only and not read back (the kind's notReadBack): the program's stands for the
-    // diff, so declaring one plans no update, and the service keeps the value it has until the program's changes.
+    // What the service holds is unknown, so the program's value is planned as an update in place, hidden.
     await s.ok("config", "set-all", "--plaintext", "adoptSecret=outside-secret", "--secret", `adoptSecretValue=${programValue}`);
-    const preview = await s.pulumi("preview", "--expect-no-changes", "--diff");
-    expect(preview.code, preview.output).toBe(0);
+    const preview = await s.ok("preview", "--diff");
+    expect(preview.output).toMatch(/~ sandbox:index:Secret: \(update\)\n\s+\[id=[^\n]*\n\s+\[urn=[^\n]*::outside-secret\]\n(?:\s+name\s*: [^\n]*\n)?\s+\+ value: \[secret\]/);
+    expect(preview.output).toMatch(/1 to update/);
     const since = lastSeq(s.emulator);
-    expect((await s.ok("up", "--yes", "--skip-preview")).output).not.toMatch(/updated|replaced|created/);
-    expect(callsSince(s.emulator, since).filter((c) => !c.startsWith("GET "))).toEqual([]);
-    expect((await client.secrets.get(made.secretID)).currentVersion).toBe(1);
-    // The engine now records the program's value as the resource's input, encrypted; the outputs still hold none.
+    const up = await s.ok("up", "--yes", "--skip-preview");
+    expect(up.output).toMatch(/1 updated/);
+    expect(callsSince(s.emulator, since).filter((c) => !c.startsWith("GET "))).toEqual([`POST /secrets/${made.secretID}`]);
+    expect((await client.secrets.get(made.secretID)).currentVersion).toBe(2);
+    // State keeps the program's value, encrypted, in the inputs and the outputs; nothing is planned after.
     const adopted = (await resources()).find((r) => r.urn.endsWith("::outside-secret"));
     expect(adopted?.inputs?.value).toMatchObject({ ciphertext: expect.any(String) });
-    expect(adopted?.outputs).not.toHaveProperty("value");
+    expect(adopted?.outputs?.value).toMatchObject({ ciphertext: expect.any(String) });
     const again = await s.pulumi("preview", "--expect-no-changes");
     expect(again.code, again.output).toBe(0);
   });

@@ -82,12 +82,13 @@ describe("lifecycle", () => {
     expect(await runtime.diff("Secret", made.id, made.outs, inputs)).toEqual({ changes: false, replaces: [], deleteBeforeReplace: false });
   });
 
-  test("read by its ID alone (import) has no value; the program's then stands, and diffs as no change", async () => {
+  test("read by its ID alone (import) has no value, so the program's is an update in place (what the service holds is unknown)", async () => {
     const imported = await runtime.read("Secret", made.id, {});
     expect(imported.props).toMatchObject({ secretID: made.id, name: inputs.name, metadata: { owner: "ci" } });
     expect(imported.props).not.toHaveProperty("value");
     const olds = withKnownInputs("Secret", imported.props!, undefined, inputs);
-    expect(await runtime.diff("Secret", made.id, olds, inputs)).toMatchObject({ changes: false });
+    expect(olds).not.toHaveProperty("value");
+    expect(await runtime.diff("Secret", made.id, olds, inputs)).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
   });
 
   test("a new value is one in-place update: same ID, version 2, metadata kept", async () => {

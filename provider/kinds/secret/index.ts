@@ -5,6 +5,7 @@ import { secretSpec } from "./spec";
 export const secretKind: KindDefinition<typeof secretSpec> = defineKind({
   spec: secretSpec,
   handlers: async () => (await import("./secret.js")).secretHandlers,
-  // The service never answers a value: an imported secret has none until the program's is written.
-  notReadBack: ["value"],
+  // The service never answers a value, and an imported secret's is unknown: unlike a Template's
+  // Dockerfile (not `notReadBack` here), the program's value is written on the first up that declares
+  // it, one update in place, so the service holds what the program says.
 });
