@@ -100,10 +100,31 @@ async function waitReady(sandbox: BuildSandbox, ready: string, wait: ReadyWait, 
   log("info", `Waiting for template to be ready: ${ready}`);
   const began = Date.now();
   const timedOut = () => `ready command failed: ready command timed out after ${seconds(Date.now() - began)}`;
-  const cancelled = wait.startFailed.then(() => "cancelled" as const);
+  // Once the wait is over (the start command failed, or the loop returned), a ready command still
+  // running says nothing more: its sandbox is being torn down, and the service's build log ends with
+  // the build's outcome, not with what a cancelled check printed on its way out.
+  let over = false;
+  const cancelled = wait.startFailed.then(() => ((over = true), "cancelled" as const));
+  const output = (stream: string, line: string) => over || log("debug", `[ready] [${stream}]: ${line}`);
+  try {
+    return await readyLoop(sandbox, ready, wait, log, { began, timedOut, cancelled, output });
+  } finally {
+    over = true;
+  }
+}
+
+interface LoopState {
+  began: number;
+  timedOut: () => string;
+  cancelled: Promise<"cancelled">;
+  output: (stream: string, line: string) => unknown;
+}
+
+async function readyLoop(sandbox: BuildSandbox, ready: string, wait: ReadyWait, log: BuildLog, loop: LoopState): Promise<string | undefined> {
+  const { began, timedOut, cancelled, output } = loop;
   for (;;) {
     const left = wait.timeoutMs - (Date.now() - began);
-    const status = await within(left, Promise.race([sandbox.run(ready, wait.ctx, (stream, line) => log("debug", `[ready] [${stream}]: ${line}`)), cancelled]));
+    const status = await within(left, Promise.race([sandbox.run(ready, wait.ctx, (stream, line) => void output(stream, line)), cancelled]));
     if (status === "" || status === "cancelled") {
       log("info", "Template is ready");
       return undefined;
