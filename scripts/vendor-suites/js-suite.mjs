@@ -10,10 +10,11 @@
  * (Bun, Deno, Cloudflare) are not run.
  */
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { internetRule, testBody } from "./needs-internet.mjs";
 import { firstLine } from "./report.mjs";
+import { failedFiles, passedInEither, testFilesUnder, withoutUrls } from "./second-run.mjs";
 
 /** Test tools the suite imports (its config included) beyond the SDK's own dependencies. */
 const TEST_PACKAGES = ["vitest", "msw", "dotenv", "@vitest/browser-playwright", "error-stack-parser-es"];
@@ -38,9 +39,9 @@ export function runJsSuite({ checkout, work, env, timeoutMs, workers }) {
   // with the API key (the SDK demands one) but not the two URLs, as the vendor runs its unit tests;
   // a test of theirs is taken from the run it passed in (nothing here reaches the public service, so
   // a test passes only where its requests were answered), else from the first run.
-  const files = testFiles(join(pkg, "tests"));
+  const files = testFilesUnder(join(pkg, "tests"), (name) => name.endsWith(".test.ts"));
   const mocked = files.filter((f) => MOCKS_SERVICE.test(readFileSync(join(pkg, f), "utf8")));
-  const bare = Object.fromEntries(Object.entries(env).filter(([name]) => name !== "E2B_API_URL" && name !== "E2B_SANDBOX_URL"));
+  const bare = withoutUrls(env);
   const common = [...PROJECTS.flatMap((p) => ["--project", p]), "--reporter=dot", "--includeTaskLocation",
     `--testTimeout=${timeoutMs}`, `--hookTimeout=${timeoutMs}`, `--maxWorkers=${workers}`];
   vitest(dir, pkg, env, common, "results.json");
@@ -48,7 +49,7 @@ export function runJsSuite({ checkout, work, env, timeoutMs, workers }) {
   // URLs for the default domain) fail under the variables too: every file with a failed test runs
   // again, by the same rule.
   rmSync(join(dir, "results-mocked.json"), { force: true });
-  const failed = new Set(readJsResults(work).tests.filter((t) => t.status === "failed").map((t) => t.file));
+  const failed = failedFiles(readJsResults(work).tests);
   const again = [...new Set([...mocked, ...files.filter((f) => failed.has(f))])];
   if (again.length > 0) vitest(dir, pkg, bare, [...common, ...again], "results-mocked.json");
   return readJsResults(work);
@@ -62,22 +63,12 @@ function vitest(dir, pkg, env, args, name) {
   if (!existsSync(out)) throw new Error(`the JS suite wrote no ${name} (exit ${run.status})`);
 }
 
-function testFiles(root, prefix = "tests") {
-  return readdirSync(root, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? testFiles(join(root, e.name), `${prefix}/${e.name}`) : e.name.endsWith(".test.ts") ? [`${prefix}/${e.name}`] : []);
-}
-
 /** The results of the last JS run in `work`, classed again (`--last`). */
 export function readJsResults(work) {
   const dir = join(work, "js");
   const parse = (name, mocked) => existsSync(join(dir, name))
     ? parseVitest(JSON.parse(readFileSync(join(dir, name), "utf8")), join(dir, "pkg"), mocked).tests : [];
-  const unmocked = new Map(parse("results-mocked.json", true).map((t) => [`${t.file} ${t.name}`, t]));
-  const tests = parse("results.json", false).map((t) => {
-    const other = unmocked.get(`${t.file} ${t.name}`);
-    return t.status !== "passed" && other?.status === "passed" ? other : t;
-  });
-  return { tests };
+  return { tests: passedInEither(parse("results.json", false), parse("results-mocked.json", true)) };
 }
 
 function installPackages(dir, manifest) {

@@ -5,10 +5,11 @@
  * checkout's own version ranges (its `dev` dependency group, linters and type checkers left out).
  */
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { internetRule, testBody } from "./needs-internet.mjs";
 import { firstLine } from "./report.mjs";
+import { failedFiles, passedInEither, testFilesUnder, withoutUrls } from "./second-run.mjs";
 
 const PYTHON = process.env.VENDOR_SUITES_PYTHON ?? "python3.11";
 const STARTS_TEST = /^\s*(?:async\s+)?def\s+test_/;
@@ -34,17 +35,12 @@ export function runPySuite({ checkout, work, env, timeoutMs, workers }) {
   // failed test run once more with the API key but not the two URLs, and a test is taken from the run
   // it passed in (nothing here reaches the public service, so a test passes only where its requests
   // were answered), else from the first run.
-  const bare = Object.fromEntries(Object.entries(env).filter(([name]) => name !== "E2B_API_URL" && name !== "E2B_SANDBOX_URL"));
+  const bare = withoutUrls(env);
   rmSync(join(dir, "results-bare.xml"), { force: true });
-  const failed = new Set(readPyResults(work).tests.filter((t) => t.status === "failed").map((t) => t.file));
-  const units = pyTestFiles(join(suite, "tests")).filter((f) => failed.has(f) || MOCKS_SERVICE.test(readFileSync(join(suite, f), "utf8")));
+  const failed = failedFiles(readPyResults(work).tests);
+  const units = testFilesUnder(join(suite, "tests"), (name) => /^test_.*\.py$/.test(name)).filter((f) => failed.has(f) || MOCKS_SERVICE.test(readFileSync(join(suite, f), "utf8")));
   if (units.length > 0) pytest(python, suite, bare, [...units, ...common], join(dir, "results-bare.xml"));
   return readPyResults(work);
-}
-
-function pyTestFiles(root, prefix = "tests") {
-  return readdirSync(root, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? pyTestFiles(join(root, e.name), `${prefix}/${e.name}`) : /^test_.*\.py$/.test(e.name) ? [`${prefix}/${e.name}`] : []);
 }
 
 function pytest(python, suite, env, args, out) {
@@ -57,12 +53,7 @@ function pytest(python, suite, env, args, out) {
 export function readPyResults(work) {
   const dir = join(work, "py");
   const parse = (name) => existsSync(join(dir, name)) ? parseJunit(readFileSync(join(dir, name), "utf8"), join(dir, "suite")).tests : [];
-  const bare = new Map(parse("results-bare.xml").map((t) => [`${t.file} ${t.name}`, t]));
-  const tests = parse("results.xml").map((t) => {
-    const other = bare.get(`${t.file} ${t.name}`);
-    return t.status !== "passed" && other?.status === "passed" ? other : t;
-  });
-  return { tests };
+  return { tests: passedInEither(parse("results.xml"), parse("results-bare.xml")) };
 }
 
 /** The pyproject's version and the `dev` group's pytest tools, as pip requirements. */
