@@ -20,8 +20,8 @@
 import { dirname } from "node:path";
 import { main } from "@pulumi/pulumi/provider";
 import * as runtime from "../runtime/index";
+import { engineAddress, engineLogSink, logsSent } from "../runtime/engine-log";
 import { setLogSink } from "../runtime/log";
-import { engineAddress, engineLogSink } from "./engine-log";
 import { withOldInputs } from "./old-inputs";
 import { asOperation } from "./operation";
 import { previewAnswer, type PreviewRequest } from "./preview";
@@ -114,7 +114,8 @@ export async function serve(args: string[]): Promise<void> {
         const planned = previewAnswer(method, call.request as unknown as PreviewRequest, Struct, () =>
           new (method === "create" ? proto.CreateResponse : proto.UpdateResponse)());
         if (planned) return (callback as Callback)(null, planned);
-        inContext(method, call.request as unknown as RequestFields, () => implementation[method]!(call, callback));
+        const answered: Callback = (err, resp) => void logsSent().then(() => (callback as Callback)(err, resp));
+        inContext(method, call.request as unknown as RequestFields, () => implementation[method]!(call, answered));
       };
     }
     addService.call(this, service, wrapped);

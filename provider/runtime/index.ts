@@ -19,6 +19,7 @@ import type { Credential } from "../config-keys";
 import { underCurrentNames } from "../spec";
 import { definitionOf, KINDS, SPECS, type ResourceKind } from "../kinds";
 import { clientOptions, configProblems, configure as configureContext, type ConfigSource } from "./configured";
+import { logsSent, logToEngineInDynamicHost } from "./engine-log";
 import { unlessGone } from "./gone";
 import { untyped, type Inputs, type Outputs, type UntypedHandlers } from "./handlers";
 import { migrate, stamped } from "./migrate";
@@ -162,6 +163,24 @@ async function wrappingPartial<T>(kind: ResourceKind, request: Inputs, call: () 
 
 const providers = new Map<ResourceKind, pulumi.dynamic.ResourceProvider>();
 
+// Loaded in the dynamic-provider host, the runtime's lines go on their resources' rows (./engine-log.ts).
+logToEngineInDynamicHost();
+
+/** Each method answers (or fails) only once its lines reached the engine (./engine-log.ts, `logsSent`). */
+function afterLinesSent(methods: pulumi.dynamic.ResourceProvider): pulumi.dynamic.ResourceProvider {
+  const wrapped: Record<string, (...args: never[]) => Promise<unknown>> = {};
+  for (const [name, method] of Object.entries(methods) as [string, (...args: never[]) => unknown][]) {
+    wrapped[name] = async (...args) => {
+      try {
+        return await method(...args);
+      } finally {
+        await logsSent();
+      }
+    };
+  }
+  return wrapped as unknown as pulumi.dynamic.ResourceProvider;
+}
+
 /** The provider object of one kind, as the text in state (../handle.ts) asks the host to use it. */
 export function provider(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
   let p = providers.get(kind);
@@ -187,6 +206,7 @@ export function provider(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
       },
       delete: (id, props) => remove(kind, id, props),
     };
+    p = afterLinesSent(p);
     providers.set(kind, p);
   }
   return p;

@@ -17,8 +17,8 @@ export interface Logger {
 export type LogSink = (line: string, resourceKey: string) => void;
 
 /**
- * stderr, which the engine shows for the dynamic-provider host. A native plugin's stderr reaches only
- * the engine's verbose log, so the plugin front end sends lines to the engine's log instead.
+ * stderr until a front end says otherwise: both send lines to the engine's log against the resource's
+ * URN, so they show on its row (./engine-log.ts); stderr is where they go in tests and under mocks.
  */
 let sink: LogSink = (line) => process.stderr.write(`${line}\n`);
 

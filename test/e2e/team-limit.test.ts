@@ -59,8 +59,10 @@ test("creates past the limit wait on their rows and go through when slots free; 
   for (const id of outside) await fetch(`${s.emulator.apiUrl}/sandboxes/${id}`, { method: "DELETE", headers: { "x-api-key": s.emulator.apiKey } });
   const { output } = await up;
   expect(output).toMatch(/\+ 4 created/); // the stack too
-  expect(output).toMatch(/\[Sandbox box-\d\] waiting for the team's concurrent-sandbox limit \(you have reached the maximum number of concurrent E2B sandboxes \(3\)\. If you need more, please visit 'https:\/\/e2b\.dev\/docs\/billing'\); the create made nothing and is tried again/);
-  expect(output).toMatch(/\[Sandbox box-\d\] create went through after waiting [\d.]+ m?s for the team's concurrent-sandbox limit/);
+  // On the waiting resource's own row (`sandbox:index:Sandbox box-2 creating (3s) [Sandbox box-2] …`), not the stack's.
+  expect(output).toMatch(/Sandbox box-(\d) creating \(\d+s\) \[Sandbox box-\1\] waiting for the team's concurrent-sandbox limit \(you have reached the maximum number of concurrent E2B sandboxes \(3\)\. If you need more, please visit 'https:\/\/e2b\.dev\/docs\/billing'\); the create made nothing and is tried again/);
+  expect(output).toMatch(/Sandbox box-(\d) creating \(\d+s\) \[Sandbox box-\1\] create went through after waiting [\d.]+ m?s for the team's concurrent-sandbox limit/);
+  expect(output).not.toMatch(/pulumi:pulumi:Stack \S+ creating \(\d+s\) \[Sandbox/);
   const ids = (await s.outputs()).ids as string[];
   expect(s.emulator.state.sandboxes().map((x) => x.sandboxID).sort()).toEqual([...ids].sort());
   const created = s.emulator.calls(since).filter((c) => c.method === "POST" && c.path === "/sandboxes" && c.status === 201);
