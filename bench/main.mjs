@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --only=ops,stream,readiness,engine,load,upload]`: every benchmark against the
+// `npm run bench [-- --quick] [-- --only=ops,stream,readiness,engine,load,upload,growth,limit]`: every benchmark against the
 // emulator (started here, with a fixed added latency), printed as tables and written to bench/RESULTS.md.
 // Each table puts ours, the alternative and the bound side by side, measured in this one run.
 import { execFileSync } from "node:child_process";
@@ -8,6 +8,7 @@ import os from "node:os";
 import { join } from "node:path";
 import { ensurePulumi } from "../scripts/ensure-pulumi.mjs";
 import { engineBench } from "./engine.mjs";
+import { atLimitBench } from "./at-limit.mjs";
 import { growthBench } from "./growth.mjs";
 import { installProject } from "./install.mjs";
 import { ROOT } from "./lib.mjs";
@@ -23,10 +24,11 @@ const { createEmulator } = require("pulumi-sandbox/emulator");
 const quick = process.argv.includes("--quick");
 const only = process.argv.find((a) => a.startsWith("--only="))?.slice(7).split(",");
 const want = (name) => !only || only.includes(name);
-// `--sizes=10,100,500` and `--latencies=5,150` pick the rows of the growth bench (7).
+// `--sizes=10,100,500`, `--latencies=5,150` and `--provisioned=100,3` (sandboxes, commands each) pick the rows of the growth bench (7).
 const listFlag = (name, fallback) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3).split(",").map(Number) ?? fallback;
 const sizes = listFlag("sizes", [10, 100, 500]);
 const latencies = listFlag("latencies", [5, 150]);
+const [provisionedCount, provisionedCommands] = listFlag("provisioned", [100, 3]);
 const LATENCY_MS = 5;
 const BUILD_MS = 6000;
 const cfg = quick
@@ -89,7 +91,7 @@ if (want("readiness")) {
 }
 
 let project;
-if (want("engine") || want("load") || want("growth")) {
+if (want("engine") || want("load") || want("growth") || want("limit")) {
   project = { ...installProject(), repo: ROOT };
   log(`  installed the bench project in ${(project.ms / 1000).toFixed(1)} s: ${project.how}`);
 }
@@ -115,11 +117,20 @@ if (want("load")) {
 if (want("growth")) {
   section(
     "7. Growth: up, no-op preview, refresh and destroy of N sandboxes",
-    "One fresh stack and emulator per row and front end, file backend; per resource figures subtract a stack of 0 sandboxes run just before, at the same latency. " +
+    "One fresh stack and emulator per row and front end (the dynamic provider as installed, its native plugin, the inline provider), file backend; per resource figures subtract a stack of 0 sandboxes run just before, at the same latency. " +
       `The engine runs with \`--parallel C\` and the e2b SDK script (bench/workers/sdk-fleet.mjs) with C creates in flight, C = min(N, 100); its refresh is a get per sandbox, its destroy a kill, and it has no preview. ` +
       "The bound is ceil(N / C) creates in a row, each the emulator's median create. The team's limit is N (sandboxes stay running, so a smaller limit could not be met). " +
-      "Provider peak RSS is the dynamic-provider host's high-water mark (VmHWM), the SDK's the script's own. Sizes: " + sizes.join(", ") + ".",
-    await growthBench({ sizes, latencies, project, log }),
+      "Provider peak RSS is the dynamic-provider host's or the plugin's high-water mark (VmHWM), the SDK's the script's own. Sizes: " + sizes.join(", ") + "; " +
+      `then ${provisionedCount} sandboxes with ${provisionedCommands} provisioning commands each (the script runs the same ${provisionedCommands} with \`commands.run\`, one after the other, after each create).`,
+    await growthBench({ sizes, latencies, project, log, provisioned: { count: provisionedCount, commands: provisionedCommands } }),
+  );
+}
+if (want("limit")) {
+  section(
+    "8. At the team's concurrent-sandbox limit",
+    "The team's limit is 100 and another user of the team holds all 100 slots when `pulumi up --parallel 100` of 100 sandboxes starts; that user's sandboxes end one every 50 ms from 2 s on (this bench kills them). " +
+      "150 ms added to every request. The waits are the ones each resource reported on its row (\"went through after waiting …\"); the e2b SDK script meets the same team, with each create in a try.",
+    await atLimitBench({ project, log }),
   );
 }
 if (project) rmSync(project.dir, { recursive: true, force: true });
@@ -138,7 +149,7 @@ if (want("upload")) {
 }
 
 const wall = (performance.now() - started) / 1000;
-const command = `npm run bench${quick ? " -- --quick" : ""}${only ? ` -- --only=${only.join(",")}` : ""}`;
+const command = `npm run bench -- ${process.argv.slice(2).join(" ")}`.replace(/ -- $/, "");
 const header = [
   "# Benchmark results",
   "",
