@@ -1,6 +1,7 @@
 // Bench 7: how cost grows with the work. `pulumi up`, a no-op `preview`, `refresh` and `destroy` of N
 // sandboxes through the real engine, with pulumi-sandbox as installed (the dynamic provider), its native
-// plugin and the inline provider, beside a plain script on the official SDK making the same sandboxes with the same concurrency
+// plugin, the inline provider and a provider that calls nothing (the engine's floor), beside a plain
+// script on the official SDK making the same sandboxes with the same concurrency
 // (bench/workers/sdk-fleet.mjs), at each added latency. The engine runs with `--parallel C` and the
 // script with C creates in flight, C = min(N, 100). The bound is the critical path the service
 // allows: ceil(N / C) creates one after the other, each as long as the emulator's median create.
@@ -49,7 +50,7 @@ async function stackRun({ project, binDir, mode, count, latencyMs, commands = 0 
       const calls = emu.calls(seq);
       const creates = calls.filter((c) => c.method === "POST" && c.path === "/sandboxes" && c.status === 201).map((c) => c.ms);
       out[op] = { ms, cpuMs: res.cpuMs, requests: calls.length, providerKb: peaks.provider ?? 0, createMs: creates.length ? median(creates) : undefined };
-      if (op === "up" && emu.state.sandboxes().length !== count) throw new Error(`${mode}: expected ${count} sandboxes after up`);
+      if (op === "up" && mode !== "noop" && emu.state.sandboxes().length !== count) throw new Error(`${mode}: expected ${count} sandboxes after up`);
     }
     return out;
   } finally {
@@ -69,11 +70,11 @@ async function sdkRun({ count, latencyMs, commands = 0 }) {
   }
 }
 
-const FRONTS = ["package", "native", "inline"];
+const FRONTS = ["package", "native", "inline", "noop"];
 
 /**
- * The rows of one size: the dynamic provider (ours), the native plugin, the inline provider, the SDK
- * script, the bound, and their ratios. `runs` holds each front end's run; `empty` the stacks of 0 run
+ * The rows of one size: the dynamic provider (ours), the native plugin, the inline provider, the no-op
+ * provider (the engine's floor), the SDK script, the bound, and their ratios. `runs` holds each front end's run; `empty` the stacks of 0 run
  * before; `first` the runs of the smallest size, for memory per added resource (a stack of 0 starts no
  * provider to compare with).
  */
@@ -82,7 +83,7 @@ function rowsOf(label, count, runs, empty, sdk, first) {
   const per = (mode, op, key) => (runs[mode] && runs[mode][op] ? (runs[mode][op][key] - empty[mode][op][key]) / count : undefined);
   const perSdk = (op, key) => (sdk[op] ? sdk[op][key] / count : undefined);
   const bound = Math.ceil(count / concurrencyOf(count)) * (runs.package.up.createMs ?? 0);
-  const row = (what, [o, n, i, s, b], digits = 1) => [`${label}: ${what}`, ...[o, n, i, s, b].map((x) => fmt(x, digits)), ratio(o, i), ratio(o, s), ratio(n, s), ratio(o, b)];
+  const row = (what, [o, n, i, f, s, b], digits = 1) => [`${label}: ${what}`, ...[o, n, i, f, s, b].map((x) => fmt(x, digits)), ratio(o, i), ratio(o, f), ratio(o, s), ratio(n, s), ratio(f, s), ratio(o, b)];
   const each = (f) => FRONTS.map((mode) => (runs[mode] ? f(mode) : undefined));
   return [
     row("`up` wall (s)", [...each((m) => runs[m].up.ms / 1000), sdk.up.ms / 1000, bound / 1000], 2),
@@ -94,7 +95,7 @@ function rowsOf(label, count, runs, empty, sdk, first) {
   ];
 }
 
-const HEADERS = (title) => [title, "pulumi-sandbox", "native plugin", "inline provider", "e2b SDK script", "bound", "ours / inline", "ours / SDK", "native / SDK", "ours / bound"];
+const HEADERS = (title) => [title, "pulumi-sandbox", "native plugin", "inline provider", "no-op (engine floor)", "e2b SDK script", "bound", "ours / inline", "ours / floor", "ours / SDK", "native / SDK", "floor / SDK", "ours / bound"];
 
 /** Per-resource cost at the largest size over the smallest: flat is ×1.00 (the goal: within ×1.15). */
 function flatness(sizes, perSize, empty) {
@@ -102,9 +103,9 @@ function flatness(sizes, perSize, empty) {
   const per = (count, mode, op) => (perSize[count][mode][op].ms - empty[mode][op].ms) / count;
   const rows = [];
   for (const op of ["up", "preview"]) {
-    for (const mode of ["package", "native"]) {
+    for (const [mode, name] of [["package", "pulumi-sandbox"], ["native", "native plugin"], ["noop", "no-op (engine floor)"]]) {
       const [a, b] = [per(small, mode, op), per(large, mode, op)];
-      rows.push([`\`${op}\`, ${mode === "package" ? "pulumi-sandbox" : "native plugin"}`, fmt(a), fmt(b), ratio(b, a)]);
+      rows.push([`\`${op}\`, ${name}`, fmt(a), fmt(b), ratio(b, a)]);
     }
   }
   return table([`per resource beyond empty (ms)`, `N=${small}`, `N=${large}`, `N=${large} / N=${small}`], rows);
