@@ -30,16 +30,16 @@ const serviceOf = (emu) => ({ apiUrl: emu.apiUrl, sandboxUrl: emu.sandboxUrl, ap
 const concurrencyOf = (count) => Math.max(1, Math.min(count, MAX_CONCURRENCY));
 
 /** One stack of `count` sandboxes through every op: per op wall and CPU (ms), requests, the provider's peak RSS (kB). */
-async function stackRun({ project, binDir, mode, count, latencyMs, commands = 0 }) {
+export async function stackRun({ project, binDir, mode, count, latencyMs, commands = 0, ops = OPS, extraEnv = {} }) {
   const emu = await createEmulator({ faults: { latencyMs }, sandboxLimit: Math.max(1, count) });
   const stateDir = mkdtempSync(join(tmpdir(), "pulumi-sandbox-bench-state-"));
-  const env = pulumiEnv({ binDir, stateDir, extra: { E2B_API_KEY: emu.apiKey, E2B_API_URL: emu.apiUrl, E2B_SANDBOX_URL: emu.sandboxUrl } });
+  const env = pulumiEnv({ binDir, stateDir, extra: { E2B_API_KEY: emu.apiKey, E2B_API_URL: emu.apiUrl, E2B_SANDBOX_URL: emu.sandboxUrl, ...extraEnv } });
   const stack = `growth-${mode}`;
   const out = {};
   try {
     await initStack({ cwd: project, env, stack, service: serviceOf(emu) });
     for (const [key, value] of [["count", count], ["mode", mode], ["commands", commands]]) await runPulumi(["config", "set", key, String(value), "--stack", stack], { cwd: project, env });
-    for (const op of OPS) {
+    for (const op of ops) {
       const seq = emu.calls().at(-1)?.seq ?? 0;
       let watch;
       const t0 = performance.now();

@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --only=ops,stream,readiness,engine,load,upload,growth,limit]`: every benchmark against the
+// `npm run bench [-- --quick] [-- --only=ops,stream,readiness,engine,load,upload,growth,limit,checkpoints]`: every benchmark against the
 // emulator (started here, with a fixed added latency), printed as tables and written to bench/RESULTS.md.
 // Each table puts ours, the alternative and the bound side by side, measured in this one run.
 import { execFileSync } from "node:child_process";
@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { ensurePulumi } from "../scripts/ensure-pulumi.mjs";
 import { engineBench } from "./engine.mjs";
 import { atLimitBench } from "./at-limit.mjs";
+import { checkpointsBench } from "./checkpoints.mjs";
 import { growthBench } from "./growth.mjs";
 import { installProject } from "./install.mjs";
 import { ROOT } from "./lib.mjs";
@@ -91,7 +92,7 @@ if (want("readiness")) {
 }
 
 let project;
-if (want("engine") || want("load") || want("growth") || want("limit")) {
+if (want("engine") || want("load") || want("growth") || want("limit") || want("checkpoints")) {
   project = { ...installProject(), repo: ROOT };
   log(`  installed the bench project in ${(project.ms / 1000).toFixed(1)} s: ${project.how}`);
 }
@@ -117,7 +118,7 @@ if (want("load")) {
 if (want("growth")) {
   section(
     "7. Growth: up, no-op preview, refresh and destroy of N sandboxes",
-    "One fresh stack and emulator per row and front end (the dynamic provider as installed, its native plugin, the inline provider), file backend; per resource figures subtract a stack of 0 sandboxes run just before, at the same latency. " +
+    "One fresh stack and emulator per row and front end (the dynamic provider as installed, its native plugin, the inline provider, and a no-op dynamic provider that calls no service: the engine's floor), file backend; per resource figures subtract a stack of 0 sandboxes run just before, at the same latency. " +
       `The engine runs with \`--parallel C\` and the e2b SDK script (bench/workers/sdk-fleet.mjs) with C creates in flight, C = min(N, 100); its refresh is a get per sandbox, its destroy a kill, and it has no preview. ` +
       "The bound is ceil(N / C) creates in a row, each the emulator's median create. The team's limit is N (sandboxes stay running, so a smaller limit could not be met). " +
       "Provider peak RSS is the dynamic-provider host's or the plugin's high-water mark (VmHWM), the SDK's the script's own. Sizes: " + sizes.join(", ") + "; " +
@@ -131,6 +132,14 @@ if (want("limit")) {
     "The team's limit is 100 and another user of the team holds all 100 slots when `pulumi up --parallel 100` of 100 sandboxes starts; that user's sandboxes end one every 50 ms from 2 s on (this bench kills them). " +
       "150 ms added to every request. The waits are the ones each resource reported on its row (\"went through after waiting …\"); the e2b SDK script meets the same team, with each create in a try.",
     await atLimitBench({ project, log }),
+  );
+}
+if (want("checkpoints")) {
+  section(
+    "9. The engine's checkpoints: 500 sandboxes with and without them",
+    "`pulumi up` and `destroy` of 500 sandboxes, 150 ms added, file backend, fresh stack and emulator per run; the same runs with `PULUMI_SKIP_CHECKPOINTS=true`, " +
+      "the engine's switch that writes the state once at the end instead of after every step. What the switch saves is the engine's own work, the same for every provider.",
+    await checkpointsBench({ project, log }),
   );
 }
 if (project) rmSync(project.dir, { recursive: true, force: true });
