@@ -75,7 +75,7 @@ async function stackAtLimit({ project, binDir, mode, scenario }) {
     const calls = emu.calls(seq).filter(isCreate);
     const made = emu.state.sandboxes().filter((s) => !others.includes(s.sandboxID)).length;
     await runPulumi(["destroy", "--yes", "--skip-preview", "--stack", stack], { cwd: project, env });
-    return { ms, lastFreedMs, refused: calls.filter((c) => c.status === 429).length, creates: calls.filter((c) => c.status === 201).length, made, failed: count - made, code: res.code, waits: reportedWaits(res.output), tail: res.output.slice(-1500) };
+    return { ms, lastFreedMs, refused: calls.filter((c) => c.status === 429).length, made, failed: count - made, code: res.code, waits: reportedWaits(res.output), tail: res.output.slice(-1500) };
   } finally {
     await runPulumi(["stack", "rm", "--yes", "--force", "--stack", stack], { cwd: project, env });
     await emu.close();

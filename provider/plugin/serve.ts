@@ -17,10 +17,10 @@
  * re-mark outputs named like secret inputs) and leave the logs nothing to redact but the spec's own
  * secret fields. The price is that the plugin must wrap secrets again itself (./adapter.ts).
  */
-import { dirname } from "node:path";
 import { main } from "@pulumi/pulumi/provider";
 import * as runtime from "../runtime/index";
 import { engineAddress, engineLogSink, logsSent } from "../runtime/engine-log";
+import { likePulumi } from "../runtime/like-pulumi";
 import { setLogSink } from "../runtime/log";
 import { withOldInputs } from "./old-inputs";
 import { asOperation } from "./operation";
@@ -80,11 +80,6 @@ function inContext(method: string, request: RequestFields, answer: () => unknown
   else if (method === "update") asOperation("update", request.getUrn(), request.getTimeout(), withOlds);
   else if (method === "diff") withOlds();
   else answer();
-}
-
-/** A package as @pulumi/pulumi itself loads it: its server is built from these very classes. */
-function likePulumi<T>(id: string): T {
-  return require(require.resolve(id, { paths: [dirname(require.resolve("@pulumi/pulumi/package.json"))] })) as T;
 }
 
 export async function serve(args: string[]): Promise<void> {

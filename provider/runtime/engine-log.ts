@@ -6,10 +6,10 @@
  * limit, a build's log) is far from the row of the resource it is about.
  */
 import type * as grpc from "@grpc/grpc-js";
-import { dirname } from "node:path";
 import { EngineClient } from "@pulumi/pulumi/proto/engine_grpc_pb";
 import { LogRequest, LogSeverity } from "@pulumi/pulumi/proto/engine_pb";
 import { urnOf } from "../resource-key";
+import { likePulumi } from "./like-pulumi";
 import { setLogSink, type LogSink } from "./log";
 import { isStatusLine } from "./operation";
 
@@ -70,8 +70,6 @@ export function logToEngineInDynamicHost(argv: string[] = process.argv): void {
   if (!/[\\/]cmd[\\/]dynamic-provider([\\/]index\.js)?$/.test(argv[1] ?? "")) return;
   const address = engineAddress(argv.slice(2));
   if (!address) return;
-  // The credentials must come from the very @grpc/grpc-js that @pulumi/pulumi's EngineClient uses.
-  const grpcPath = require.resolve("@grpc/grpc-js", { paths: [dirname(require.resolve("@pulumi/pulumi/package.json"))] });
-  const { credentials } = require(grpcPath) as typeof grpc;
+  const { credentials } = likePulumi<typeof grpc>("@grpc/grpc-js");
   setLogSink(engineLogSink(address, credentials.createInsecure()));
 }
