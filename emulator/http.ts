@@ -13,12 +13,17 @@ export interface Reply {
   headers?: Record<string, string>;
 }
 
-/** An answer in the service's error shape `{code, message}`, thrown from anywhere in a handler. */
+/**
+ * An answer in the service's error shape `{code, message}`, thrown from anywhere in a handler.
+ * `errorCode` is the body's optional machine-readable `error_code` (docs/service.md#platform-error-body),
+ * sent only when given, so every other error body stays `{code, message}`.
+ */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
     readonly headers: Record<string, string> = {},
+    readonly errorCode?: string,
   ) {
     super(message);
   }
@@ -76,9 +81,10 @@ export function noContent(): Reply {
   return { status: 204 };
 }
 
-/** The `{code, message}` reply of an ApiError, with its headers. */
+/** The `{code, message}` reply of an ApiError (with `error_code` when it has one), with its headers. */
 export function errorReply(err: ApiError): Reply {
-  return { status: err.status, body: { code: err.status, message: err.message }, headers: err.headers };
+  const body = { code: err.status, message: err.message, ...(err.errorCode === undefined ? {} : { error_code: err.errorCode }) };
+  return { status: err.status, body, headers: err.headers };
 }
 
 /** Reads the whole body; a body over `limit` bytes (default `MAX_BODY_BYTES`) is a 413. */

@@ -6,6 +6,7 @@ import { posix } from "node:path";
 import { z } from "zod";
 import { checkEgress } from "../egress";
 import { ApiError, json, type Reply, type RequestContext } from "../http";
+import { idempotencyKeyOf, keysOf } from "../idempotency";
 import { checkMaskRequestHost } from "../mask-host";
 import { checkNetworkRules } from "../network-rules";
 import type { Stores } from "../store";
@@ -43,7 +44,15 @@ const V2_DEFAULT_TIMEOUT_MS = 300_000;
 
 /** Handles POST /sandboxes and POST /v2/sandboxes: 201 with the Sandbox, or the first rule broken as a 4xx. */
 export async function createSandbox(stores: Stores, ctx: RequestContext, version: "v1" | "v2" = "v1"): Promise<Reply> {
-  const body = parseBody(NewSandboxSchema, await ctx.json());
+  // Only the v2 operation declares an Idempotency-Key (docs/service.md#idempotent-creates); v1 ignores it.
+  const key = version === "v2" ? idempotencyKeyOf(ctx.headers) : undefined;
+  const raw = await ctx.json();
+  if (key === undefined) return createFrom(stores, raw, version);
+  return keysOf(stores).run(key, raw, () => createFrom(stores, raw, version));
+}
+
+async function createFrom(stores: Stores, raw: unknown, version: "v1" | "v2"): Promise<Reply> {
+  const body = parseBody(NewSandboxSchema, raw);
   // v2 (what the official JS SDK calls): always secured, a 300 s default time to live.
   if (version === "v2") body.secure = true;
   const base = resolveBase(stores, body.templateID);

@@ -4,7 +4,7 @@
  *
  * | method     | verb and path                       | success |
  * |------------|-------------------------------------|---------|
- * | create     | POST /sandboxes                     | 201     |
+ * | create     | POST /v2/sandboxes (Idempotency-Key) | 201    |
  * | fork       | POST /sandboxes/{id}/fork           | 201     |
  * | get        | GET /sandboxes/{id}                 | 200     |
  * | list       | GET /v2/sandboxes (X-Next-Token)    | 200     |
@@ -51,6 +51,9 @@ export interface SandboxPage {
   nextToken?: string;
 }
 
+/** What the service accepts as an `Idempotency-Key` (e2b 2.63 on PyPI, `retry.py`). */
+const IDEMPOTENCY_KEY = /^[a-z0-9-]{1,255}$/;
+
 /** The service accepts at most this many IDs in one metrics call. */
 const METRICS_BATCH = 100;
 
@@ -61,9 +64,21 @@ const MetricSeries = z.array(SandboxMetric);
 export class Sandboxes {
   constructor(private readonly http: HttpClient) {}
 
-  /** Creates a sandbox. Not repeated after a dropped connection (it could create a second one). */
-  create(body: NewSandbox, call?: CallOptions): Promise<Sandbox> {
-    return this.http.call({ method: "POST", route: "/sandboxes", body, auth: "apiKey" }, Sandbox, call);
+  /**
+   * Creates a sandbox (POST /v2/sandboxes: the deprecated POST /sandboxes is not used). With an
+   * `idempotencyKey` (1 to 255 of `[a-z0-9-]`), the service answers every repeat of the same request
+   * with the first one's sandbox, so the create is repeated after a lost answer or a timeout; without
+   * one it is not (a repeat could create a second sandbox). Every sandbox the v2 route makes is secured:
+   * a `secure` in `body` is not sent.
+   */
+  create(body: NewSandbox, call?: CallOptions, opts: { idempotencyKey?: string } = {}): Promise<Sandbox> {
+    const { secure: _secured, ...v2 } = body;
+    const key = opts.idempotencyKey;
+    if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
+      throw new SandboxError({ code: "invalid_argument", message: `POST /v2/sandboxes: the idempotency key must be 1 to 255 of a-z, 0-9 and "-", got ${JSON.stringify(key)}.` });
+    }
+    const op = { method: "POST", route: "/v2/sandboxes", body: v2, auth: "apiKey", ...(key !== undefined ? { idempotencyKey: key } : {}) } as const;
+    return this.http.call(op, Sandbox, call);
   }
 
   /**

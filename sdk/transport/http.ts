@@ -9,7 +9,7 @@ import type { z } from "zod";
 import { REQUEST_TIMEOUT_ENV, requireAccessToken, requireApiKey, type ResolvedOptions } from "../config";
 import { reasonFor } from "../error-reasons";
 import { codeForStatus, isSandboxError, redact, RETRYABLE_STATUSES, SandboxError } from "../errors";
-import { classifyTransportError, parseRetryAfter, retryDecision, type AttemptOutcome } from "./retry";
+import { classifyTransportError, parseRetryAfter, parseShouldRetry, retryDecision, type AttemptOutcome } from "./retry";
 import { ErrorBody } from "../schemas/common";
 import { parseWire } from "../schemas/parse";
 import { loopbackLookup } from "./loopback-lookup";
@@ -63,6 +63,11 @@ export interface Operation {
   auth: AuthScheme;
   /** Whether repeating is harmless. Default: true for GET/PUT/DELETE, false for POST/PATCH. */
   idempotent?: boolean;
+  /**
+   * Sent as the `Idempotency-Key` header: the service answers every repeat with the first attempt's
+   * outcome, so the request is repeated after a lost answer or a timeout as a read would be.
+   */
+  idempotencyKey?: string;
 }
 
 /** A 2xx answer before its body is interpreted. */
@@ -130,7 +135,7 @@ export class HttpClient {
     for (let attempt = 1; ; attempt++) {
       const result = await this.attempt(op, url, headers, call);
       if ("status" in result) return result;
-      const decision = retryDecision(op.method, op.idempotent, result.outcome, attempt, this.options.retry);
+      const decision = retryDecision(op.method, op.idempotencyKey !== undefined || op.idempotent, result.outcome, attempt, this.options.retry, Math.random, op.idempotencyKey !== undefined);
       if (!decision.retry) throw this.failure(op, result, attempt, decision.why);
       call.onRetry?.(result.outcome, decision.delayMs);
       try {
@@ -164,9 +169,11 @@ export class HttpClient {
       if (ok && op.binaryAnswer) return { status: res.statusCode, headers: res.headers, text: "", bytes: new Uint8Array(await res.body.arrayBuffer()) };
       const text = await res.body.text();
       if (ok) return { status: res.statusCode, headers: res.headers, text };
-      const retryAfter = res.statusCode === 429 ? parseRetryAfter(headerValue(res.headers["retry-after"])) : undefined;
+      const retryAfter = parseRetryAfter(headerValue(res.headers["retry-after"]));
+      const shouldRetry = parseShouldRetry(headerValue(res.headers["should-retry"]));
       const reason = reasonFor(res.statusCode, ErrorBody.safeParse(safeJson(text)).data?.message);
-      return { outcome: { kind: "status", status: res.statusCode, retryAfterMs: retryAfter, ...(reason ? { reason } : {}) }, text };
+      const outcome: AttemptOutcome = { kind: "status", status: res.statusCode, retryAfterMs: retryAfter, ...(shouldRetry !== undefined ? { shouldRetry } : {}), ...(reason ? { reason } : {}) };
+      return { outcome, text };
     } catch (err) {
       if (call.signal?.aborted) throw abortedError(labelOf(op), call.signal, err);
       if (deadline.signal.aborted) return { outcome: { kind: "timeout" }, timeoutMs, callTimeout: call.timeoutMs !== undefined, cause: err };
@@ -215,6 +222,7 @@ export class HttpClient {
   private headersFor(op: Operation): Record<string, string> {
     const headers: Record<string, string> = { "user-agent": USER_AGENT, accept: "application/json" };
     if (op.body !== undefined) headers["content-type"] = "application/json";
+    if (op.idempotencyKey !== undefined) headers["idempotency-key"] = op.idempotencyKey;
     if (op.bytes) {
       // Object stores refuse a chunked upload (501): the length is always stated.
       headers["content-type"] = op.bytes.contentType;

@@ -4,7 +4,12 @@
  *
  * A repeat must never create a second resource: a non-idempotent request (POST /sandboxes,
  * /templates, /templates/{id}, /volumes) is repeated only when the server provably did not
- * process it: a 429, or a connection that failed before the request was written.
+ * process it (a 429, or a connection that failed before the request was written), when the server
+ * says so (`Should-Retry: true`), or when it carries an idempotency key, which makes the server
+ * answer a repeat with the first attempt's outcome.
+ *
+ * `Should-Retry`, when present, is authoritative either way (the official SDKs since e2b 2.63 on
+ * PyPI, `retry.py`); without it, 429, 502, 503 and 504 are the retryable statuses.
  *
  * The 429 of the team's concurrent-sandbox limit is not repeated here: it lasts until other sandboxes
  * end (docs/service.md#limits), which a few quick repeats would not see. The caller decides how long
@@ -16,7 +21,7 @@ import { DEFAULT_RETRY, type RetryOptions } from "../config";
 /** What one attempt came to, as far as retrying is concerned. */
 export type AttemptOutcome =
   /** The server answered with a non-2xx status. `retryAfterMs` from a Retry-After header. */
-  | { kind: "status"; status: number; retryAfterMs?: number | undefined; reason?: ErrorReason }
+  | { kind: "status"; status: number; retryAfterMs?: number | undefined; shouldRetry?: boolean; reason?: ErrorReason }
   /** The connection failed before the request was written (refused, DNS, connect timeout). */
   | { kind: "not_sent"; errno: string }
   /** The connection broke after the request may have been written (reset, closed early). */
@@ -53,6 +58,7 @@ export function isIdempotentMethod(method: string): boolean {
  *
  * @param idempotent whether repeating is harmless; `undefined` derives it from `method`.
  * @param random source of jitter in [0, 1); injectable for tests.
+ * @param keyed the request carries an idempotency key: a repeat after a timeout is as safe as a read's.
  */
 export function retryDecision(
   method: string,
@@ -61,8 +67,9 @@ export function retryDecision(
   attempt: number,
   policy: Required<RetryOptions> = DEFAULT_RETRY,
   random: () => number = Math.random,
+  keyed = false,
 ): RetryDecision {
-  const verdict = repeatable(outcome, idempotent ?? isIdempotentMethod(method), READ_METHODS.has(method.toUpperCase()));
+  const verdict = repeatable(outcome, idempotent ?? isIdempotentMethod(method), keyed || READ_METHODS.has(method.toUpperCase()));
   if (verdict !== "yes") return { retry: false, why: verdict };
   const budget = outcome.kind === "timeout" ? Math.min(policy.maxAttempts, TIMEOUT_ATTEMPTS) : policy.maxAttempts;
   if (attempt >= budget) return { retry: false, why: "exhausted" };
@@ -75,7 +82,10 @@ export function retryDecision(
 function repeatable(outcome: AttemptOutcome, safe: boolean, read: boolean): "yes" | "permanent" | "unsafe" {
   switch (outcome.kind) {
     case "status":
-      if (outcome.status === 429) return outcome.reason === "sandbox_limit" ? "permanent" : "yes";
+      // The team's limit is waited for by the caller, however the answer is marked (see the header).
+      if (outcome.reason === "sandbox_limit") return "permanent";
+      if (outcome.shouldRetry !== undefined) return outcome.shouldRetry ? "yes" : "permanent";
+      if (outcome.status === 429) return "yes";
       if (!TRANSIENT_STATUSES.has(outcome.status)) return "permanent";
       return safe ? "yes" : "unsafe";
     case "not_sent":
@@ -109,6 +119,15 @@ export function parseRetryAfter(value: string | undefined, now: number = Date.no
   // An HTTP date names its day and month; without letters, Date.parse would read "-3" as a year.
   const at = /[a-z]/i.test(text) ? Date.parse(text) : Number.NaN;
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/**
+ * Reads a Should-Retry header: `true` or `false` (any case, spaces around); undefined when absent.
+ * Any other value counts as false, as the official SDKs read it: only an explicit yes repeats.
+ */
+export function parseShouldRetry(value: string | undefined): boolean | undefined {
+  if (value === undefined) return undefined;
+  return value.trim().toLowerCase() === "true";
 }
 
 /** Connection errors raised before a request is written: the server cannot have processed it. */

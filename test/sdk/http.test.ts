@@ -72,14 +72,14 @@ describe("retries", () => {
     const err = await failure(client.sandboxes.create({ templateID: "base" }));
     expect(err.reason).toBe("sandbox_limit");
     expect(err.retryAfterMs).toBe(2_000);
-    expect(err.message).toBe(`POST /sandboxes failed (429 rate_limited): ${message}`);
+    expect(err.message).toBe(`POST /v2/sandboxes failed (429 rate_limited): ${message}`);
     expect(peer.requests).toHaveLength(1);
   });
 
   test("503 on a create is not repeated (the service may have started it)", async () => {
     const { peer, client } = await setup((_req, res) => json(res, 503, { code: 503, message: "placement failed" }));
     const err = await failure(client.sandboxes.create({ templateID: "base" }));
-    expect(err.message).toBe("POST /sandboxes failed (503 unavailable): placement failed");
+    expect(err.message).toBe("POST /v2/sandboxes failed (503 unavailable): placement failed");
     expect(peer.requests).toHaveLength(1);
   });
 
@@ -88,7 +88,7 @@ describe("retries", () => {
     const err = await failure(client.sandboxes.create({ templateID: "base" }));
     expect(err.code).toBe("unavailable");
     expect(err.message).toMatch(
-      /^POST \/sandboxes failed: the connection to 127\.0\.0\.1:\d+ was lost before a response \((UND_ERR_SOCKET|ECONNRESET)\); not repeated, because the service may have processed it$/,
+      /^POST \/v2\/sandboxes failed: the connection to 127\.0\.0\.1:\d+ was lost before a response \((UND_ERR_SOCKET|ECONNRESET)\); not repeated, because the service may have processed it$/,
     );
     expect(peer.requests).toHaveLength(1);
   });
@@ -120,7 +120,7 @@ describe("retries", () => {
     open.clients.push(client);
     const err = await failure(client.sandboxes.create({ templateID: "base" }));
     expect(err.code).toBe("unavailable");
-    expect(err.message).toBe(`POST /sandboxes failed: could not connect to 127.0.0.1:${port} (ECONNREFUSED) (gave up after 3 attempts)`);
+    expect(err.message).toBe(`POST /v2/sandboxes failed: could not connect to 127.0.0.1:${port} (ECONNREFUSED) (gave up after 3 attempts)`);
   });
 
   test("a 400 is not retried and carries the service's message", async () => {
@@ -129,7 +129,7 @@ describe("retries", () => {
     expect(err.code).toBe("invalid_argument");
     expect(err.status).toBe(400);
     expect(err.retryable).toBe(false);
-    expect(err.message).toBe("POST /sandboxes failed (400 invalid_argument): Timeout must be greater than 0");
+    expect(err.message).toBe("POST /v2/sandboxes failed (400 invalid_argument): Timeout must be greater than 0");
     expect(peer.requests).toHaveLength(1);
   });
 
@@ -248,7 +248,7 @@ describe("auth and headers", () => {
     const { peer, client } = await setup(ok, { apiKey: undefined });
     const err = await failure(client.sandboxes.create({ templateID: "base" }));
     expect(err.code).toBe("missing_credential");
-    expect(err.message).toMatch(/^POST \/sandboxes: No API key is configured\. Set the E2B_API_KEY environment variable/);
+    expect(err.message).toMatch(/^POST \/v2\/sandboxes: No API key is configured\. Set the E2B_API_KEY environment variable/);
     expect(peer.requests).toHaveLength(0);
   });
 

@@ -35,7 +35,8 @@ describe("sandboxes", () => {
   test("create → 201 Sandbox; get → its detail; kill → 204, then 404", async () => {
     const sbx = await sdk.sandboxes.create({ templateID: "base", timeout: 120, metadata: { suite: "platform", n: "1" } });
     expect(sbx.sandboxID).toMatch(/^i[a-z0-9]{20}$/);
-    expect(sbx.envdAccessToken).toBeUndefined(); // not secure: the service sends no token at all
+    // POST /v2/sandboxes secures every sandbox: its answer carries the in-sandbox API's token.
+    expect(sbx.envdAccessToken).toMatch(/^[0-9a-f]{64}$/);
     expect(sbx.domain).toBeNull();
     const detail = await sdk.sandboxes.get(sbx.sandboxID);
     expect(detail).toMatchObject({ sandboxID: sbx.sandboxID, templateID: sbx.templateID, state: "running", metadata: { suite: "platform", n: "1" } });
@@ -58,11 +59,11 @@ describe("sandboxes", () => {
   test("create failures: 400 with the service's message, 404 unknown template", async () => {
     const zero = await failure(sdk.sandboxes.create({ templateID: "base", timeout: 0 }));
     expect(zero.code).toBe("invalid_argument");
-    expect(zero.message).toBe("POST /sandboxes failed (400 invalid_argument): Timeout must be greater than 0");
+    expect(zero.message).toBe("POST /v2/sandboxes failed (400 invalid_argument): Timeout must be greater than 0");
     expect(zero.service).toEqual({ code: 400, message: "Timeout must be greater than 0" });
     const missing = await failure(sdk.sandboxes.create({ templateID: "no-such-template" }));
     expect(missing.code).toBe("not_found");
-    expect(missing.message).toBe("POST /sandboxes failed (404 not_found): template 'no-such-template' not found");
+    expect(missing.message).toBe("POST /v2/sandboxes failed (404 not_found): template 'no-such-template' not found");
   });
 
   test("kill, setTimeout and get of unknown or malformed IDs", async () => {

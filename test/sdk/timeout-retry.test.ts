@@ -60,15 +60,31 @@ test("a GET that keeps timing out is repeated once, then fails naming the deadli
   expect(emu.calls().slice(before).map((c) => `${c.method} ${c.path}`)).toEqual([`GET /sandboxes/${sandboxID}`, `GET /sandboxes/${sandboxID}`]);
 });
 
-test("a POST that times out is not repeated", async () => {
+test("a create that times out is not repeated without an idempotency key", async () => {
   emu.setFaults({ latencyMs: LATENCY_MS });
   const before = emu.calls().length;
   const repeats: AttemptOutcome[] = [];
   const err = await failure(client.sandboxes.create({ templateID: "base", timeout: 600 }, { onRetry: (outcome) => repeats.push(outcome) }));
   expect(err.code).toBe("timeout");
-  expect(err.message).toMatch(/^POST \/sandboxes timed out after 500 ms without a complete response\. /);
+  expect(err.message).toMatch(/^POST \/v2\/sandboxes timed out after 500 ms without a complete response\. /);
   expect(repeats).toEqual([]);
   await settled(before + 1);
   await new Promise((r) => setTimeout(r, LATENCY_MS)); // time for a repeat, had there been one
-  expect(emu.calls().slice(before).filter((c) => c.method === "POST").map((c) => c.path)).toEqual(["/sandboxes"]);
+  expect(emu.calls().slice(before).filter((c) => c.method === "POST").map((c) => c.path)).toEqual(["/v2/sandboxes"]);
+});
+
+test("a create with an idempotency key that times out is repeated, and the service answers with the one sandbox it made", async () => {
+  emu.setFaults({ latencyMs: LATENCY_MS });
+  const before = emu.calls().length;
+  const repeats: AttemptOutcome[] = [];
+  const pending = client.sandboxes.create({ templateID: "base", timeout: 600 }, { onRetry: (outcome) => { repeats.push(outcome); emu.setFaults({}); } }, { idempotencyKey: "timeout-retry-1" });
+  const made = await pending;
+  expect(repeats).toEqual([{ kind: "timeout" }]);
+  await settled(before + 2);
+  const posts = emu.calls().slice(before).filter((c) => c.method === "POST");
+  // The repeat is answered first; the first attempt, which the client gave up on, ends however it ends.
+  expect(posts.map((c) => c.path)).toEqual(["/v2/sandboxes", "/v2/sandboxes"]);
+  expect(posts[0]!.status).toBe(201);
+  expect(emu.state.sandboxes().filter((x) => x.sandboxID === made.sandboxID)).toHaveLength(1);
+  await client.sandboxes.kill(made.sandboxID);
 });

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { DEFAULT_RETRY } from "../../sdk/config";
-import { backoffDelay, classifyTransportError, isIdempotentMethod, parseRetryAfter, retryDecision, type AttemptOutcome } from "../../sdk/transport/retry";
+import { backoffDelay, classifyTransportError, isIdempotentMethod, parseRetryAfter, parseShouldRetry, retryDecision, type AttemptOutcome } from "../../sdk/transport/retry";
 
 const policy = { maxAttempts: 4, baseDelayMs: 100, maxDelayMs: 1_000 };
 const top = () => 0.999999; // jitter draw at the ceiling
@@ -69,6 +69,27 @@ describe("retryDecision", () => {
 
   test("without Retry-After a 429 backs off like any other retry", () => {
     expect(retryDecision("GET", undefined, status(429), 2, policy, top)).toEqual({ retry: true, delayMs: 199 });
+  });
+
+  test("Should-Retry is authoritative when present, for any method and status (the official SDKs since e2b 2.63 on PyPI)", () => {
+    const marked = (s: number, shouldRetry: boolean): AttemptOutcome => ({ kind: "status", status: s, shouldRetry });
+    expect(retryDecision("POST", false, marked(409, true), 1, policy).retry).toBe(true);
+    expect(retryDecision("POST", false, marked(500, true), 1, policy).retry).toBe(true);
+    expect(retryDecision("GET", undefined, marked(503, false), 1, policy)).toEqual({ retry: false, why: "permanent" });
+    expect(retryDecision("POST", false, marked(429, false), 1, policy)).toEqual({ retry: false, why: "permanent" });
+    // The team's limit is still waited for by its caller.
+    expect(retryDecision("POST", false, { kind: "status", status: 429, shouldRetry: true, reason: "sandbox_limit" }, 1, policy).retry).toBe(false);
+    expect(retryDecision("POST", false, { kind: "status", status: 409, shouldRetry: true, retryAfterMs: 1_000 }, 1, policy)).toEqual({ retry: true, delayMs: 1_000 });
+    expect(parseShouldRetry(" TRUE ")).toBe(true);
+    expect(parseShouldRetry("false")).toBe(false);
+    expect(parseShouldRetry("yes")).toBe(false);
+    expect(parseShouldRetry(undefined)).toBeUndefined();
+  });
+
+  test("a create with an idempotency key is repeated after a lost answer or a timeout; without one it is not", () => {
+    expect(retryDecision("POST", true, { kind: "timeout" }, 1, policy, top, true).retry).toBe(true);
+    expect(retryDecision("POST", true, { kind: "dropped", errno: "ECONNRESET" }, 1, policy, top, true).retry).toBe(true);
+    expect(retryDecision("POST", undefined, { kind: "timeout" }, 1, policy, top, false)).toEqual({ retry: false, why: "unsafe" });
   });
 
   test("uses the default policy (5 attempts) when none is given", () => {
