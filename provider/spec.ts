@@ -13,9 +13,12 @@ import type { Credential } from "./config-keys";
  * Inputs the provider adds for itself; never user-facing, never diffed, never in the schema.
  * `__resource`: the key auto-names and markers derive from (./resource-key.ts: minted at the first create, kept after);
  * `__generation`: counts replacements; `__auto`: the inputs `check` filled with an auto-name;
- * `__secrets`: the plaintext of every value the program marked secret, so logs can hide exactly those.
+ * `__secrets`: the plaintext of every value the program marked secret, so logs can hide exactly those;
+ * `__nonce`: random, minted at the resource's first check and kept in state, so that what is derived
+ * from it (a create's idempotency key: ./kinds/identity.ts) is never shared by two resources, even two
+ * that the same key names (one renamed away with `aliases`, one declared later under the old name).
  */
-export const INTERNAL_INPUTS = ["__provider", "__resource", "__generation", "__auto", "__secrets"] as const;
+export const INTERNAL_INPUTS = ["__provider", "__resource", "__generation", "__auto", "__secrets", "__nonce"] as const;
 
 /**
  * What a spec's generic readers (check, diff, the schema) take: any object schema. `any` and not

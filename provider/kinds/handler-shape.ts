@@ -13,6 +13,7 @@ export type Internals = {
   __generation?: number;
   __auto?: string[];
   __secrets?: string[];
+  __nonce?: string;
   __version?: string;
 };
 

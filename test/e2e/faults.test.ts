@@ -3,7 +3,8 @@
  * provisioned sandboxes, half of them mounting a volume) goes up and is destroyed while the emulator
  * answers a seeded quarter of the platform calls with 429s, 503s and dropped connections (before and
  * after handling), with latency on every call. Then every create's answer is lost on its way back: the
- * provider must find what it made rather than make it again. After each run the state and the
+ * provider must find what it made rather than make it again (a sandbox's create: its first answer is
+ * lost, and the repeat with the same idempotency key gets the same sandbox, with no look-up). After each run the state and the
  * emulator must agree exactly: nothing twice, nothing unrecorded, nothing left after destroy.
  */
 import { createServer, request, type Server } from "node:http";
@@ -81,19 +82,25 @@ test("under faults, destroy leaves nothing; a quarter of the calls were disturbe
  * The calls that make something: a sandbox, a volume, a template or a template's new build (v1:
  * /templates[/{id}]; the current build system: a build request, /v3/templates, and its start).
  */
-const START_ROUTE = /^\/(sandboxes|volumes|templates|templates\/[^/?]+|v3\/templates|v2\/templates\/[^/?]+\/builds\/[^/?]+)$/;
+const START_ROUTE = /^\/(sandboxes|v2\/sandboxes|volumes|templates|templates\/[^/?]+|v3\/templates|v2\/templates\/[^/?]+\/builds\/[^/?]+)$/;
 
 /**
  * A proxy in front of the platform API that hands every create and rebuild to the service, waits for
  * its answer, then drops the connection instead of passing the answer on: the caller is left not knowing
- * the outcome. Everything else passes through untouched.
+ * the outcome. A create carrying an idempotency key loses only its first answer: a repeat with the same
+ * key is what the key is for. Everything else passes through untouched; the look-ups of sandboxes by
+ * marker are counted.
  */
-async function answerLosingProxy(target: string): Promise<{ url: string; lost: string[]; server: Server }> {
+async function answerLosingProxy(target: string): Promise<{ url: string; lost: string[]; markerLookups: string[]; server: Server }> {
   const lost: string[] = [];
+  const markerLookups: string[] = [];
+  const keysSeen = new Set<string>();
   const isCreate = (method?: string, url?: string) => method === "POST" && START_ROUTE.test(url ?? "");
+  const firstOfKey = (key: string | string[] | undefined) => typeof key !== "string" || (!keysSeen.has(key) && !!keysSeen.add(key));
   const server = createServer((req, res) => {
+    if (req.method === "GET" && (req.url ?? "").startsWith("/v2/sandboxes?") && decodeURIComponent(req.url ?? "").includes("pulumi-sandbox.marker")) markerLookups.push(req.url ?? "");
     const upstream = request(`${target}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
-      if (isCreate(req.method, req.url) && answer.statusCode !== undefined && answer.statusCode < 300) {
+      if (isCreate(req.method, req.url) && answer.statusCode !== undefined && answer.statusCode < 300 && firstOfKey(req.headers["idempotency-key"])) {
         answer.resume();
         answer.on("end", () => {
           lost.push(`${req.method} ${req.url} ${answer.statusCode}`);
@@ -108,7 +115,7 @@ async function answerLosingProxy(target: string): Promise<{ url: string; lost: s
     req.pipe(upstream);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, lost, server };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, lost, markerLookups, server };
 }
 
 test("when every create's and rebuild's answer is lost, the provider finds what it made instead of making it again", async () => {
@@ -121,9 +128,15 @@ test("when every create's and rebuild's answer is lost, the provider finds what 
     const up = await s.ok("up", "--yes", "--skip-preview");
     expect(up.output).toMatch(new RegExp(`\\+ ${RESOURCES + 1} created`)); // destroy removed the stack too
     // One create per resource reached the service, and no answer of theirs reached the provider. A
-    // template's is a build request and a start; the start, sent again, is refused as started (400).
-    expect(starts(since).map((c) => c.status).sort()).toEqual([...Array(3 + SANDBOXES).fill(201), ...Array(4).fill(202), 400, 400]);
+    // template's is a build request and a start; the start, sent again, is refused as started (400). A
+    // sandbox's create is sent twice with one idempotency key: the service answers the repeat with the
+    // sandbox the first made, so the provider needs no look-up by marker to find it; its one listing
+    // after a repeat names the create's nonce too (duplicates a deployment without keys would make).
+    expect(starts(since).map((c) => c.status).sort()).toEqual([...Array(3 + 2 * SANDBOXES).fill(201), ...Array(4).fill(202), 400, 400]);
     expect(proxy.lost).toHaveLength(RESOURCES + 2);
+    expect(proxy.markerLookups).toHaveLength(SANDBOXES);
+    for (const url of proxy.markerLookups) expect(decodeURIComponent(url)).toMatch(/pulumi-sandbox\.nonce=[0-9a-f]{16}/);
+    expect(s.emulator.calls(since).filter((c) => c.path.endsWith("/connect"))).toEqual([]);
     await expectStateIsInventory();
     expect((await s.outputs()).provisioned).toEqual(Array(SANDBOXES).fill(true));
 

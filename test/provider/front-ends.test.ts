@@ -82,6 +82,8 @@ function secretValues(props: Obj, secret: string[]): string[] {
 const VOLATILE = new Set([
   ...["id", "token", "startedAt", "endAt", "envdAccessToken", "trafficAccessToken", "volumeID", "volumeId", "sandboxID"],
   ...["templateID", "buildID", "latestBuildID", "createdAt", "updatedAt"],
+  // Random per resource (provider/kinds/identity.ts): each front end's check mints its own.
+  "__nonce",
 ]);
 const OWN = new Set(["__provider", "__secrets", "__resource"]);
 
@@ -106,7 +108,8 @@ async function same<T>(step: (end: FrontEnd) => Promise<T>): Promise<[T, T]> {
 /** This front end's half of a pair `same` returned. */
 const at = <T>(pair: [T, T], e: FrontEnd): T => pair[ends.indexOf(e)]!;
 
-const secretKeysOf = (props: Obj) => Object.keys(props).filter((k) => (props[k] as Obj | null)?.[specialSigKey] === specialSecretSig).sort();
+/** The keys of `props` wrapped secret, but the front ends' own (the plugin's `__secrets`: test/provider/plugin-secrets.test.ts). */
+const secretKeysOf = (props: Obj) => Object.keys(props).filter((k) => !OWN.has(k) && (props[k] as Obj | null)?.[specialSigKey] === specialSecretSig).sort();
 
 describe("Volume: the same inputs give the same answers", () => {
   const props = { name: "team-data" };
@@ -153,7 +156,8 @@ describe("Sandbox: the same inputs give the same answers", () => {
     const checked = await same((e) => e.host.check(urn(e), {}, e.bag("Sandbox", props, ["envVars"])));
     expect(secretKeysOf(checked[1].inputs)).toEqual(["envVars"]);
     const created = await same((e) => e.host.create(urn(e), at(checked, e).inputs));
-    expect(secretKeysOf(created[1].properties)).toEqual(["envVars", "provisionResults"]);
+    // Every sandbox of POST /v2/sandboxes is secured: its in-sandbox token is a secret output.
+    expect(secretKeysOf(created[1].properties)).toEqual(["envVars", "envdAccessToken", "provisionResults"]);
     const longer = await same((e) => e.host.check(urn(e), at(checked, e).inputs, e.bag("Sandbox", { ...props, timeoutSeconds: 900 }, ["envVars"])));
     const [diff] = await same((e) => e.host.diff(at(created, e).id, urn(e), at(created, e).properties, at(longer, e).inputs));
     expect(diff).toEqual({ changes: "some", replaces: [], deleteBeforeReplace: false });
@@ -182,24 +186,26 @@ describe("Template: the same inputs give the same answers", () => {
 });
 
 /**
- * Where the two differ, on purpose. The dynamic provider hides from logs only what the program marked
- * secret (its class collects those values before wrapping the spec's secret inputs). The plugin cannot
- * tell the two apart: a generated SDK wraps the spec's secret inputs (`envVars`, `provision`) itself,
- * so they reach the plugin wrapped whether or not the program marked them. It hides them all: a
- * provisioning command shows as `[redacted]`, never a secret in plaintext.
+ * What each front end hides from logs and stored output: what the program marked secret, and nothing
+ * else. The dynamic provider's class collects those values before it wraps the spec's secret inputs;
+ * the plugin gets `envVars` and `provision` as the program wrote them (the schema marks no input
+ * secret, so a generated SDK does not wrap them whole), wraps them itself in its check's answer, and
+ * carries the program's secrets on as `__secrets` (provider/plugin/adapter.ts).
  */
-describe("Sandbox provisioning: the plugin hides what arrives secret, the dynamic provider what the program marked", () => {
-  const props = { templateID: "base", timeoutSeconds: 600, provision: { commands: [{ command: "echo front-ends-agree" }] } };
-  test("the command shows in the dynamic provider's results, [redacted] in the plugin's; the output in both", async () => {
+describe("Sandbox provisioning: both front ends hide what the program marked secret, and only that", () => {
+  const token = "front-end-env-token-7c4b";
+  const props = { templateID: "base", timeoutSeconds: 600, envVars: { TOKEN: token }, provision: { commands: [{ command: 'echo "front-ends-agree $TOKEN"' }] } };
+  test("the command shows in both front ends' results, and the output with the secret env var [redacted]", async () => {
     const results = await Promise.all(ends.map(async (e) => {
       const urn = e.urn("Sandbox", "prov");
-      const { inputs } = await e.host.check(urn, {}, e.bag("Sandbox", props, e.name === "plugin" ? ["provision"] : []));
+      const { inputs } = await e.host.check(urn, {}, e.bag("Sandbox", props, ["envVars"]));
       const { id, properties } = await e.host.create(urn, inputs);
       await e.host.delete(id, urn, properties);
       return comparable(properties.provisionResults) as { command: string; stdoutTail: string }[];
     }));
-    expect(results.map((r) => r[0]?.command)).toEqual(["echo front-ends-agree", "[redacted]"]);
-    expect(results.map((r) => r[0]?.stdoutTail)).toEqual(["front-ends-agree\n", "front-ends-agree\n"]);
+    expect(results.map((r) => r[0]?.command)).toEqual(['echo "front-ends-agree $TOKEN"', 'echo "front-ends-agree $TOKEN"']);
+    expect(results.map((r) => r[0]?.stdoutTail)).toEqual(["front-ends-agree [redacted]\n", "front-ends-agree [redacted]\n"]);
+    for (const e of ends) expect(e.host.stderr(), e.name).not.toContain(token);
   });
 });
 

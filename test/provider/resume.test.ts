@@ -7,7 +7,7 @@
  */
 import { describe, expect, test } from "vitest";
 import { ProcessClient } from "../../sdk/in-sandbox/process";
-import { clientOptions } from "../../provider/runtime/context";
+import { clientOptions, platform } from "../../provider/runtime/context";
 import { commandTag, runKey, runNumber, WRAPPER, wrapperEnv } from "../../provider/runtime/resume";
 import type { ProvisionInput } from "../../provider/kinds/sandbox/provision";
 import { checked, emulatorForFile, runtime } from "./harness";
@@ -18,7 +18,8 @@ const COUNTING = "echo run >> /tmp/resume-count && sleep 2 && echo finished";
 
 /** Lines of /tmp/resume-count in the sandbox: how often the command ran. */
 async function runs(sandboxID: string): Promise<number> {
-  const r = await new ProcessClient({ sandboxID, options: clientOptions() }).run("cat /tmp/resume-count 2>/dev/null | wc -l");
+  const { envdAccessToken } = await platform().sandboxes.get(sandboxID);
+  const r = await new ProcessClient({ sandboxID, envdAccessToken, options: clientOptions() }).run("cat /tmp/resume-count 2>/dev/null | wc -l");
   return Number(r.stdoutTail.trim());
 }
 
@@ -33,7 +34,7 @@ describe("a provisioning run resumes an interrupted one", () => {
     // bare sandbox's second provisioning run (its create's ran nothing): number 1.
     expect(runNumber(outs, news as { provision: ProvisionInput })).toBe(1);
     const tag = commandTag(runKey(`${key}#0`, 1), news.provision as ProvisionInput, 0);
-    const started = new ProcessClient({ sandboxID: id, options: clientOptions() }).start({ cmd: "/bin/bash", args: ["-l", "-c", WRAPPER], envs: wrapperEnv(COUNTING, tag), tag, timeoutMs: 30_000 });
+    const started = new ProcessClient({ sandboxID: id, envdAccessToken: outs.envdAccessToken as string, options: clientOptions() }).start({ cmd: "/bin/bash", args: ["-l", "-c", WRAPPER], envs: wrapperEnv(COUNTING, tag), tag, timeoutMs: 30_000 });
     for await (const event of started) if (event.type === "start") break;
 
     const resumed = await runtime.update("Sandbox", id, outs, news);
@@ -62,7 +63,7 @@ describe("a provisioning run resumes an interrupted one", () => {
       expect(outs).toMatchObject({ provisioned: true, provisionResults: [{ command, exitCode: 0 }] });
       expect((outs.provisionResults as { durationMs: number }[])[0]!.durationMs).toBeGreaterThan(0); // run, not skipped
     }
-    const r = await new ProcessClient({ sandboxID: id, options: clientOptions() }).run("cat /tmp/resume-count");
+    const r = await new ProcessClient({ sandboxID: id, envdAccessToken: outs.envdAccessToken as string, options: clientOptions() }).run("cat /tmp/resume-count");
     expect(r.stdoutTail).toBe("A\nB\nA\n");
     await runtime.remove("Sandbox", id, outs);
   });

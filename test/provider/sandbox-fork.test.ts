@@ -46,7 +46,7 @@ describe("lifecycle", () => {
     const since = lastSeq(emu());
     fork = await runtime.create("Sandbox", inputs);
     expect(callsSince(emu(), since, { writesOnly: true }).filter((c) => !c.includes("process."))).toEqual([
-      `POST /sandboxes/${parent.id}/fork`, `PUT /sandboxes/${fork.id}/network`,
+      `POST /sandboxes/${parent.id}/fork`, `PUT /sandboxes/${fork.id}/network`, "POST /filesystem.Filesystem/MakeDir",
     ]);
     expect(fork.id).not.toBe(parent.id);
     expect(fork.outs).toMatchObject({ sandboxID: fork.id, forkFrom: parent.id, state: "running", provisioned: true });

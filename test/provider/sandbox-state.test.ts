@@ -75,7 +75,8 @@ describe("state", () => {
     const inputs = await checked("Sandbox", { templateID: "base", secure: true, network: { allowPublicTraffic: false }, __resource: "proj/adopt/private" });
     const made = await rest(emu(), "POST", "/sandboxes", {
       templateID: "base", secure: true, network: { allowPublicTraffic: false },
-      metadata: { "pulumi-sandbox.resource": "proj/adopt/private#0", "pulumi-sandbox.stack": "proj/adopt", "pulumi-sandbox.inputs": madeFrom(inputs) },
+      // A killed run's: its create's nonce, and no claim inside (provider/kinds/sandbox/claim.ts).
+      metadata: { "pulumi-sandbox.resource": "proj/adopt/private#0", "pulumi-sandbox.stack": "proj/adopt", "pulumi-sandbox.inputs": madeFrom(inputs), "pulumi-sandbox.nonce": "0123456789abcdef" },
     });
     const { sandboxID, trafficAccessToken } = (await made.json()) as { sandboxID: string; trafficAccessToken: string };
     expect(trafficAccessToken).toMatch(/\S/);

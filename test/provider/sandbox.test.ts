@@ -4,6 +4,8 @@
  */
 import { describe, expect, test } from "vitest";
 import { madeFrom } from "../../provider/kinds/sandbox/sandbox";
+import { idempotencyKeyOf } from "../../provider/kinds/identity";
+import { standingOf } from "../../provider/kinds/sandbox/claim";
 import { UNKNOWN } from "../../provider/spec";
 import {
   callsSince, checked, checkReasons, emulatorForFile, expectPlainJSON, lastSeq, loseAnswerTo, PROVIDER_TEXT, rejection, rest, runtime,
@@ -60,7 +62,10 @@ describe("lifecycle", () => {
     expect(running()).toEqual([id]);
     expect(emu().state.sandboxes()[0]!.metadata).toEqual({
       purpose: "test", "pulumi-sandbox.resource": "proj/dev/box#0", "pulumi-sandbox.stack": "proj/dev", "pulumi-sandbox.inputs": madeFrom(inputs),
+      "pulumi-sandbox.nonce": inputs.__nonce,
     });
+    // Its finished create claimed it (provider/kinds/sandbox/claim.ts): a later create under the same marker leaves it alone.
+    expect(await standingOf(id)).toBe("claimed");
     expect(madeFrom(inputs)).toMatch(/^metadata:[0-9a-f]{8},templateID:[0-9a-f]{8}$/); // digests only: no input value in plaintext
     expect(outs).toMatchObject({ sandboxID: id, state: "running", provisioned: true, metadata: { purpose: "test" }, __provider: PROVIDER_TEXT });
     expect(outs.provisionResults).toMatchObject([
@@ -186,19 +191,39 @@ describe("failing provisioning", () => {
   });
 });
 
+/** What a killed run's create leaves in a sandbox's metadata: that run's nonce (and, having not finished, no claim inside). */
+const KILLED_RUN = { "pulumi-sandbox.nonce": "0123456789abcdef" };
+
 describe("creates whose outcome is unknown make one sandbox", () => {
-  test("a lost answer to POST /sandboxes: the provider finds the sandbox by its marker", async () => {
+  test("a lost answer to POST /v2/sandboxes: the repeat with the same idempotency key gets the same sandbox", async () => {
     // A stack of its own: one this process listed in the last 10 s answers from that list, and the
     // answer is lost only after the look-up (the GET) that comes first.
     const inputs = await checked("Sandbox", { templateID: "base", __resource: "proj/lost/lost-answer" });
     const since = lastSeq(emu());
-    const release = loseAnswerTo(emu(), "POST /sandboxes", "GET /v2/sandboxes");
+    const release = loseAnswerTo(emu(), "POST /v2/sandboxes", "GET /v2/sandboxes");
     const { id, outs } = await runtime.create("Sandbox", inputs).finally(release);
     expect(running()).toEqual([id]);
-    // One create; the sandbox it made is then adopted with a connect, which returns its tokens as create does.
-    expect(emu().calls(since).filter((c) => c.method === "POST")).toMatchObject([{ path: "/sandboxes", fault: "dropAfter" }, { path: `/sandboxes/${id}/connect` }]);
+    // The create, its answer lost, then the same create again: the service answers it with the sandbox
+    // the first one made (tokens included), so nothing is adopted with a connect.
+    // The claim (the create finished) comes last.
+    expect(emu().calls(since).filter((c) => c.method === "POST")).toMatchObject([
+      { path: "/v2/sandboxes", fault: "dropAfter", status: 201 }, { path: "/v2/sandboxes", status: 201 }, { path: "/filesystem.Filesystem/MakeDir", status: 200 },
+    ]);
     expect(outs).toMatchObject({ sandboxID: id, provisioned: true });
+    expect(outs.envdAccessToken).toMatch(/.+/);
     await runtime.remove("Sandbox", id, outs);
+  });
+
+  test("two resources under one key (one renamed away, one new under its old name) never share an idempotency key", async () => {
+    const a = await checked("Sandbox", { templateID: "base", __resource: "proj/rename/web" });
+    const b = await checked("Sandbox", { templateID: "base", __resource: "proj/rename/web" });
+    expect(a.__nonce).toMatch(/^[0-9a-f]{16}$/);
+    expect(b.__nonce).not.toBe(a.__nonce);
+    expect(idempotencyKeyOf(a)).not.toBe(idempotencyKeyOf(b));
+    // Kept from state: the same resource's next check keeps its nonce, so a retry sends the same key.
+    const again = await checked("Sandbox", { templateID: "base", __resource: "proj/rename/web" }, a);
+    expect(idempotencyKeyOf(again)).toBe(idempotencyKeyOf(a));
+    expect(idempotencyKeyOf({ ...a, __generation: 1 })).not.toBe(idempotencyKeyOf(a));
   });
 
   // Each test here stands for the next `up` after an interruption: a stack this process has not listed yet.
@@ -206,13 +231,16 @@ describe("creates whose outcome is unknown make one sandbox", () => {
     const inputs = await checked("Sandbox", { templateID: "base", __resource: "proj/interrupted/box" });
     const made = await rest(emu(), "POST", "/sandboxes", {
       templateID: "base",
-      metadata: { "pulumi-sandbox.resource": "proj/interrupted/box#0", "pulumi-sandbox.stack": "proj/interrupted", "pulumi-sandbox.inputs": madeFrom(inputs) },
+      metadata: { "pulumi-sandbox.resource": "proj/interrupted/box#0", "pulumi-sandbox.stack": "proj/interrupted", "pulumi-sandbox.inputs": madeFrom(inputs), ...KILLED_RUN },
     });
     const { sandboxID } = (await made.json()) as { sandboxID: string };
     const since = lastSeq(emu());
     const { id, outs } = await runtime.create("Sandbox", inputs);
     expect(id).toBe(sandboxID);
-    expect(callsSince(emu(), since, { writesOnly: true })).toEqual([`POST /sandboxes/${sandboxID}/connect`]);
+    // Its nonce is another create's: it is the resource's only because no finished create claimed it (the ListDir).
+    expect(callsSince(emu(), since, { writesOnly: true })).toEqual([
+      "POST /filesystem.Filesystem/ListDir", `POST /sandboxes/${sandboxID}/connect`, "POST /filesystem.Filesystem/MakeDir",
+    ]);
     await runtime.remove("Sandbox", id, outs);
   });
 
@@ -221,21 +249,23 @@ describe("creates whose outcome is unknown make one sandbox", () => {
     const inputs = await checked("Sandbox", { templateID: "base", envVars: { GREETING: "two" }, __resource: "proj/edited/box" }); // edited after the kill
     const made = await rest(emu(), "POST", "/sandboxes", {
       templateID: "base", envVars: { GREETING: "one" },
-      metadata: { "pulumi-sandbox.resource": "proj/edited/box#0", "pulumi-sandbox.stack": "proj/edited", "pulumi-sandbox.inputs": madeFrom(old) },
+      metadata: { "pulumi-sandbox.resource": "proj/edited/box#0", "pulumi-sandbox.stack": "proj/edited", "pulumi-sandbox.inputs": madeFrom(old), ...KILLED_RUN },
     });
     const stale = ((await made.json()) as { sandboxID: string }).sandboxID;
     const since = lastSeq(emu());
     const { id, outs } = await runtime.create("Sandbox", inputs);
     expect(id).not.toBe(stale);
-    expect(callsSince(emu(), since, { writesOnly: true })).toEqual([`DELETE /sandboxes/${stale}`, "POST /sandboxes"]);
+    expect(callsSince(emu(), since, { writesOnly: true })).toEqual([
+      "POST /filesystem.Filesystem/ListDir", `DELETE /sandboxes/${stale}`, "POST /v2/sandboxes", "POST /filesystem.Filesystem/MakeDir",
+    ]);
     expect(running()).not.toContain(stale);
-    expect(await (await fetch(`${emu().sandboxUrl}/envs`, { headers: { "E2b-Sandbox-Id": id } })).json()).toMatchObject({ GREETING: "two" });
+    expect(await (await fetch(`${emu().sandboxUrl}/envs`, { headers: { "E2b-Sandbox-Id": id, "X-Access-Token": String(outs.envdAccessToken) } })).json()).toMatchObject({ GREETING: "two" });
     await runtime.remove("Sandbox", id, outs);
   });
 
   test("one list of the stack answers the creates of an up: an interrupted run's sandboxes are adopted, the others made", async () => {
     const marks = (name: string) => ({
-      "pulumi-sandbox.resource": `proj/many/${name}#0`, "pulumi-sandbox.stack": "proj/many", "pulumi-sandbox.inputs": madeFrom({ templateID: "base" }),
+      "pulumi-sandbox.resource": `proj/many/${name}#0`, "pulumi-sandbox.stack": "proj/many", "pulumi-sandbox.inputs": madeFrom({ templateID: "base" }), ...KILLED_RUN,
     });
     const earlier = await Promise.all(["box-0", "box-1"].map(async (name) =>
       ((await (await rest(emu(), "POST", "/sandboxes", { templateID: "base", metadata: marks(name) })).json()) as { sandboxID: string }).sandboxID));
@@ -248,7 +278,7 @@ describe("creates whose outcome is unknown make one sandbox", () => {
     expect(made.slice(0, 2).map((m) => m.id)).toEqual(earlier);
     const calls = callsSince(emu(), since);
     expect(calls.filter((c) => c.startsWith("GET /v2/sandboxes"))).toHaveLength(1);
-    expect(calls.filter((c) => c === "POST /sandboxes")).toHaveLength(2);
+    expect(calls.filter((c) => c === "POST /v2/sandboxes")).toHaveLength(2);
     expect(calls.filter((c) => c.endsWith("/connect")).sort()).toEqual(earlier.map((id) => `POST /sandboxes/${id}/connect`).sort());
     for (const { id, outs } of made) await runtime.remove("Sandbox", id, outs);
   });

@@ -32,7 +32,7 @@ describe("creates past the limit", () => {
     expect(new Set(made).size).toBe(5);
     expect(most).toBeLessThanOrEqual(2);
     expect(emu().state.sandboxes()).toEqual([]);
-    const creates = emu().calls(since).filter((c) => c.method === "POST" && c.path === "/sandboxes");
+    const creates = emu().calls(since).filter((c) => c.method === "POST" && c.path === "/v2/sandboxes");
     expect(creates.filter((c) => c.status === 201)).toHaveLength(5);
     expect(creates.filter((c) => c.status === 429).length).toBeGreaterThan(0);
     const waited = [1, 2, 3, 4, 5].map((n) => linesOf(`box-${n}`)).filter((lines) => lines.length > 0);

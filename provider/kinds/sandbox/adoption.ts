@@ -25,7 +25,7 @@ import type { PlatformClient } from "../../../sdk/platform/client";
 import { stackOf } from "../../resource-key";
 import { MARKER_KEY } from "./spec";
 import { platform } from "../../runtime/context";
-import { isNotFound } from "../../runtime/handlers";
+import { ignoreNotFound, isNotFound } from "../../runtime/handlers";
 import { differingFields } from "../../runtime/made-from";
 
 /** Metadata key holding the stack a sandbox was made for (`stackOf` in ../../resource-key.ts). */
@@ -33,6 +33,9 @@ export const STACK_KEY = "pulumi-sandbox.stack";
 
 /** Metadata key holding the digests of the inputs a sandbox was made from (see sandbox.ts madeFrom). */
 export const INPUTS_KEY = "pulumi-sandbox.inputs";
+
+/** Metadata key holding the nonce of the resource a sandbox was made for (../identity.ts). */
+export const NONCE_KEY = "pulumi-sandbox.nonce";
 
 /** How long one list of a stack's sandboxes answers later creates of that stack. */
 export const SNAPSHOT_MS = 10_000;
@@ -53,10 +56,11 @@ export function withoutMarkings(metadata: Record<string, string> | null | undefi
   return entries.length ? Object.fromEntries(entries) : undefined;
 }
 
-/** A sandbox made for a marker, and the digests of what it was made from ("" when it has none). */
+/** A sandbox made for a marker, the digests of what it was made from and its create's nonce ("" when it has none). */
 interface Made {
   sandboxID: string;
   madeFrom: string;
+  nonce: string;
 }
 
 interface Snapshot {
@@ -81,7 +85,8 @@ function madeFor(stack: string): Promise<Map<string, Made[]>> {
       const byMarker = new Map<string, Made[]>();
       for (const s of list) {
         const marker = s.metadata?.[MARKER_KEY];
-        if (marker) byMarker.set(marker, [...(byMarker.get(marker) ?? []), { sandboxID: s.sandboxID, madeFrom: s.metadata?.[INPUTS_KEY] ?? "" }]);
+        const made = { sandboxID: s.sandboxID, madeFrom: s.metadata?.[INPUTS_KEY] ?? "", nonce: s.metadata?.[NONCE_KEY] ?? "" };
+        if (marker) byMarker.set(marker, [...(byMarker.get(marker) ?? []), made]);
       }
       return byMarker;
     }),
@@ -98,10 +103,45 @@ export interface Stale {
   changed: string[];
 }
 
-/** What earlier runs made for a resource: the sandbox to adopt, if one was made from these inputs, and the stale ones. */
+/**
+ * A sandbox with the resource's marker that is not provably a killed run's (./claim.ts): `claimed`, a
+ * finished create made it; `unknown`, it is paused; `unmarked`, a version before 0.3 made it, which
+ * marked no finished create. It is left as it is: the create makes a new one.
+ */
+export interface Doubtful {
+  sandboxID: string;
+  standing: "claimed" | "unknown" | "unmarked";
+}
+
+/** What earlier runs made for a resource: the sandbox to adopt, if one was made from these inputs, the stale ones, and the doubtful ones. */
 export interface MadeEarlier {
   adopted?: Sandbox | undefined;
   stale: Stale[];
+  doubtful: Doubtful[];
+}
+
+type Identity = { __resource?: string | undefined; __generation?: number | undefined; __nonce?: string | undefined };
+
+/**
+ * Sorts what carries the resource's marker: this create's own (its nonce) and what a killed run made
+ * (no finished create claimed it) are the resource's; anything else is doubtful. The standing is asked
+ * of a sandbox only when its nonce is another's, which a first create of a resource never meets.
+ */
+async function ownOrDoubtful(inputs: Identity, made: Made[]): Promise<{ own: Made[]; doubtful: Doubtful[] }> {
+  const own: Made[] = [];
+  const doubtful: Doubtful[] = [];
+  for (const m of made) {
+    if (inputs.__nonce !== undefined && m.nonce === inputs.__nonce) own.push(m);
+    else if (m.nonce === "") doubtful.push({ sandboxID: m.sandboxID, standing: "unmarked" });
+    else {
+      // Loaded here: the in-sandbox clients cost a host ~45 ms to load, and most creates find nothing.
+      const { standingOf } = await import("./claim.js");
+      const standing = await standingOf(m.sandboxID);
+      if (standing === "unclaimed") own.push(m);
+      else doubtful.push({ sandboxID: m.sandboxID, standing });
+    }
+  }
+  return { own, doubtful };
 }
 
 /**
@@ -109,27 +149,38 @@ export interface MadeEarlier {
  * connected: connect answers with the same shape as create, tokens included (a get would lose the
  * trafficAccessToken, which only these two calls return); for a running sandbox it only ever extends its life.
  */
-export async function madeEarlier(
-  inputs: { __resource?: string | undefined; __generation?: number | undefined }, madeFrom: string, timeout: number,
-): Promise<MadeEarlier> {
-  const made = (await madeFor(stackOf(inputs.__resource ?? ""))).get(markerOf(inputs)) ?? [];
+export async function madeEarlier(inputs: Identity, madeFrom: string, timeout: number): Promise<MadeEarlier> {
+  const marked = (await madeFor(stackOf(inputs.__resource ?? ""))).get(markerOf(inputs)) ?? [];
+  const { own: made, doubtful } = await ownOrDoubtful(inputs, marked);
   const stale = made.filter((m) => m.madeFrom !== madeFrom).map((m) => ({ sandboxID: m.sandboxID, changed: m.madeFrom ? differingFields(m.madeFrom, madeFrom) : [] }));
   const same = made.find((m) => m.madeFrom === madeFrom);
-  if (!same) return { stale };
+  if (!same) return { stale, doubtful };
   try {
-    return { adopted: await platform().sandboxes.connect(same.sandboxID, { timeout }), stale };
+    return { adopted: await platform().sandboxes.connect(same.sandboxID, { timeout }), stale, doubtful };
   } catch (err) {
-    if (isNotFound(err)) return { stale }; // ended since the list was taken
+    if (isNotFound(err)) return { stale, doubtful }; // ended since the list was taken
     throw err;
   }
 }
 
 /**
- * The sandbox with this exact marker made from these inputs, asked of the service now: after a create
- * whose outcome is unknown (the answer was lost), the list taken before it cannot know.
+ * The sandbox this very create made (its marker and nonce, from these inputs), asked of the service now:
+ * after a create whose outcome is unknown (the answer was lost), the list taken before it cannot know.
  */
-export async function findByMarker(marker: string, madeFrom: string, timeout: number): Promise<Sandbox | undefined> {
-  const listed = await platform().sandboxes.listAll({ metadata: { [MARKER_KEY]: marker }, state: ["running", "paused"] });
-  const found = listed.find((s) => (s.metadata?.[INPUTS_KEY] ?? "") === madeFrom);
+export async function findByMarker(inputs: Identity, madeFrom: string, timeout: number): Promise<Sandbox | undefined> {
+  const listed = await platform().sandboxes.listAll({ metadata: { [MARKER_KEY]: markerOf(inputs) }, state: ["running", "paused"] });
+  const found = listed.find((s) => (s.metadata?.[INPUTS_KEY] ?? "") === madeFrom && (s.metadata?.[NONCE_KEY] ?? "") === (inputs.__nonce ?? ""));
   return found ? platform().sandboxes.connect(found.sandboxID, { timeout }) : undefined;
+}
+
+/**
+ * After a create the sdk had to repeat (its answer was lost), the sandboxes other than `kept` that the
+ * same create made: a deployment of the service that predates idempotency keys makes one per attempt.
+ * Same marker and same nonce means the same create of the same resource, so they are provably this
+ * create's own, never another resource's, and are removed.
+ */
+export async function removeRepeats(inputs: { __resource?: string | undefined; __generation?: number | undefined; __nonce?: string | undefined }, kept: string): Promise<void> {
+  const { sandboxes } = platform();
+  const listed = await sandboxes.listAll({ metadata: { [MARKER_KEY]: markerOf(inputs), [NONCE_KEY]: inputs.__nonce ?? "" }, state: ["running", "paused"] });
+  for (const s of listed) if (s.sandboxID !== kept) await ignoreNotFound(() => sandboxes.kill(s.sandboxID));
 }

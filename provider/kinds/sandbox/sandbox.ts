@@ -23,7 +23,9 @@ import { wireBody, type WireMap } from "../../runtime/wire";
 import { fieldDigests } from "../../runtime/made-from";
 import { urlsOf } from "./ports";
 import { forkOf } from "./fork";
-import { findByMarker, INPUTS_KEY, madeEarlier, markerOf, markings, withoutMarkings } from "./adoption";
+import { findByMarker, INPUTS_KEY, madeEarlier, markerOf, markings, NONCE_KEY, removeRepeats, withoutMarkings, type Doubtful } from "./adoption";
+import { idempotencyKeyOf } from "../identity";
+import type { AttemptOutcome } from "../../../sdk/transport/retry";
 
 type Inputs = InputsOf<"Sandbox">;
 /** `__provisionRun`: the number of the last provisioning run (../../runtime/resume.ts runNumber), kept in state only. */
@@ -109,8 +111,13 @@ export function madeFrom(inputs: Record<string, unknown>): string {
   return fieldDigests("sandbox", { ...Object.fromEntries(sent.map((k) => [k, inputs[k]])), "provision.triggers": getPath(inputs, "provision.triggers") });
 }
 
+/**
+ * The create's body. The deadline is always sent: the service's default differs by route (15 s on the
+ * deprecated POST /sandboxes, 300 s on POST /v2/sandboxes), and this provider's stays 15 s.
+ */
 function requestBody(inputs: Inputs, templateID: string, made: string): NewSandbox {
-  return { ...wireBody(NEW_SANDBOX, inputs), templateID, metadata: { ...inputs.metadata, ...markings(inputs), [INPUTS_KEY]: made } };
+  const metadata = { ...inputs.metadata, ...markings(inputs), [INPUTS_KEY]: made, ...(inputs.__nonce ? { [NONCE_KEY]: inputs.__nonce } : {}) };
+  return { ...wireBody(NEW_SANDBOX, inputs), templateID, timeout: inputs.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS, metadata };
 }
 
 /** What the service reports of the sandbox, and the URLs of the `ports` it serves. */
@@ -170,15 +177,25 @@ async function applyState(id: string, state: "running" | "paused", timeout: numb
   else await waitingForLimit("resume", () => sandboxes.connect(id, { timeout }), log);
 }
 
+/** Why a sandbox with the resource's marker is left alone (./adoption.ts Doubtful), as the resource's row says it. */
+const DOUBT: Record<Doubtful["standing"], string> = {
+  claimed: "a finished create made it for another resource (one renamed away from this name, moved to another stack, or a fork)",
+  unknown: "it is paused, so whether a finished create made it cannot be told without resuming it",
+  unmarked: "a version of this provider before 0.3 made it, which marked no finished create",
+};
+
 /**
  * The sandbox a create starts from: one an interrupted run made from the same inputs (adopted), else a
- * new one from the template. A stale one, made from other inputs, is deleted first.
+ * new one from the template. A stale one, made from other inputs, is deleted first. One that is not
+ * provably an interrupted run's is left as it is, and said so.
  */
 async function fromTemplate(inputs: Inputs, templateID: string, timeout: number): Promise<{ made: Sandbox; adopted: boolean }> {
   const { sandboxes } = platform();
-  const marker = markerOf(inputs);
   const digests = madeFrom(inputs);
-  const { adopted, stale } = await madeEarlier(inputs, digests, timeout);
+  const { adopted, stale, doubtful } = await madeEarlier(inputs, digests, timeout);
+  for (const { sandboxID, standing } of doubtful) {
+    logFor(inputs)(`warning: sandbox ${sandboxID} carries this resource's marker, but ${DOUBT[standing]}: it is left as it is and a new sandbox is made. If no stack records it, delete it (DELETE /sandboxes/${sandboxID}).`);
+  }
   for (const { sandboxID, changed } of stale) {
     // Adopted, it would be recorded with inputs it was not made from (its old environment, say), and no later run would notice.
     const why = changed.length ? `from other inputs (${changed.join(", ")} changed since)` : "by a version that did not record its inputs";
@@ -190,8 +207,21 @@ async function fromTemplate(inputs: Inputs, templateID: string, timeout: number)
     return { made: adopted, adopted: true };
   }
   // At the team's limit the create waits for a slot (../../runtime/limit-wait.ts); a refused create made nothing, so no look-up is needed.
-  const create = () => waitingForLimit("create", () => sandboxes.create(requestBody(inputs, templateID, digests)), logFor(inputs));
-  return { made: await createOnce(create, () => findByMarker(marker, digests, timeout)), adopted: false };
+  // The idempotency key (../identity.ts) lets the sdk repeat a create whose answer was lost: the service answers with the first one's sandbox.
+  const key = idempotencyKeyOf(inputs);
+  let repeated = false;
+  const call = { onRetry: (o: AttemptOutcome) => { repeated ||= o.kind !== "not_sent" && !(o.kind === "status" && o.status === 429); } };
+  const create = () => waitingForLimit("create", () => sandboxes.create(requestBody(inputs, templateID, digests), call, key ? { idempotencyKey: key } : {}), logFor(inputs));
+  const made = await createOnce(create, () => findByMarker(inputs, digests, timeout));
+  if (repeated && key) await removeRepeats(inputs, made.sandboxID);
+  return { made, adopted: false };
+}
+
+/** Marks the sandbox as made by this resource's finished create (./claim.ts). */
+async function claimFor(id: string, tokens: Tokens, inputs: Inputs): Promise<void> {
+  if (!inputs.__nonce) return;
+  const { claim } = await import("./claim.js");
+  await claim({ sandboxID: id, envdAccessToken: tokens.envdAccessToken }, inputs.__nonce);
 }
 
 export const sandboxHandlers: ResourceHandlers<"Sandbox"> = {
@@ -205,6 +235,9 @@ export const sandboxHandlers: ResourceHandlers<"Sandbox"> = {
     const id = made.sandboxID;
     const tokens = { envdAccessToken: made.envdAccessToken ?? null, trafficAccessToken: made.trafficAccessToken ?? null };
     const { failure, ...provisioned } = await provisionIn(id, inputs, tokens, 0, !adopted);
+    // Claimed before a pause: a paused sandbox's files cannot be written. A failed provisioning is
+    // recorded too (a partial create), so its sandbox is as much the resource's as a finished one.
+    await claimFor(id, tokens, inputs);
     if (!failure && inputs.state === "paused") await applyState(id, "paused", timeout, logFor(inputs, tokens));
     const outs: State = { ...inputs, ...fromDetail(await sandboxes.get(id), inputs.ports), ...tokens, ...provisioned };
     if (!failure) return { id, outs };

@@ -1,0 +1,80 @@
+/**
+ * A name used twice, through the real engine (issue "Identity that holds", items 1 and 2). A sandbox
+ * renamed away with `aliases` keeps its key, so a new resource later declared under the old name finds
+ * the renamed one's sandbox by the marker: it must leave it alone (a finished create claimed it) and
+ * make its own. A parent that went away is made again by `up --refresh`; its fork carries the parent's
+ * marker and must never be taken for it. Tests share one stack and run in order.
+ */
+import { join } from "node:path";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { ROOT, startStack, type E2eStack } from "./harness";
+
+let s: E2eStack;
+const FIXTURE = join(ROOT, "test", "e2e", "fixtures", "name-reuse");
+let first: Record<string, unknown> = {};
+
+beforeAll(async () => {
+  s = await startStack(FIXTURE, "e2e-name-reuse");
+}, 300_000);
+
+afterAll(async () => {
+  await s?.close();
+}, 300_000);
+
+const running = () => s.emulator.state.sandboxes().filter((x) => x.state === "running").map((x) => x.sandboxID).sort();
+const metadataOf = (id: unknown) => s.emulator.state.sandboxes().find((x) => x.sandboxID === id)?.metadata ?? {};
+
+test("up makes web, a parent and its fork", async () => {
+  await s.ok("up", "--yes", "--skip-preview");
+  first = await s.outputs();
+  expect(running()).toEqual([first.webID, first.parentID, first.forkID].sort());
+});
+
+test("renamed with an alias: nothing to do, the same sandbox", async () => {
+  await s.configure({ renamed: "true" });
+  const preview = await s.pulumi("preview", "--expect-no-changes");
+  expect(preview.code, preview.output).toBe(0);
+  await s.ok("up", "--yes", "--skip-preview");
+  expect((await s.outputs()).webID).toBe(first.webID);
+});
+
+test("a new sandbox under the old name is made anew, and the renamed one's sandbox still runs", async () => {
+  await s.configure({ reused: "true" });
+  const up = await s.ok("up", "--yes", "--skip-preview");
+  const out = await s.outputs();
+  expect(out.webID).toBe(first.webID);
+  expect(out.reusedID).not.toBe(first.webID);
+  expect(running()).toEqual([first.webID, out.reusedID, first.parentID, first.forkID].sort());
+  // One marker (the key of the URN `web`, which both had first), two resources: two nonces.
+  const [blue, green] = [metadataOf(first.webID), metadataOf(out.reusedID)];
+  expect(green["pulumi-sandbox.resource"]).toBe(blue["pulumi-sandbox.resource"]);
+  expect(green["pulumi-sandbox.nonce"]).toMatch(/^[0-9a-f]{16}$/);
+  expect(green["pulumi-sandbox.nonce"]).not.toBe(blue["pulumi-sandbox.nonce"]);
+  // Said on the new resource's row, naming the sandbox it left alone.
+  expect(up.output).toContain(`Sandbox web created (`);
+  expect(up.output).toContain(`[Sandbox web] warning: sandbox ${String(first.webID)} carries this resource's marker, but a finished create made it for another resource`);
+  const again = await s.pulumi("preview", "--expect-no-changes");
+  expect(again.code, again.output).toBe(0);
+});
+
+test("a parent gone from the service is made again by up --refresh; its fork is never taken for it", async () => {
+  const res = await fetch(`${s.emulator.apiUrl}/sandboxes/${String(first.parentID)}`, { method: "DELETE", headers: { "X-API-Key": s.emulator.apiKey } });
+  expect(res.status).toBe(204);
+  const up = await s.ok("up", "--refresh", "--yes", "--skip-preview");
+  const out = await s.outputs();
+  expect(out.parentID).not.toBe(first.parentID);
+  expect(out.parentID).not.toBe(first.forkID);
+  // The fork followed its new parent (forkFrom changed: a replacement); the old fork is gone with it.
+  expect(out.forkID).not.toBe(first.forkID);
+  expect(running()).toEqual([out.webID, out.reusedID, out.parentID, out.forkID].sort());
+  expect(up.output).toContain(`warning: sandbox ${String(first.forkID)} carries this resource's marker, but a finished create made it for another resource`);
+  // A second `up --refresh` finds everything as recorded: no cycle.
+  const second = await s.ok("up", "--refresh", "--yes", "--skip-preview");
+  expect(second.output).not.toMatch(/created|replaced|deleted/);
+  expect(await s.outputs()).toEqual(out);
+});
+
+test("destroy leaves nothing", async () => {
+  await s.ok("destroy", "--yes", "--skip-preview");
+  expect(s.emulator.state.sandboxes()).toEqual([]);
+});
