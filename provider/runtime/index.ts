@@ -23,6 +23,7 @@ import { logsSent, logToEngineInDynamicHost } from "./engine-log";
 import { unlessGone } from "./gone";
 import { untyped, type Inputs, type Outputs, type UntypedHandlers } from "./handlers";
 import { migrate, stamped } from "./migrate";
+import { engineBoundsInDynamicHost } from "./operation";
 import { derivedSecretKeys, hiddenValues, secretInputs, wrapSecrets } from "./secrets";
 
 /** The kinds whose `check` adds derived inputs: those whose folder has a `derive` (test/unit/derive-kinds.test.ts). */
@@ -163,8 +164,10 @@ async function wrappingPartial<T>(kind: ResourceKind, request: Inputs, call: () 
 
 const providers = new Map<ResourceKind, pulumi.dynamic.ResourceProvider>();
 
-// Loaded in the dynamic-provider host, the runtime's lines go on their resources' rows (./engine-log.ts).
+// Loaded in the dynamic-provider host, the runtime's lines go on their resources' rows (./engine-log.ts),
+// and its creates and updates stop on the engine's Cancel and deadline (./operation.ts).
 logToEngineInDynamicHost();
+engineBoundsInDynamicHost();
 
 /** Each method answers (or fails) only once its lines reached the engine (./engine-log.ts, `logsSent`). */
 function afterLinesSent(methods: pulumi.dynamic.ResourceProvider): pulumi.dynamic.ResourceProvider {

@@ -5,10 +5,17 @@
  * saying so on the resource's row, instead of failing the whole `up`; repeating is safe because the
  * refused request made no sandbox. Pulumi's `--parallel` still bounds the work: a waiting create holds
  * the engine's slot, and the provider starts nothing of its own.
+ *
+ * The wait is one of its operation's long waits (./operation.ts): the engine's Cancel (Ctrl-C) and the
+ * request's deadline (`customTimeouts`) end a pause at once, and no try is sent after them, so a
+ * cancelled or timed-out create makes nothing, even when a slot frees later. A try already sent when
+ * they come is let finish: stopped midway, the service might make the sandbox and its answer be lost.
+ * Taken, it is the create's (the waits after it stop in their turn); refused, the wait ends there.
  */
 import { isSandboxError } from "../../sdk/errors";
 import { formatDuration, sleep } from "../../sdk/transport/wait";
 import type { Logger } from "./log";
+import { operationWait } from "./operation";
 
 /** How long a start waits for a slot before the resource fails: long enough for a busy team, short of hanging an `up`. */
 export const LIMIT_WAIT_MS = 10 * 60_000;
@@ -35,7 +42,8 @@ export function atSandboxLimit(err: unknown): boolean {
  * limit, waits (a `Retry-After` when given, else a jittered pause growing to 5 s) and tries again.
  *
  * @param what names the start in lines and messages ("create", "resume").
- * @throws the start's own errors at once; at the limit for longer than `maxWaitMs`, an Error saying what to do.
+ * @throws the start's own errors at once; at the limit for longer than `maxWaitMs`, an Error saying what
+ *   to do; when the operation is cancelled or passes its deadline while waiting, an Error saying so.
  */
 export async function waitingForLimit<T>(what: string, start: () => Promise<T>, log: Logger, options: LimitWaitOptions = {}): Promise<T> {
   const maxWaitMs = options.maxWaitMs ?? LIMIT_WAIT_MS;
@@ -56,7 +64,9 @@ export async function waitingForLimit<T>(what: string, start: () => Promise<T>, 
         const detail = isSandboxError(err) ? err.service?.message ?? err.message : String(err);
         log(`waiting for the team's concurrent-sandbox limit (${detail}); the ${what} made nothing and is tried again${attempt > 1 ? `, waited ${formatDuration(waited)} so far` : ""}`);
       }
-      await sleep(Math.min(pauseFor(err, attempt, random), Math.max(0, maxWaitMs - waited)));
+      const pause = Math.min(pauseFor(err, attempt, random), Math.max(0, maxWaitMs - waited));
+      // Nothing is logged in the pause, so it marks no line as status.
+      await operationWait((signal) => sleep(pause, signal), (why, cause) => stoppedError(what, why, err, Date.now() - began, cause));
     }
   }
 }
@@ -67,6 +77,16 @@ function pauseFor(err: unknown, attempt: number, random: () => number): number {
   if (asked !== undefined) return asked;
   const ceiling = Math.min(MAX_PAUSE_MS, FIRST_PAUSE_MS * 2 ** (attempt - 1));
   return Math.floor(ceiling / 2 + (random() * ceiling) / 2);
+}
+
+/** The operation stopped the wait (`why`: its Cancel or its deadline, ./operation.ts). */
+function stoppedError(what: string, why: string, refusal: unknown, waited: number, cause: unknown): Error {
+  const detail = isSandboxError(refusal) ? refusal.service?.message ?? refusal.message : String(refusal);
+  return new Error(
+    `Stopped waiting for a free slot at the team's concurrent-sandbox limit after ${formatDuration(waited)}: ${why}. ` +
+      `The ${what} made nothing (the service refused it: ${detail}); the next \`pulumi up\` tries it again.`,
+    { cause },
+  );
 }
 
 function limitError(what: string, err: unknown, waited: number): Error {

@@ -1,15 +1,19 @@
 /**
  * The operation a handler runs in, as a front end bounds it: a signal that stops its long waits (a
- * template build, a provisioning command) and the reason, for the error the user sees. The native
- * plugin starts one per Create or Update, with the engine's deadline (`customTimeouts`) and Cancel
- * (../plugin/operation.ts); the dynamic provider's host has neither, so there its handlers run in no
- * operation and their waits end only on their own deadlines.
+ * template build, a provisioning command, a wait for a free slot at the team's limit) and the reason,
+ * for the error the user sees. Each Create or Update the engine sends runs as one, with the engine's
+ * deadline (`customTimeouts`) and its Cancel: the native plugin starts it from its gRPC server
+ * (../plugin/serve.ts, ../plugin/provider.ts), the dynamic provider's host from the same requests as
+ * its server receives them (`engineBoundsInDynamicHost`). Elsewhere (a test calling the runtime, a
+ * program under mocks) handlers run in no operation, and their waits end only on their own deadlines.
  *
  * The waits also mark what is logged inside them as status (`isStatusLine`): the lines the service
  * streams while the provider waits, which the plugin shows on the resource's row and leaves out of
  * the summary.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import { formatDuration } from "../../sdk/transport/wait";
+import { likePulumi } from "./like-pulumi";
 
 export interface Operation {
   readonly signal: AbortSignal;
@@ -47,4 +51,111 @@ export async function operationWait<T>(wait: (signal: AbortSignal | undefined) =
     if (!op?.signal.aborted) throw err;
     throw stopped(op.why(), err);
   }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The engine's bounds on a Create or Update: the deadline it sends with the request (the resource's
+// `customTimeouts`, in seconds; 0 when none is set) and its Cancel (the first Ctrl-C of `pulumi up`,
+// sent to every provider). The engine enforces neither itself: a provider that ignores them keeps the
+// engine waiting until its own work ends. What they stop is the operation's long waits: a wait under
+// way ends at once, and one started later ends before it begins; the short calls around the waits run
+// on, each under its own request deadline.
+
+interface Stoppable {
+  controller: AbortController;
+  why: string;
+}
+
+const inFlight = new Set<Stoppable>();
+
+/** `urn:...::sandbox:index:Template::slow` → `Template slow`. */
+function describeUrn(urn: string): string {
+  const [, , type = "", name = ""] = urn.split("::");
+  return `${type.split(":").pop() ?? type} ${name}`.trim();
+}
+
+/**
+ * Runs one engine request (`run` answers it) as an operation: its waits stop when `timeoutSeconds`
+ * (0: none) passes or when the engine cancels (`cancelAll`).
+ */
+export function asOperation(verb: "create" | "update", urn: string, timeoutSeconds: number, run: () => unknown): void {
+  const op: Stoppable = { controller: new AbortController(), why: "" };
+  const timer = timeoutSeconds > 0
+    ? setTimeout(() => stop(op, `the ${verb} of ${describeUrn(urn)} passed its timeout of ${formatDuration(timeoutSeconds * 1000)} (customTimeouts.${verb})`), timeoutSeconds * 1000)
+    : undefined;
+  inFlight.add(op);
+  const done = () => {
+    clearTimeout(timer);
+    inFlight.delete(op);
+  };
+  try {
+    void Promise.resolve(runAsOperation({ signal: op.controller.signal, why: () => op.why }, run)).finally(done);
+  } catch (err) {
+    done();
+    throw err;
+  }
+}
+
+function stop(op: Stoppable, why: string): void {
+  if (op.controller.signal.aborted) return;
+  op.why = why;
+  op.controller.abort(new Error(why));
+}
+
+/** The engine's Cancel: every operation in flight stops its waits. Later requests are not affected. */
+export function cancelAll(): void {
+  for (const op of inFlight) stop(op, "the engine cancelled the operation (Ctrl-C, or the deployment was stopped)");
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The dynamic provider's host (@pulumi/pulumi 3.259, `cmd/dynamic-provider`) gets both bounds and uses
+// neither: its Cancel answers Empty and does nothing, and its Create and Update hand the provider the
+// properties only, not the request's `timeout`. Nor does a signal stand in for them: the engine starts
+// each plugin in a process group of its own (sdk/go/common/resource/plugin/plugin.go, `ExecPlugin`:
+// `cmdutil.RegisterProcessGroup`), so a terminal's Ctrl-C reaches only the CLI, and the engine sends
+// the plugin's group SIGINT only when it closes the plugin, after the requests under way have ended.
+// So the runtime takes them from the host's gRPC server as the requests arrive.
+
+const RPC = "/pulumirpc.ResourceProvider/";
+type Callback = (...args: unknown[]) => unknown;
+interface RequestFields {
+  getUrn(): string;
+  getTimeout(): number;
+}
+interface Handler {
+  func: (call: { request: unknown }, callback: Callback) => unknown;
+}
+type Retrieve = (this: unknown, path: string) => Handler | null | undefined;
+let boundHost = false;
+
+/**
+ * In the dynamic-provider host (started with its script as `argv[1]`), runs each Create and Update as
+ * an operation with the request's deadline, and makes the host's Cancel stop them: a wrapper of the
+ * handler grpc-js looks up for each call (`Server.prototype._retrieveHandler`, @grpc/grpc-js 1.14; the
+ * host's server and its service exist before the provider's code is loaded, so the lookup per call is
+ * where a request can still be met). The host's own handler still answers every request. Elsewhere,
+ * or with a grpc-js without that lookup, nothing changes.
+ */
+export function engineBoundsInDynamicHost(argv: string[] = process.argv): void {
+  if (boundHost || !/[\\/]cmd[\\/]dynamic-provider([\\/]index\.js)?$/.test(argv[1] ?? "")) return;
+  const { Server } = likePulumi<{ Server: { prototype: { _retrieveHandler?: Retrieve } } }>("@grpc/grpc-js");
+  const retrieve = Server.prototype._retrieveHandler;
+  if (typeof retrieve !== "function") return;
+  boundHost = true;
+  Server.prototype._retrieveHandler = function (path) {
+    const handler = retrieve.call(this, path);
+    if (!handler) return handler;
+    if (path === `${RPC}Cancel`) {
+      return { ...handler, func: (call, callback) => (cancelAll(), handler.func(call, callback)) };
+    }
+    const verb = path === `${RPC}Create` ? "create" : path === `${RPC}Update` ? "update" : undefined;
+    if (!verb) return handler;
+    return {
+      ...handler,
+      func: (call, callback) => {
+        const request = call.request as RequestFields;
+        asOperation(verb, request.getUrn(), request.getTimeout(), () => handler.func(call, callback));
+      },
+    };
+  };
 }

@@ -11,6 +11,7 @@ import { ResourceProviderClient } from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as proto from "@pulumi/pulumi/proto/provider_pb";
 import { Status } from "@pulumi/pulumi/proto/status_pb";
 import { specialSecretSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
+import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
 
 type Obj = Record<string, unknown>;
@@ -33,10 +34,13 @@ export interface ProviderHost {
   configure(config: Record<string, string>, providerID?: string): Promise<{ acceptSecrets: boolean }>;
   check(urn: string, olds: Obj, news: Obj): Promise<{ inputs: Obj; failures: { property: string; reason: string }[] }>;
   diff(id: string, urn: string, olds: Obj, news: Obj): Promise<{ changes: "some" | "none" | "unknown"; replaces: string[]; deleteBeforeReplace: boolean }>;
-  create(urn: string, properties: Obj): Promise<{ id: string; properties: Obj }>;
+  /** `timeoutSeconds`: the resource's `customTimeouts.create`, as the engine sends it (0 or left out: none). */
+  create(urn: string, properties: Obj, timeoutSeconds?: number): Promise<{ id: string; properties: Obj }>;
   read(id: string, urn: string, properties: Obj): Promise<{ id: string; properties: Obj }>;
   update(id: string, urn: string, olds: Obj, news: Obj): Promise<{ properties: Obj }>;
   delete(id: string, urn: string, properties: Obj): Promise<void>;
+  /** The engine's Cancel (the first Ctrl-C of `pulumi up`). */
+  cancel(): Promise<void>;
   /** Everything the host wrote to stderr so far (the engine shows it to the user). */
   stderr(): string;
   close(): Promise<void>;
@@ -90,8 +94,8 @@ export async function startHost(opts: { cwd: string; project: string; env?: Reco
       const res = await call<proto.DiffRequest, proto.DiffResponse>(client.diff, req);
       return { changes: CHANGES[res.getChanges()], replaces: res.getReplacesList(), deleteBeforeReplace: res.getDeletebeforereplace() };
     },
-    async create(urn, properties) {
-      const req = new proto.CreateRequest().setUrn(urn).setProperties(struct(properties));
+    async create(urn, properties, timeoutSeconds = 0) {
+      const req = new proto.CreateRequest().setUrn(urn).setProperties(struct(properties)).setTimeout(timeoutSeconds);
       const res = await call<proto.CreateRequest, proto.CreateResponse>(client.create, req);
       return { id: res.getId(), properties: res.getProperties()?.toJavaScript() ?? {} };
     },
@@ -108,6 +112,9 @@ export async function startHost(opts: { cwd: string; project: string; env?: Reco
     async delete(id, urn, properties) {
       const req = new proto.DeleteRequest().setId(id).setUrn(urn).setProperties(struct(properties));
       await call(client.delete, req);
+    },
+    async cancel() {
+      await call(client.cancel, new Empty());
     },
     stderr: () => stderr,
     async close() {
