@@ -11,9 +11,11 @@ import type { Route } from "../router";
 import type { Stores } from "../store";
 import { MAX_UPLOAD_BYTES, UPLOAD_PATH } from "../store/build-files";
 import type { TemplateRecord } from "../store/template-records";
-import { buildForTarget, setTags, tagList } from "../store/template-tags";
+import { buildForTarget, removeTags, setTags, tagList } from "../store/template-tags";
+import { UPLOAD_KEY_HEADER } from "../store/template-upload-headers";
 import { parseAlias, templateNames } from "../store/templates";
 import { parseBody } from "../validate";
+import { checkTag, templateTagRoutes } from "./template-tag-history";
 
 const RequestV3Schema = z.object({
   name: z.string().max(128).optional(),
@@ -22,6 +24,8 @@ const RequestV3Schema = z.object({
   teamID: z.string().optional(),
   cpuCount: z.int32().optional(),
   memoryMB: z.int32().optional(),
+  // MiB of free disk the build should leave (docs/service.md#template-routes-of-the-newest-sdks).
+  minFreeDiskMb: z.int32().min(0, "number must be at least 0").optional(),
 });
 const StepSchema = z.object({ type: z.string(), args: z.array(z.string()).optional(), filesHash: z.string().optional(), force: z.boolean().optional() });
 const StartV2Schema = z.object({
@@ -35,10 +39,9 @@ const StartV2Schema = z.object({
 });
 const AssignTagsSchema = z.object({ target: z.string(), tags: z.array(z.string()) });
 const DeleteTagsSchema = z.object({ name: z.string(), tags: z.array(z.string()) });
-const TAG_RE = /^[a-z0-9-_.]+$/;
 const HASH_RE = /^[0-9a-f]{64}$/;
 
-/** The v3/v2 build routes, the tag routes and the upload URL. */
+/** The v3/v2 build routes, the tag routes (those of the tag history too) and the upload URL. */
 export function templateBuildRoutes(stores: Stores): Route[] {
   return [
     { method: "POST", pattern: "/v3/templates", auth: "apiKey", handler: (ctx) => requestBuild(stores, ctx) },
@@ -48,6 +51,7 @@ export function templateBuildRoutes(stores: Stores): Route[] {
     { method: "POST", pattern: "/templates/tags", auth: "apiKey", handler: (ctx) => assignTags(stores, ctx) },
     { method: "DELETE", pattern: "/templates/tags", auth: "apiKey", handler: (ctx) => deleteTags(stores, ctx) },
     { method: "GET", pattern: "/templates/:templateID/tags", auth: "apiKey", handler: (ctx) => json(200, tagList(ownTemplate(stores, ctx.params.templateID!))) },
+    ...templateTagRoutes(stores),
   ];
 }
 
@@ -63,7 +67,7 @@ async function requestBuild(stores: Stores, ctx: RequestContext): Promise<Reply>
   const existing = stores.templates.all().find((t) => t.aliases.includes(alias));
   if (existing?.builtIn) throw new ApiError(403, `You do not have access to the template '${alias}'`);
   const { template, build } = stores.templates.requestV2(existing, {
-    alias, tags: tags.length > 0 ? tags : ["default"], cpuCount: body.cpuCount, memoryMB: body.memoryMB,
+    alias, tags: tags.length > 0 ? tags : ["default"], cpuCount: body.cpuCount, memoryMB: body.memoryMB, minFreeDiskMb: body.minFreeDiskMb,
   });
   return json(202, {
     templateID: template.templateID, buildID: build.buildID, public: template.public,
@@ -76,8 +80,10 @@ function fileLink(stores: Stores, ctx: RequestContext): Reply {
   const hash = ctx.params.hash!;
   if (!HASH_RE.test(hash)) throw new ApiError(400, "Invalid files hash");
   const present = stores.templates.files.has(template.templateID, hash);
-  const url = `${ctx.origin}${stores.templates.files.uploadPath(template.templateID, hash)}`;
-  return json(201, { present, url });
+  const path = stores.templates.files.uploadPath(template.templateID, hash);
+  // The URL is signed over these headers: the upload must send them (template-upload-headers.ts).
+  const headers = stores.templates.uploadHeaders.issue(path.slice(UPLOAD_PATH.length + 1), template.templateID);
+  return json(201, { present, url: `${ctx.origin}${path}`, headers });
 }
 
 /** The object store's side: PUT only, Content-Length required (a chunked upload is a 501), size-capped. */
@@ -91,6 +97,10 @@ async function upload(stores: Stores, ctx: RequestContext): Promise<Reply> {
   }
   const token = ctx.params.token!;
   if (!stores.templates.files.accepts(token)) return storeError(403, "AccessDenied", "Request has expired or the signature does not match");
+  const sent = ctx.headers[UPLOAD_KEY_HEADER];
+  if (stores.templates.uploadHeaders.mismatched(token, Array.isArray(sent) ? sent[0] : sent)) {
+    return storeError(403, "SignatureDoesNotMatch", "The request signature we calculated does not match the signature you provided. Check your key and signing method.");
+  }
   stores.templates.files.put(token, await ctx.bytes(MAX_UPLOAD_BYTES));
   return { status: 200 };
 }
@@ -111,7 +121,7 @@ async function startBuild(stores: Stores, ctx: RequestContext): Promise<Reply> {
   const build = template.builds.find((b) => b.buildID === buildID.toLowerCase());
   if (!build) throw new ApiError(404, `Build '${buildID}' not found`);
   if (build.status !== "waiting" || build.spec !== undefined) throw new ApiError(400, "build is not in waiting state");
-  if (body.fromImage !== undefined && body.fromTemplate !== undefined) throw new ApiError(400, "fromImage and fromTemplate cannot be used together");
+  checkSource(body.fromImage, body.fromTemplate);
   for (const step of body.steps ?? []) {
     if (step.filesHash !== undefined && !HASH_RE.test(step.filesHash)) throw new ApiError(400, `Invalid files hash '${step.filesHash}'`);
   }
@@ -123,6 +133,17 @@ async function startBuild(stores: Stores, ctx: RequestContext): Promise<Reply> {
   build.readyCmd = body.readyCmd ?? null;
   // An empty 202 says so (as Go's server does): clients decide from Content-Length not to parse it.
   return { status: 202, headers: { "content-length": "0" } };
+}
+
+/**
+ * Exactly one of fromImage and fromTemplate, and not empty (e2b 2.63: models/template_build_start_v2.py);
+ * the messages are the service's (infra: packages/api/internal/template-manager/create_template.go).
+ */
+function checkSource(fromImage: string | undefined, fromTemplate: string | undefined): void {
+  if (fromImage !== undefined && fromTemplate !== undefined) throw new ApiError(400, "cannot specify both fromImage and fromTemplate");
+  if (fromImage === undefined && fromTemplate === undefined) throw new ApiError(400, "must specify either fromImage or fromTemplate");
+  if (fromImage?.trim() === "") throw new ApiError(400, "fromImage must not be empty");
+  if (fromTemplate?.trim() === "") throw new ApiError(400, "fromTemplate must not be empty");
 }
 
 async function assignTags(stores: Stores, ctx: RequestContext): Promise<Reply> {
@@ -146,12 +167,8 @@ async function deleteTags(stores: Stores, ctx: RequestContext): Promise<Reply> {
   if (tags.includes("default")) throw new ApiError(400, "the 'default' tag cannot be deleted");
   const missing = tags.find((t) => !found.template.tags?.[t]);
   if (missing !== undefined) throw new ApiError(404, `tag '${missing}' does not exist for template '${nameOf(body.name)}'`);
-  for (const tag of tags) delete found.template.tags![tag];
+  removeTags(found.template, tags);
   return noContent();
-}
-
-function checkTag(tag: string): void {
-  if (!TAG_RE.test(tag) || isUUID(tag)) throw new ApiError(400, `Invalid tag '${tag}': use lowercase letters, numbers, '-', '_' and '.', and not a UUID`);
 }
 
 function nameOf(ref: string): string {

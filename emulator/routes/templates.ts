@@ -10,9 +10,9 @@ import { paginate } from "../paging";
 import type { Route } from "../router";
 import type { Stores } from "../store";
 import type { LogLevel, TemplateRecord } from "../store/template-records";
-import { parseAlias, templateNames } from "../store/templates";
+import { isDefaultTemplate, parseAlias, templateNames } from "../store/templates";
 import { parseBody, queryEnum, queryInt } from "../validate";
-import { buildInfoView, legacyBuildView, templateView, withBuildsView } from "./template-views";
+import { buildInfoView, defaultTemplateView, legacyBuildView, templateView, withBuildsView } from "./template-views";
 
 const BuildRequestSchema = z.object({
   dockerfile: z.string(),
@@ -37,8 +37,13 @@ export function templateRoutes(stores: Stores): Route[] {
       handler: (ctx) => (checkTeam(stores, ctx.query), json(200, listed(stores).map((t) => templateView(t, stores.userID)))),
     },
     { method: "GET", pattern: "/v2/templates", auth: "apiKey", handler: (ctx) => listV2(stores, ctx.query) },
+    {
+      // The platform's default templates, by template ID (docs/service.md#template-routes-of-the-newest-sdks).
+      method: "GET", pattern: "/default-templates", auth: "apiKey",
+      handler: () => json(200, templates.all().filter(isDefaultTemplate).sort((a, b) => (a.templateID < b.templateID ? -1 : 1)).map((t) => defaultTemplateView(t, stores.userID))),
+    },
     { method: "GET", pattern: "/templates/aliases/:alias", auth: "apiKey", handler: (ctx) => aliasLookup(stores, ctx.params.alias!) },
-    { method: "GET", pattern: "/templates/:id", auth: "apiKey", handler: (ctx) => withBuilds(byID(stores, ctx.params.id!), ctx.query) },
+    { method: "GET", pattern: "/templates/:id", auth: "apiKey", handler: (ctx) => withBuilds(stores, byID(stores, ctx.params.id!), ctx.query) },
     { method: "GET", pattern: "/templates/:id/builds/:buildID/status", auth: "apiKey", handler: (ctx) => buildStatus(stores, ctx) },
     {
       method: "PATCH", pattern: "/v2/templates/:id", auth: "either",
@@ -126,11 +131,11 @@ function checkUnused(stores: Stores, template: { templateID: string }, ref: stri
   }
 }
 
-function withBuilds(template: TemplateRecord, query: URLSearchParams) {
+function withBuilds(stores: Stores, template: TemplateRecord, query: URLSearchParams) {
   const limit = queryInt(query, "limit", 100, 1, 100);
   const key = (b: TemplateRecord["builds"][number]) => ({ t: b.createdAt.getTime(), id: b.buildID });
   const { page, next } = paginate(template.builds, key, { limit, order: "desc", token: query.get("nextToken") });
-  return json(200, withBuildsView(template, page), next ? { "X-Next-Token": next } : undefined);
+  return json(200, withBuildsView(template, page, stores.userID), next ? { "X-Next-Token": next } : undefined);
 }
 
 function buildStatus(stores: Stores, ctx: RequestContext) {

@@ -37,6 +37,11 @@ export interface BuildRecord {
   spec?: V2BuildSpec;
   /** Tags this build takes when it becomes ready (v3 request; `default` unless others were named). */
   pendingTags?: string[];
+  /**
+   * The v3 request's `minFreeDiskMb` (MiB); absent when it named none (the team's default applies).
+   * `diskSizeMB` follows from it when the build starts (templates.ts, diskSizeFor).
+   */
+  minFreeDiskMb?: number;
   reason?: { message: string; step?: string; logEntries?: BuildLogEntry[] };
 }
 
@@ -57,6 +62,25 @@ export interface TemplateRecord {
   builds: BuildRecord[];
   /** Tags of v2 builds → the build each names. `default` is absent until a v2 build sets it. */
   tags?: Record<string, { buildID: string; createdAt: string }>;
+  /**
+   * Every assignment of a tag to a build, oldest first (template-tags.ts): `tags` holds the latest of
+   * each tag. Absent on templates from older snapshots; template-tags.ts derives it from `tags` then.
+   */
+  tagLog?: TagAssignment[];
+  /** Description of the template; only the built-in templates have one (no request sets it). */
+  description?: string;
+}
+
+/** One assignment of a tag to a build (JSON-safe: it is part of snapshots). */
+export interface TagAssignment {
+  /** UUID of the assignment event. */
+  assignmentID: string;
+  tag: string;
+  buildID: string;
+  /** ISO 8601. */
+  assignedAt: string;
+  /** Order of the assignment within its template, increasing: breaks ties of `assignedAt`. */
+  seq: number;
 }
 
 /** What POST /v2/templates/{id}/builds/{buildID} asked for (JSON-safe: it is part of snapshots). */
@@ -74,5 +98,14 @@ export const ENVD_VERSION = "0.6.4";
 export const DEFAULT_CPU_COUNT = 2;
 /** MiB. */
 export const DEFAULT_MEMORY_MB = 1024;
-/** Free disk a build gets, in MiB (a team limit in the real service). */
+/**
+ * Disk of a build, in MiB: what a v1 build gets, and the team's default `minFreeDiskMb` of a v3 build
+ * (a team limit in the real service).
+ */
 export const DEFAULT_DISK_MB = 5120;
+/**
+ * Size the emulator gives the filesystem of an image a v2 build starts from (`fromImage`), in MiB: what
+ * `minFreeDiskMb: 0` leaves it at. The emulator's template files live on the host and are not counted
+ * against it, so all of it counts as free (docs/service.md#template-routes-of-the-newest-sdks).
+ */
+export const IMAGE_DISK_MB = 1024;

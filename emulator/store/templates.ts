@@ -12,11 +12,12 @@ import { BuildFileStore } from "./build-files";
 import type { BuildHold } from "./build-hold";
 import { runBuild, type CancelBuild, type V2Inputs } from "./build-runner";
 import {
-  DEFAULT_CPU_COUNT, DEFAULT_DISK_MB, DEFAULT_MEMORY_MB, ENVD_VERSION,
+  DEFAULT_CPU_COUNT, DEFAULT_DISK_MB, DEFAULT_MEMORY_MB, ENVD_VERSION, IMAGE_DISK_MB,
   type BuildRecord, type TemplateRecord, type V2BuildSpec,
 } from "./template-records";
 import { buildForTag, setTags } from "./template-tags";
 import { emptyResult, type TemplateResult } from "./template-tree";
+import { UploadHeaderStore } from "./template-upload-headers";
 
 /** A v1 build request (POST /templates, POST /templates/{id}). */
 export interface BuildRequest {
@@ -30,6 +31,8 @@ export interface BuildRequest {
 
 /** ID of the built-in public template `base` (the real service's, so references in docs work). */
 export const BASE_TEMPLATE_ID = "rki5dems9wqfm4r03t7g";
+/** Description of the built-in `base` (docs/service.md#template-routes-of-the-newest-sdks). */
+export const BASE_DESCRIPTION = "The emulator's built-in base template";
 /** Team slug of the emulator's one team: template names read `emulator/<alias>`. */
 export const TEAM_SLUG = "emulator";
 const ALIAS_RE = /^[a-z0-9_-]+$/;
@@ -44,6 +47,8 @@ export class TemplateStore {
   private readonly layers = new Map<string, TemplateResult>();
   /** The archives COPY steps uploaded, and their upload URLs. */
   readonly files = new BuildFileStore();
+  /** The headers each upload URL was issued with. */
+  readonly uploadHeaders = new UploadHeaderStore();
 
   /**
    * `buildDelayMs`: how long a successful build takes, in milliseconds. `host`: where RUN steps and
@@ -100,7 +105,10 @@ export class TemplateStore {
    * Registers a waiting v2 build (POST /v3/templates): of `existing`, or of a new template. It
    * starts only with startV2; `tags` go to it once it is ready.
    */
-  requestV2(existing: TemplateRecord | undefined, req: { alias: string; tags: string[]; cpuCount?: number | undefined; memoryMB?: number | undefined }) {
+  requestV2(
+    existing: TemplateRecord | undefined,
+    req: { alias: string; tags: string[]; cpuCount?: number | undefined; memoryMB?: number | undefined; minFreeDiskMb?: number | undefined },
+  ) {
     checkResources(req.cpuCount, req.memoryMB);
     const templateID = existing?.templateID ?? newTemplateID();
     this.checkAliasFree(req.alias, templateID);
@@ -109,6 +117,9 @@ export class TemplateStore {
     template.tags ??= {};
     const build = newBuild(templateID, { dockerfile: "", cpuCount: req.cpuCount, memoryMB: req.memoryMB });
     build.pendingTags = req.tags;
+    if (req.minFreeDiskMb !== undefined) build.minFreeDiskMb = req.minFreeDiskMb;
+    // Until the start names the base, the build's disk is reckoned from an image's.
+    build.diskSizeMB = diskSizeFor(IMAGE_DISK_MB, build.minFreeDiskMb);
     template.builds.push(build);
     template.buildCount += 1;
     template.updatedAt = new Date();
@@ -120,6 +131,7 @@ export class TemplateStore {
     this.cancelInFlight(template, "The build was canceled because it was superseded by a newer one.");
     build.spec = spec;
     build.startCmd = null;
+    build.diskSizeMB = diskSizeFor(this.baseDiskMB(spec), build.minFreeDiskMb);
     this.start(template, build);
   }
 
@@ -153,6 +165,7 @@ export class TemplateStore {
     this.cancelInFlight(template, "The build was canceled because the template was deleted.");
     this.templates.delete(template.templateID);
     this.files.dropTemplate(template.templateID);
+    this.uploadHeaders.dropTemplate(template.templateID);
     for (const build of template.builds) this.results.delete(build.buildID);
   }
 
@@ -192,6 +205,13 @@ export class TemplateStore {
     };
   }
 
+  /** The disk a v2 build inherits: its base template's ready build's, else an image's. */
+  private baseDiskMB(spec: V2BuildSpec): number {
+    const base = spec.fromTemplate === undefined ? undefined : this.resolve(spec.fromTemplate);
+    const baseBuild = base ? buildForTag(base.template, base.tag) : undefined;
+    return baseBuild?.diskSizeMB ?? IMAGE_DISK_MB;
+  }
+
   private cancelInFlight(template: TemplateRecord, reason: string): void {
     for (const build of template.builds) this.cancels.get(build.buildID)?.(reason);
   }
@@ -214,7 +234,7 @@ export class TemplateStore {
 
   private seedBase(): void {
     const base = this.addTemplate(BASE_TEMPLATE_ID);
-    Object.assign(base, { aliases: ["base"], public: true, builtIn: true, buildCount: 1 });
+    Object.assign(base, { aliases: ["base"], public: true, builtIn: true, buildCount: 1, description: BASE_DESCRIPTION });
     const build = newBuild(BASE_TEMPLATE_ID, { dockerfile: "FROM e2bdev/base", memoryMB: 512 });
     Object.assign(build, { status: "ready", finishedAt: build.createdAt });
     base.builds.push(build);
@@ -224,6 +244,23 @@ export class TemplateStore {
 /** The template's last ready build: the one sandboxes start from. */
 export function readyBuild(template: TemplateRecord): BuildRecord | undefined {
   return template.builds.findLast((b) => b.status === "ready");
+}
+
+/**
+ * Whether the template is one of the platform's default templates: the emulator's are its built-in
+ * public ones, i.e. the seeded `base` (docs/service.md#template-routes-of-the-newest-sdks).
+ */
+export function isDefaultTemplate(template: TemplateRecord): boolean {
+  return template.builtIn && template.public;
+}
+
+/**
+ * Disk of a v2 build, in MiB: the filesystem it inherits, grown to `minFreeDiskMb` (the team's default,
+ * DEFAULT_DISK_MB, when the request named none) and never shrunk. The emulator counts none of it as
+ * used (its template files live on the host), so the free space is the whole size.
+ */
+export function diskSizeFor(inheritedMB: number, minFreeDiskMb: number | undefined): number {
+  return Math.max(inheritedMB, minFreeDiskMb ?? DEFAULT_DISK_MB);
 }
 
 /** `names[]` of the API: `emulator/<alias>` for our templates, the bare alias for the built-in one. */

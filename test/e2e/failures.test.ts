@@ -50,7 +50,7 @@ test("up again without a change runs the provisioning again in the same sandbox,
   expect(up.code).not.toBe(0);
   expect(up.output).toContain(`Sandbox ${before}: provisioning command 1 \`${FAILING}\` exited with code 7`);
   expect(up.output).toContain("The next `pulumi up` runs the provisioning again.");
-  expect(s.emulator.calls(since).filter((c) => c.method === "POST" && c.path === "/sandboxes")).toEqual([]);
+  expect(s.emulator.calls(since).filter((c) => c.method === "POST" && c.path === "/v2/sandboxes")).toEqual([]);
   expect(resourceNamed(await state(), "box-0")).toMatchObject({ id: before, outputs: { provisioned: false } });
 });
 
@@ -64,7 +64,7 @@ test("fixing the command, the next up provisions the same sandbox and succeeds",
   expect(out.sandboxIDs).toEqual([before]);
   expect(out.provisioned).toEqual([true]);
   expect(out.provisionResults).toMatchObject([[{ exitCode: 0, stdoutTail: "provisioned after the fix\n" }]]);
-  expect(s.emulator.calls(since).filter((c) => c.method === "POST" && c.path === "/sandboxes")).toEqual([]);
+  expect(s.emulator.calls(since).filter((c) => c.method === "POST" && c.path === "/v2/sandboxes")).toEqual([]);
   expect(inventoryIDs(s.emulator).sandboxes).toEqual([before]);
 });
 
@@ -78,7 +78,7 @@ test('with onFailure "delete", a failing command fails up, the sandbox is killed
   expect(up.output).toContain("exited with code 7");
   expect(up.output).toContain("disk quota exceeded on /home/user");
   expect(up.output).toContain('The sandbox was deleted (provision.onFailure: "delete").');
-  const made = s.emulator.calls(since).filter((c) => c.method === "POST" && c.path === "/sandboxes");
+  const made = s.emulator.calls(since).filter((c) => c.method === "POST" && c.path === "/v2/sandboxes");
   const killed = s.emulator.calls(since).filter((c) => c.method === "DELETE" && c.path.startsWith("/sandboxes/"));
   expect([made.length, killed.length]).toEqual([1, 1]);
   expect(inventoryIDs(s.emulator).sandboxes).toEqual([]);

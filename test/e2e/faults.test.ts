@@ -98,7 +98,8 @@ async function answerLosingProxy(target: string): Promise<{ url: string; lost: s
   const isCreate = (method?: string, url?: string) => method === "POST" && START_ROUTE.test(url ?? "");
   const firstOfKey = (key: string | string[] | undefined) => typeof key !== "string" || (!keysSeen.has(key) && !!keysSeen.add(key));
   const server = createServer((req, res) => {
-    if (req.method === "GET" && (req.url ?? "").startsWith("/v2/sandboxes?") && decodeURIComponent(req.url ?? "").includes("pulumi-sandbox.marker")) markerLookups.push(req.url ?? "");
+    const query = decodeURIComponent(decodeURIComponent(req.url ?? ""));
+    if (req.method === "GET" && (req.url ?? "").startsWith("/v2/sandboxes?") && query.includes("pulumi-sandbox.resource=")) markerLookups.push(query);
     const upstream = request(`${target}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
       if (isCreate(req.method, req.url) && answer.statusCode !== undefined && answer.statusCode < 300 && firstOfKey(req.headers["idempotency-key"])) {
         answer.resume();
@@ -135,7 +136,7 @@ test("when every create's and rebuild's answer is lost, the provider finds what 
     expect(starts(since).map((c) => c.status).sort()).toEqual([...Array(3 + 2 * SANDBOXES).fill(201), ...Array(4).fill(202), 400, 400]);
     expect(proxy.lost).toHaveLength(RESOURCES + 2);
     expect(proxy.markerLookups).toHaveLength(SANDBOXES);
-    for (const url of proxy.markerLookups) expect(decodeURIComponent(url)).toMatch(/pulumi-sandbox\.nonce=[0-9a-f]{16}/);
+    for (const query of proxy.markerLookups) expect(query).toMatch(/pulumi-sandbox\.nonce=[0-9a-f]{16}/);
     expect(s.emulator.calls(since).filter((c) => c.path.endsWith("/connect"))).toEqual([]);
     await expectStateIsInventory();
     expect((await s.outputs()).provisioned).toEqual(Array(SANDBOXES).fill(true));

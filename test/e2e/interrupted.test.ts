@@ -149,7 +149,7 @@ test("(a) killed while a template builds: the next up waits for that same build,
 test("(b) killed while sandboxes provision: refresh clears the pending creates and the next up adopts both sandboxes", async () => {
   // The template of (a) stays; a volume and two sandboxes from it are added, one mounting the volume.
   await s.configure({ volumes: "1", sandboxes: "2", provisionCommand: "date +%s%N >> ~/runs && sleep 5 && echo provisioned" });
-  const postsBefore = s.emulator.calls().filter((c) => c.method === "POST" && c.path === "/sandboxes").length;
+  const postsBefore = s.emulator.calls().filter((c) => c.method === "POST" && c.path === "/v2/sandboxes").length;
   const run = detachedUp();
   const started = () => s.emulator.state.sandboxes().filter((x) => existsSync(homeFile(s.emulator, x.sandboxID, "runs")));
   await until("both sandboxes to be running their provisioning command", () => started().length === 2);
@@ -171,7 +171,7 @@ test("(b) killed while sandboxes provision: refresh clears the pending creates a
   const out = await s.outputs();
   expect([...(out.sandboxIDs as string[])].sort()).toEqual(made);
   expect(out.provisioned).toEqual([true, true]);
-  expect(s.emulator.calls().filter((c) => c.method === "POST" && c.path === "/sandboxes").length - postsBefore).toBe(2);
+  expect(s.emulator.calls().filter((c) => c.method === "POST" && c.path === "/v2/sandboxes").length - postsBefore).toBe(2);
   // The killed run started the command once in each sandbox; the next up found it running (or recorded
   // as done) under its tag and waited for it instead of running it again (provider/runtime/resume.ts).
   for (const id of made) expect(readFileSync(homeFile(s.emulator, id, "runs"), "utf8").trim().split("\n")).toHaveLength(1);
