@@ -3,9 +3,15 @@
  * dynamic provider, whose class hands it two inputs of its own: `__resource` (the key auto-names and
  * markers derive from) and `__secrets` (the plaintext of the values the program marked secret, so logs
  * can hide them). A native plugin gets both from the engine instead: the key is built from the URN of
- * the request and the provider's ID (./stack-instance.ts), and the secrets are the values that arrive
- * wrapped as secrets (./wire-values.ts). `__secrets` is never stored by the plugin: every request
- * carries its wrapped secrets again.
+ * the request and the provider's ID (./stack-instance.ts), and the secrets are the values of a check's
+ * new inputs that arrive wrapped as secrets (./wire-values.ts): those are the program's own, since the
+ * schema marks no input secret for an SDK to wrap whole (../schema/build.ts).
+ *
+ * Every later request holds values this plugin wrapped itself: the check's answer wraps the spec's
+ * secret inputs (`envVars`, `provision`), so state holds them encrypted, and a create then gets them
+ * wrapped whether or not the program marked them. So every answer carries the check's `__secrets` on,
+ * itself a secret, as the dynamic provider's state does; a request that holds it takes the program's
+ * secrets from it. One without it (state written before it was kept) hides every secret string.
  */
 import { secretKeys, wrapSecrets } from "../runtime/secrets";
 import { definitionOf, KINDS, SPECS, type ResourceKind } from "../kinds";
@@ -31,22 +37,32 @@ export interface ToRuntime {
   values: Obj;
   /** Top-level keys that came in secret: they go back secret. */
   secretKeys: Set<string>;
+  /** The plaintext of the values the program marked secret, when known: every answer carries it on as `__secrets`. */
+  programSecrets?: string[];
 }
 
-/** Request values as the runtime takes them: plain, with `__secrets` from the wrapped values. */
-export function toRuntime(values: Obj | undefined): ToRuntime {
+/**
+ * Request values as the runtime takes them: plain, with `__secrets`. `fromProgram`: the values are the
+ * program's own (a check's new inputs), so what came wrapped is what it marked secret. Otherwise the
+ * request's own `__secrets` says that, when it holds one.
+ */
+export function toRuntime(values: Obj | undefined, fromProgram = false): ToRuntime {
   const { plain, secretKeys, secretValues } = unwrap(values);
-  return { values: secretValues.length ? { ...plain, __secrets: secretValues } : withoutSecrets(plain), secretKeys };
+  const carried = Array.isArray(plain.__secrets) ? plain.__secrets.filter((v): v is string => typeof v === "string") : undefined;
+  const programSecrets = fromProgram ? secretValues : carried;
+  const hidden = programSecrets ?? secretValues;
+  return { values: hidden.length ? { ...withoutSecrets(plain), __secrets: hidden } : withoutSecrets(plain), secretKeys, programSecrets };
 }
 
 /**
  * Runtime results as the engine stores them, with what the runtime says is secret wrapped (every key
  * of `request` that came in secret, the spec's secret inputs and outputs, and what derives from a
- * secret input: ../runtime/secrets.ts); `__secrets` dropped (it is derived again on every request).
+ * secret input: ../runtime/secrets.ts), and the program's secrets carried on as `__secrets`, secret.
  * `request` is what the results answer, as `toRuntime` made it.
  */
 export function fromRuntime(kind: ResourceKind, values: Obj, request: ToRuntime): Obj {
-  return wrapSecrets(withoutSecrets(values), secretKeys(kind, request.values, request.secretKeys));
+  const carried = request.programSecrets ? { __secrets: request.programSecrets } : {};
+  return wrapSecrets({ ...withoutSecrets(values), ...carried }, [...secretKeys(kind, request.values, request.secretKeys), "__secrets"]);
 }
 
 /**

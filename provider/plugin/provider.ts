@@ -27,7 +27,8 @@ export const plugin: Provider = {
 
   async check(urn, olds, news) {
     const kind = kindOf(urn);
-    const given = toRuntime(news);
+    // The program's own inputs: what comes wrapped is what it marked secret (./adapter.ts).
+    const given = toRuntime(news, true);
     // The key of a new resource (../resource-key.ts): the runtime keeps the stored one after the first create.
     const outcome = await runtime.check(kind, toRuntime(olds).values, { ...given.values, __resource: keyFor(urn) });
     return outcome.inputs ? { inputs: fromRuntime(kind, outcome.inputs, given) } : { failures: outcome.failures ?? [] };

@@ -1,7 +1,7 @@
 /**
  * The Pulumi package schema (schema.json), built from the resource specs: the same zod schemas that
  * drive `check` and `diff` give the properties, their docs and defaults; the spec's lists give the
- * secret and replace flags. `npm run gen` writes it (scripts/gen-schema.mjs); never edit it by hand.
+ * secret flags (of outputs) and replace flags. `npm run gen` writes it (scripts/gen-schema.mjs); never edit it by hand.
  */
 import { z } from "zod";
 import { DEFAULT_DOMAIN, DEFAULT_REQUEST_TIMEOUT_MS, REQUEST_TIMEOUT_ENV } from "../../sdk/config";
@@ -106,7 +106,12 @@ function resource(spec: ResourceSpec, types: ObjectTypes): ResourceSchema {
   const replace = new Set(spec.replaceOnChanges.filter((path) => !path.includes(".")));
   const flags = (name: string, secret: boolean) => ({ secret, replace: replace.has(name) });
 
-  const inputProperties = convert(inputs, types, (name) => flags(name, spec.secretInputs.includes(name)));
+  // No input is marked secret. A generated SDK (and the YAML host) would wrap such an input whole, so
+  // the plugin could no longer tell which of its values the program marked secret, the only ones logs
+  // hide (a plain `DEBUG: "1"` would hide every "1" of an ID). State holds the spec's secret inputs
+  // encrypted all the same: the plugin answers `check` with them wrapped (../plugin/adapter.ts), as
+  // the class wraps them; as outputs they are secret here (each SDK's `additionalSecretOutputs`).
+  const inputProperties = convert(inputs, types, (name) => flags(name, false));
   const secretOut = new Set([...spec.secretInputs, ...spec.secretOutputs]);
   const outputOnly = convert(outputs, types, (name) => flags(name, secretOut.has(name)));
   for (const [old, current] of Object.entries(spec.renamed ?? {})) {
@@ -115,7 +120,7 @@ function resource(spec: ResourceSpec, types: ObjectTypes): ResourceSchema {
     property.deprecationMessage = `Use ${current}; ${old} is removed in 0.3.`;
   }
   noteSecrecy(spec, inputProperties, outputOnly);
-  const echoed = Object.fromEntries(Object.entries(inputProperties).map(([name, p]) => [name, withoutDefault(p)]));
+  const echoed = Object.fromEntries(Object.entries(inputProperties).map(([name, p]) => [name, secretOut.has(name) ? secretOf(withoutDefault(p)) : withoutDefault(p)]));
   for (const path of spec.replaceOnChanges) if (path.includes(".")) markNested(path, inputProperties, types.types);
 
   // Always-present outputs: what zod requires of the outputs, plus every input `check` guarantees
@@ -185,6 +190,11 @@ function markNested(path: string, top: Record<string, PropertySpec>, types: Map<
 /** Outputs carry the value the resource has; a default is about inputs only. */
 function withoutDefault({ default: _unused, ...rest }: PropertySpec): PropertySpec {
   return rest;
+}
+
+/** `p` flagged secret, the flag where `convert` puts it (before the replace flags). */
+function secretOf({ replaceOnChanges, willReplaceOnChanges, ...rest }: PropertySpec): PropertySpec {
+  return { ...rest, secret: true, ...(replaceOnChanges ? { replaceOnChanges, willReplaceOnChanges } : {}) };
 }
 
 function sorted<T>(record: Record<string, T>): Record<string, T> {

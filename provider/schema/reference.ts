@@ -44,7 +44,8 @@ export function renderReference(schema: PackageSchema): string {
       `### ${token.split(":")[2]}`,
       r.description,
       "Inputs:",
-      propertyTable(r.inputProperties, r.requiredInputs),
+      // An input the state holds secret is a secret output of the same name (./build.ts marks no input secret).
+      propertyTable(r.inputProperties, r.requiredInputs, (name) => r.properties[name]?.secret),
       "Outputs (every input is also an output of the same name; those listed again here are reported back by the service):",
       outputTable(r.properties, r.required, r.inputProperties),
     ]),
@@ -85,13 +86,13 @@ export function configTable(schema: PackageSchema): string {
   return table(["Key", "Environment variable", "Default", "Secret", "Description"], rows);
 }
 
-/** Inputs, or the properties of a type: required ones first. */
-function propertyTable(properties: Record<string, PropertySpec>, required: readonly string[] = []): string {
+/** Inputs, or the properties of a type: required ones first. `secret`: whether the state keeps one secret. */
+function propertyTable(properties: Record<string, PropertySpec>, required: readonly string[] = [], secret = (name: string) => properties[name]!.secret): string {
   const names = Object.keys(properties).sort((a, b) => Number(required.includes(b)) - Number(required.includes(a)));
   const rows = names.map((name) => {
     const p = properties[name]!;
     const yes = (flag: boolean | undefined) => (flag ? "yes" : "");
-    return [code(name), typeText(p), defaultOf(p), yes(required.includes(name)), yes(p.replaceOnChanges), yes(p.secret), cell(p.description)];
+    return [code(name), typeText(p), defaultOf(p), yes(required.includes(name)), yes(p.replaceOnChanges), yes(secret(name)), cell(p.description)];
   });
   return table(["Name", "Type", "Default", "Required", "Forces replacement", "Secret", "Description"], rows);
 }

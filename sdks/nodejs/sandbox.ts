@@ -169,13 +169,13 @@ export class Sandbox extends pulumi.CustomResource {
             resourceInputs["allowInternetAccess"] = args?.allowInternetAccess;
             resourceInputs["autoPause"] = args?.autoPause;
             resourceInputs["autoResume"] = args?.autoResume;
-            resourceInputs["envVars"] = args?.envVars ? pulumi.secret(args.envVars) : undefined;
+            resourceInputs["envVars"] = args?.envVars;
             resourceInputs["forkFrom"] = args?.forkFrom;
             resourceInputs["mcp"] = args?.mcp;
             resourceInputs["metadata"] = args?.metadata;
             resourceInputs["network"] = args?.network;
             resourceInputs["ports"] = args?.ports;
-            resourceInputs["provision"] = args?.provision ? pulumi.secret(pulumi.output(args.provision).apply(v => v === undefined ? undefined : inputs.provisionArgsProvideDefaults(v))) : undefined;
+            resourceInputs["provision"] = args ? pulumi.output(args.provision).apply(v => v === undefined ? undefined : inputs.provisionArgsProvideDefaults(v)) : undefined;
             resourceInputs["secure"] = args?.secure;
             resourceInputs["state"] = args?.state;
             resourceInputs["templateID"] = args?.templateID;

@@ -71,7 +71,7 @@ export class Secret extends pulumi.CustomResource {
             }
             resourceInputs["metadata"] = args?.metadata;
             resourceInputs["name"] = args?.name;
-            resourceInputs["value"] = args?.value ? pulumi.secret(args.value) : undefined;
+            resourceInputs["value"] = args?.value;
             resourceInputs["currentVersion"] = undefined /*out*/;
             resourceInputs["secretID"] = undefined /*out*/;
         } else {

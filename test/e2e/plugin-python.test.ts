@@ -48,7 +48,7 @@ test("up makes a public template and one provisioned sandbox per member, from Py
   const owners = Object.fromEntries(inv.sandboxes.map((x) => [x.metadata.owner, x.sandboxID]));
   expect(owners).toEqual(out.environments);
   expect(inv.sandboxes.every((x) => x.metadata.team === "platform" && x.templateID === out.templateID)).toBe(true);
-  // Provisioned; the SDK sends `provision` secret, so its output shows redacted (the plugin's README).
+  // Provisioned.
   expect(up.output).toContain("[Sandbox env-ada] provision 1/1: exit code 0");
 });
 

@@ -87,12 +87,6 @@ func NewSandbox(ctx *pulumi.Context,
 	if args.Provision != nil {
 		args.Provision = args.Provision.ToProvisionPtrOutput().ApplyT(func(v *Provision) *Provision { return v.Defaults() }).(ProvisionPtrOutput)
 	}
-	if args.EnvVars != nil {
-		args.EnvVars = pulumi.ToSecret(args.EnvVars).(pulumi.StringMapInput)
-	}
-	if args.Provision != nil {
-		args.Provision = pulumi.ToSecret(args.Provision).(ProvisionPtrInput)
-	}
 	secrets := pulumi.AdditionalSecretOutputs([]string{
 		"envVars",
 		"envdAccessToken",

@@ -38,9 +38,6 @@ func NewSecret(ctx *pulumi.Context,
 	if args.Value == nil {
 		return nil, errors.New("invalid value for required argument 'Value'")
 	}
-	if args.Value != nil {
-		args.Value = pulumi.ToSecret(args.Value).(pulumi.StringInput)
-	}
 	secrets := pulumi.AdditionalSecretOutputs([]string{
 		"value",
 	})

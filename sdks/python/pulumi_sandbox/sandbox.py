@@ -384,13 +384,13 @@ class Sandbox(pulumi.CustomResource):
             __props__.__dict__["allow_internet_access"] = allow_internet_access
             __props__.__dict__["auto_pause"] = auto_pause
             __props__.__dict__["auto_resume"] = auto_resume
-            __props__.__dict__["env_vars"] = None if env_vars is None else pulumi.Output.secret(env_vars)
+            __props__.__dict__["env_vars"] = env_vars
             __props__.__dict__["fork_from"] = fork_from
             __props__.__dict__["mcp"] = mcp
             __props__.__dict__["metadata"] = metadata
             __props__.__dict__["network"] = network
             __props__.__dict__["ports"] = ports
-            __props__.__dict__["provision"] = None if provision is None else pulumi.Output.secret(provision)
+            __props__.__dict__["provision"] = provision
             __props__.__dict__["secure"] = secure
             __props__.__dict__["state"] = state
             __props__.__dict__["template_id"] = template_id

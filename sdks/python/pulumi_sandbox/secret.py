@@ -131,7 +131,7 @@ class Secret(pulumi.CustomResource):
             __props__.__dict__["name"] = name
             if value is None and not opts.urn:
                 raise TypeError("Missing required property 'value'")
-            __props__.__dict__["value"] = None if value is None else pulumi.Output.secret(value)
+            __props__.__dict__["value"] = value
             __props__.__dict__["current_version"] = None
             __props__.__dict__["secret_id"] = None
         secret_opts = pulumi.ResourceOptions(additional_secret_outputs=["value"])
