@@ -11,7 +11,7 @@ import { LogRequest, LogSeverity } from "@pulumi/pulumi/proto/engine_pb";
 import { urnOf } from "../resource-key";
 import { likePulumi } from "./like-pulumi";
 import { setLogSink, type LogSink } from "./log";
-import { isStatusLine } from "./operation";
+import { currentUrn, isStatusLine } from "./operation";
 
 /**
  * The engine's address among the plugin's arguments: the first that is not a flag the engine adds
@@ -40,15 +40,23 @@ export async function logsSent(): Promise<void> {
 }
 
 /**
- * A sink that logs each line as info against the URN in the resource key (every key the runtime
- * mints holds one), ephemeral when it is status (./operation.ts); a line the engine refuses goes to
- * stderr, so it is never lost outright.
+ * The URN a line about the resource of `resourceKey` goes to: the one the engine sent with the request
+ * under way (./operation.ts), else the one in the key (every key the runtime mints holds one), which is
+ * the URN of the resource's first create and so names a row that a rename left behind.
+ */
+export function urnForLine(resourceKey: string): string | undefined {
+  return currentUrn() ?? urnOf(resourceKey);
+}
+
+/**
+ * A sink that logs each line as info against the resource's URN (`urnForLine`), ephemeral when it is
+ * status (./operation.ts); a line the engine refuses goes to stderr, so it is never lost outright.
  */
 export function engineLogSink(address: string, credentials: grpc.ChannelCredentials): LogSink {
   const engine = new EngineClient(address, credentials);
   return (line, resourceKey) => {
     const request = new LogRequest().setSeverity(LogSeverity.INFO).setMessage(line).setEphemeral(isStatusLine());
-    const urn = urnOf(resourceKey);
+    const urn = urnForLine(resourceKey);
     if (urn) request.setUrn(urn);
     const sent = new Promise<void>((resolve) => {
       engine.log(request, (err) => {

@@ -8,6 +8,7 @@ import { redact } from "../../sdk/errors";
 import type { ResourceKind } from "../kinds";
 import { resourceNameOf } from "../resource-key";
 import { hiddenValues } from "./secrets";
+import { currentUrn } from "./operation";
 
 export interface Logger {
   (line: string): void;
@@ -32,8 +33,9 @@ export function setLogSink(next: LogSink): void {
  */
 export function resourceLogger(kind: ResourceKind, inputs: Record<string, unknown>, more: () => Iterable<string | undefined> = () => []): Logger {
   const resourceKey = typeof inputs.__resource === "string" ? inputs.__resource : "";
-  const name = resourceNameOf(resourceKey) || kind;
   return (line) => {
+    // Named as the engine names it now (a renamed resource's key still holds its first name).
+    const name = resourceNameOf(currentUrn() ?? resourceKey) || kind;
     const hidden = [...hiddenValues(kind, inputs), ...more()];
     for (const part of line.replace(/\r/g, "").split("\n")) {
       if (part.trim() !== "") sink(`[${kind} ${name}] ${redact(part, hidden)}`, resourceKey);

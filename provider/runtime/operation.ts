@@ -19,6 +19,11 @@ export interface Operation {
   readonly signal: AbortSignal;
   /** Why the signal fired: it goes into the error the stopped wait throws. */
   readonly why: () => string;
+  /**
+   * The resource's URN as the engine sends it now. Its key holds the URN of its first create, which a
+   * stack or project rename, an alias or a `pulumi state move` leaves behind: lines go to this one.
+   */
+  readonly urn?: string | undefined;
 }
 
 const current = new AsyncLocalStorage<Operation>();
@@ -27,6 +32,11 @@ const waiting = new AsyncLocalStorage<true>();
 /** Runs `fn` (a handler and everything it awaits) as `op`. */
 export function runAsOperation<T>(op: Operation, fn: () => T): T {
   return current.run(op, fn);
+}
+
+/** The URN of the resource the current operation is about, as the engine names it now; undefined outside one. */
+export function currentUrn(): string | undefined {
+  return current.getStore()?.urn;
 }
 
 /**
@@ -89,7 +99,7 @@ export function asOperation(verb: "create" | "update", urn: string, timeoutSecon
     inFlight.delete(op);
   };
   try {
-    void Promise.resolve(runAsOperation({ signal: op.controller.signal, why: () => op.why }, run)).finally(done);
+    void Promise.resolve(runAsOperation({ signal: op.controller.signal, why: () => op.why, urn }, run)).finally(done);
   } catch (err) {
     done();
     throw err;

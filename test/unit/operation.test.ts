@@ -5,6 +5,8 @@
  */
 import { expect, test } from "vitest";
 import { isStatusLine, operationWait, runAsOperation } from "../../provider/runtime/operation";
+import { urnForLine } from "../../provider/runtime/engine-log";
+import { resourceLogger, setLogSink } from "../../provider/runtime/log";
 
 const stopped = (why: string) => new Error(`stopped: ${why}`);
 
@@ -31,4 +33,21 @@ test("a stopped operation's wait fails with the caller's error naming why; one s
 test("in an operation that was not stopped, a wait's own failure passes through", async () => {
   const op = { signal: new AbortController().signal, why: () => "" };
   await expect(runAsOperation(op, () => operationWait(() => Promise.reject(new Error("timed out")), stopped))).rejects.toThrow(/^timed out$/);
+});
+
+test("a renamed resource's lines go to the URN the engine sends now, named by it, not to its key's first URN", () => {
+  const key = "0b6f-instance/urn:pulumi:dev::proj::pulumi-nodejs:dynamic:Sandbox::web";
+  const now = "urn:pulumi:prod::proj::pulumi-nodejs:dynamic:Sandbox::web-blue";
+  expect(urnForLine(key)).toBe("urn:pulumi:dev::proj::pulumi-nodejs:dynamic:Sandbox::web");
+  const lines: [string, string][] = [];
+  setLogSink((line, k) => lines.push([line, k]));
+  try {
+    const op = { signal: new AbortController().signal, why: () => "", urn: now };
+    expect(runAsOperation(op, () => urnForLine(key))).toBe(now);
+    runAsOperation(op, () => resourceLogger("Sandbox", { __resource: key })("adopting sandbox i1"));
+    resourceLogger("Sandbox", { __resource: key })("outside");
+  } finally {
+    setLogSink((line) => process.stderr.write(`${line}\n`));
+  }
+  expect(lines).toEqual([["[Sandbox web-blue] adopting sandbox i1", key], ["[Sandbox web] outside", key]]);
 });
