@@ -140,7 +140,8 @@ describe("the value never leaks", () => {
     const stop = loseAnswerTo(emu(), "POST /secrets");
     try {
       const made = await runtime.create("Secret", await checked("Secret", { name: "once", value: VALUE, __secrets: [VALUE] }));
-      expect(made.outs).toMatchObject({ name: "once", currentVersion: 1 });
+      // The one the lost create made, with the program's value written again over it (a second version).
+      expect(made.outs).toMatchObject({ name: "once", currentVersion: 2 });
       const listed = (await (await rest(emu(), "GET", "/secrets")).json()) as { name: string }[];
       expect(listed.filter((s) => s.name === "once")).toHaveLength(1);
       await runtime.remove("Secret", made.id, made.outs);
@@ -148,5 +149,21 @@ describe("the value never leaks", () => {
       stop();
     }
     expect(stderr.text()).not.toContain(VALUE);
+  });
+
+  test("a lost answer meeting an earlier run's secret writes the program's value over the one it held", async () => {
+    const inputs = await checked("Secret", { value: NEXT, __secrets: [NEXT], __resource: "proj/lost/rotated" });
+    const earlier = (await (await rest(emu(), "POST", "/secrets", { name: inputs.name, value: VALUE })).json()) as { secretID: string };
+    const since = lastSeq(emu());
+    const stop = loseAnswerTo(emu(), "POST /secrets");
+    try {
+      const made = await runtime.create("Secret", inputs);
+      expect(made.id).toBe(earlier.secretID);
+      expect(made.outs).toMatchObject({ currentVersion: 2, value: NEXT });
+      expect(callsSince(emu(), since, { writesOnly: true })).toEqual(["POST /secrets", `POST /secrets/${made.id}`]);
+      await runtime.remove("Secret", made.id, made.outs);
+    } finally {
+      stop();
+    }
   });
 });

@@ -37,7 +37,14 @@ export const secretHandlers: ResourceHandlers<"Secret"> = {
   async create(inputs) {
     const name = inputs.name ?? ""; // `check` always sets it: the user's, or an auto-name
     const body = { ...wireBody(NEW_SECRET, inputs), name } as NewSecret;
-    const info = await createOnce(() => platform().secrets.create(body), () => findByName(name)).catch(async (err) => {
+    // Found after a create whose answer was lost, the secret may be an earlier run's, holding what that
+    // run gave: the program's value and metadata are written over it (a create that did go through
+    // wrote the same, and only gains a version).
+    const found = async () => {
+      const earlier = await findByName(name);
+      return earlier && platform().secrets.update(earlier.secretID, { value: inputs.value, metadata: inputs.metadata ?? {} });
+    };
+    const info = await createOnce(() => platform().secrets.create(body), found).catch(async (err) => {
       // An auto-name comes from this resource alone: a secret holding it was made by an interrupted
       // run of this same resource, so it is adopted, with this value written over whatever it holds.
       const adopted = autoNamed(inputs, "name") && (err as { status?: number }).status === 409 ? await findByName(name) : undefined;
