@@ -83,7 +83,7 @@ class Secret(pulumi.CustomResource):
                  value: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
         """
-        A team secret: a value the service keeps and never returns (only its metadata). The value is secret everywhere in Pulumi (state, previews, logs). A new `value` or `metadata` writes a new version of the same secret; a new `name` replaces it. Deleting the resource deletes the secret. The service offers secrets behind a feature flag; a sandbox cannot refer to one by name (its egress header rules take plain values).
+        A team secret: a value the service keeps and never returns (only its metadata). The value is secret everywhere in Pulumi (state, previews, logs). A new `value` or `metadata` writes a new version of the same secret; a new `name` replaces it. Deleting the resource deletes the secret. The service offers secrets behind a feature flag. A Sandbox refers to one by name in a header value of its `network.rules` (`${e2b.secrets.<name>}`): the service puts the value in the sandbox's matching outgoing requests, and it never enters the sandbox.
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
@@ -98,7 +98,7 @@ class Secret(pulumi.CustomResource):
                  args: SecretArgs,
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
-        A team secret: a value the service keeps and never returns (only its metadata). The value is secret everywhere in Pulumi (state, previews, logs). A new `value` or `metadata` writes a new version of the same secret; a new `name` replaces it. Deleting the resource deletes the secret. The service offers secrets behind a feature flag; a sandbox cannot refer to one by name (its egress header rules take plain values).
+        A team secret: a value the service keeps and never returns (only its metadata). The value is secret everywhere in Pulumi (state, previews, logs). A new `value` or `metadata` writes a new version of the same secret; a new `name` replaces it. Deleting the resource deletes the secret. The service offers secrets behind a feature flag. A Sandbox refers to one by name in a header value of its `network.rules` (`${e2b.secrets.<name>}`): the service puts the value in the sandbox's matching outgoing requests, and it never enters the sandbox.
 
         :param str resource_name: The name of the resource.
         :param SecretArgs args: The arguments to use to populate this resource's properties.
