@@ -30,20 +30,35 @@ export function madeFromDigest(purpose: string, value: unknown): string {
 const FIELD_DIGEST_HEX = 8;
 
 /**
+ * The entry of {@link fieldDigests} that digests nothing but the key: when it differs, so does every
+ * field's digest, whatever the inputs, and a difference says that the API key changed, not the inputs.
+ */
+export const KEY_ENTRY = "~key";
+
+/** What {@link differingFields} answers when the two digests were made with different API keys. */
+export const ANOTHER_KEY = ["the API key"];
+
+/**
  * One short digest per field, `field:digest` joined by commas, fields in name order; a field left out
- * (undefined) has none. Per field, so that a difference can name the field that changed.
+ * (undefined) has none. Per field, so that a difference can name the field that changed. First, the
+ * digest of the key alone (KEY_ENTRY).
  */
 export function fieldDigests(purpose: string, fields: Record<string, unknown>): string {
-  return Object.keys(fields)
+  const entries = Object.keys(fields)
     .filter((k) => fields[k] !== undefined)
     .sort()
-    .map((k) => `${k}:${madeFromDigest(`${purpose}/${k}`, fields[k]).slice(0, FIELD_DIGEST_HEX)}`)
-    .join(",");
+    .map((k) => `${k}:${madeFromDigest(`${purpose}/${k}`, fields[k]).slice(0, FIELD_DIGEST_HEX)}`);
+  return [`${KEY_ENTRY}:${madeFromDigest(`${purpose}/${KEY_ENTRY}`, null).slice(0, FIELD_DIGEST_HEX)}`, ...entries].join(",");
 }
 
-/** The fields whose digests differ between two {@link fieldDigests} values (a field in one only included). */
+/**
+ * The fields whose digests differ between two {@link fieldDigests} values (a field in one only
+ * included); ANOTHER_KEY when both name their key and the keys differ (every field would differ).
+ */
 export function differingFields(a: string, b: string): string[] {
   const parse = (s: string) => new Map(s.split(",").filter(Boolean).map((e) => [e.slice(0, e.lastIndexOf(":")), e.slice(e.lastIndexOf(":") + 1)] as const));
   const [x, y] = [parse(a), parse(b)];
-  return [...new Set([...x.keys(), ...y.keys()])].filter((k) => x.get(k) !== y.get(k)).sort();
+  if (x.has(KEY_ENTRY) && y.has(KEY_ENTRY) && x.get(KEY_ENTRY) !== y.get(KEY_ENTRY)) return ANOTHER_KEY;
+  // A digest from before KEY_ENTRY has none: that is no change of any input.
+  return [...new Set([...x.keys(), ...y.keys()])].filter((k) => k !== KEY_ENTRY && x.get(k) !== y.get(k)).sort();
 }

@@ -66,7 +66,7 @@ describe("lifecycle", () => {
     });
     // Its finished create claimed it (provider/kinds/sandbox/claim.ts): a later create under the same marker leaves it alone.
     expect(await standingOf(id)).toBe("claimed");
-    expect(madeFrom(inputs)).toMatch(/^metadata:[0-9a-f]{8},templateID:[0-9a-f]{8}$/); // digests only: no input value in plaintext
+    expect(madeFrom(inputs)).toMatch(/^~key:[0-9a-f]{8},metadata:[0-9a-f]{8},templateID:[0-9a-f]{8}$/); // digests only: no input value in plaintext
     expect(outs).toMatchObject({ sandboxID: id, state: "running", provisioned: true, metadata: { purpose: "test" }, __provider: PROVIDER_TEXT });
     expect(outs.provisionResults).toMatchObject([
       { command: "echo hello from $HOSTNAME_IS_UNSET provisioning", exitCode: 0, stdoutTail: "hello from provisioning\n", stderrTail: "" },

@@ -20,7 +20,7 @@ import { waitingForLimit } from "../../runtime/limit-wait";
 import { PartialCreateError } from "../../runtime/partial";
 import { runKey, runNumber } from "../../runtime/resume";
 import { wireBody, type WireMap } from "../../runtime/wire";
-import { fieldDigests } from "../../runtime/made-from";
+import { ANOTHER_KEY, fieldDigests } from "../../runtime/made-from";
 import { urlsOf } from "./ports";
 import { forkOf } from "./fork";
 import { findByMarker, INPUTS_KEY, madeEarlier, markerOf, markings, NONCE_KEY, removeRepeats, withoutMarkings, type Doubtful } from "./adoption";
@@ -198,7 +198,9 @@ async function fromTemplate(inputs: Inputs, templateID: string, timeout: number)
   }
   for (const { sandboxID, changed } of stale) {
     // Adopted, it would be recorded with inputs it was not made from (its old environment, say), and no later run would notice.
-    const why = changed.length ? `from other inputs (${changed.join(", ")} changed since)` : "by a version that did not record its inputs";
+    const why = changed === ANOTHER_KEY
+      ? "with another API key (the stack's key changed since), so whether its inputs are these cannot be told"
+      : changed.length ? `from other inputs (${changed.join(", ")} changed since)` : "by a version that did not record its inputs";
     logFor(inputs)(`sandbox ${sandboxID}, made by an interrupted run, was made ${why}: deleting it and creating a new one`);
     await ignoreNotFound(() => sandboxes.kill(sandboxID));
   }
