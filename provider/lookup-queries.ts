@@ -6,7 +6,7 @@
 import type { PlatformClient } from "../sdk/platform/client";
 import { allPages, PAGE_SIZE } from "./lookup-paging";
 import { LOOKUPS, type LookupArgs, type LookupName, type LookupResult } from "./lookup-shapes";
-import { buildLogs, findTemplate, templateBuilds, templateInfo, templateTags } from "./lookup-template-queries";
+import { buildLogs, defaultTemplates, findTemplate, templateBuilds, templateInfo, templateTagGroups, templateTags } from "./lookup-template-queries";
 
 type Query<K extends LookupName> = (client: PlatformClient, args: LookupArgs<K>, pageSize?: number) => Promise<LookupResult<K>>;
 
@@ -14,6 +14,8 @@ export const QUERIES: { [K in LookupName]: Query<K> } = {
   getTemplate: (client, args) => findTemplate(client, args),
   listTemplates: async (client) => ({ templates: (await client.templates.list()).map(templateInfo) }),
   listTemplateTags: (client, args) => templateTags(client, args),
+  listDefaultTemplates: (client) => defaultTemplates(client),
+  listTemplateTagGroups: (client, args, pageSize) => templateTagGroups(client, args, pageSize),
   listTemplateBuilds: (client, args, pageSize) => templateBuilds(client, args, pageSize),
   getTemplateBuildLogs: (client, args, pageSize) => buildLogs(client, args, pageSize),
   listSandboxes: async (client, args, pageSize = PAGE_SIZE) => {

@@ -85,6 +85,21 @@ export const TemplateTagInfo = z.object({
   createdAt: z.string().describe("When it was pointed there (RFC 3339)."),
 });
 
+export const ListTemplateTagGroupsArgs = GetTemplateArgs.extend({
+  search: z.string().min(1, { error: "must not be empty" }).optional().describe("Only tags whose name holds this text."),
+});
+
+export const TemplateTagAssignmentInfo = z.object({
+  buildID: z.string().describe("The build the tag was pointed to."),
+  assignedAt: z.string().describe("When (RFC 3339)."),
+});
+
+export const TemplateTagGroupInfo = z.object({
+  tag: z.string().describe("The tag."),
+  assignments: z.array(TemplateTagAssignmentInfo).describe("The builds the tag was pointed to (ready ones), latest first; the service keeps the last few."),
+  hasMore: z.boolean().describe("Whether the service holds more assignments than it answered."),
+});
+
 export const TemplateBuildInfo = z.object({
   buildID: z.string().describe("The build's ID."),
   status: z.enum(["building", "waiting", "ready", "error"]).describe("Where the build is."),
@@ -149,6 +164,20 @@ export const LOOKUPS = {
     result: z.object({ tags: listOf(TemplateTagInfo, "The template's tags.") }),
     resultTypes: { tags: "TemplateTagInfo" },
     list: "tags",
+  },
+  listDefaultTemplates: {
+    description: "Lists the service's default templates, which every team may start sandboxes from (`base` among them).",
+    args: NoArgs,
+    result: z.object({ templates: listOf(TemplateInfo, "The default templates.") }),
+    resultTypes: { templates: "TemplateInfo" },
+    list: "templates",
+  },
+  listTemplateTagGroups: {
+    description: "Lists the tags of a template of the team (by ID or alias), each with the builds it was pointed to, latest first: a tag's history, every page of tags.",
+    args: ListTemplateTagGroupsArgs,
+    result: z.object({ groups: listOf(TemplateTagGroupInfo, "The template's tags with their history.") }),
+    resultTypes: { groups: "TemplateTagGroupInfo" },
+    list: "groups",
   },
   listTemplateBuilds: {
     description: "Lists the builds of a template of the team (by ID or alias), newest first, every page of them.",

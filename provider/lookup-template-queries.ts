@@ -57,3 +57,18 @@ export async function buildLogs(client: PlatformClient, args: LookupArgs<"getTem
     for (const { timestamp, level, message, step } of page.logEntries) entries.push({ timestamp, level, message, ...(step ? { step } : {}) });
   }
 }
+
+/** GET /default-templates: the service's own templates, which no team owns. */
+export async function defaultTemplates(client: PlatformClient): Promise<LookupResult<"listDefaultTemplates">> {
+  return { templates: (await client.templates.listDefault()).map(templateInfo) };
+}
+
+/** GET /templates/{id}/tags/groups, page after page (`tagsCursor`): each tag with the builds it pointed to. */
+export async function templateTagGroups(client: PlatformClient, args: LookupArgs<"listTemplateTagGroups">, pageSize = PAGE_SIZE): Promise<LookupResult<"listTemplateTagGroups">> {
+  const { templateID } = await findTemplate(client, args, "listTemplateTagGroups");
+  const groups = await allPages(async (cursor) => {
+    const page = await client.templates.tagGroups(templateID, { tagsLimit: pageSize, ...(cursor ? { tagsCursor: cursor } : {}), ...(args.search ? { search: args.search } : {}) });
+    return { items: page.tags, nextToken: page.nextCursor ?? undefined };
+  });
+  return { groups: groups.map(({ tag, assignments, hasMore }) => ({ tag, assignments: assignments.map(({ buildId, assignedAt }) => ({ buildID: buildId, assignedAt })), hasMore })) };
+}

@@ -30,6 +30,8 @@ export type SandboxLogEntry = z.output<typeof shapes.SandboxLogEntry>;
 export type SnapshotInfo = z.output<typeof shapes.SnapshotInfo>;
 /** A tag of a template and the build it points to. */
 export type TemplateTagInfo = z.output<typeof shapes.TemplateTagInfo>;
+/** A tag of a template and the builds it was pointed to, latest first. */
+export type TemplateTagGroupInfo = z.output<typeof shapes.TemplateTagGroupInfo>;
 /** A build of a template. */
 export type TemplateBuildInfo = z.output<typeof shapes.TemplateBuildInfo>;
 /** One line of a build's log. */
@@ -83,6 +85,10 @@ export const getTemplate: Lookup<"getTemplate"> = lookup("getTemplate");
 export const listTemplates: Lookup<"listTemplates"> = lookup("listTemplates");
 /** A template's tags (by ID or alias) and the build each points to. */
 export const listTemplateTags: Lookup<"listTemplateTags"> = lookup("listTemplateTags");
+/** The service's default templates, which every team may start sandboxes from. */
+export const listDefaultTemplates: Lookup<"listDefaultTemplates"> = lookup("listDefaultTemplates");
+/** A template's tags (by ID or alias), each with the builds it was pointed to, latest first. */
+export const listTemplateTagGroups: Lookup<"listTemplateTagGroups"> = lookup("listTemplateTagGroups");
 /** A template's builds (by ID or alias), newest first, every page. */
 export const listTemplateBuilds: Lookup<"listTemplateBuilds"> = lookup("listTemplateBuilds");
 /** The whole log of one build of a template (by ID or alias), oldest first. */

@@ -8,6 +8,8 @@
  * | get         | GET /templates/{id}                            | API key           | 200     |
  * | buildsPage  | GET /templates/{id} (X-Next-Token)             | API key           | 200     |
  * | list        | GET /templates                                 | API key           | 200     |
+ * | listDefault | GET /default-templates                         | API key           | 200     |
+ * | tagGroups   | GET /templates/{id}/tags/groups (tagsCursor)   | API key           | 200     |
  * | buildStatus | GET /templates/{id}/builds/{buildID}/status    | API key           | 200     |
  * | setPublic   | PATCH /v2/templates/{id}                       | API key, else Bearer | 200  |
  * | delete      | DELETE /templates/{id}                         | API key           | 204     |
@@ -22,6 +24,7 @@ import {
   Template,
   TemplateBuildAccepted,
   TemplateBuildInfo,
+  TemplateTagGroups,
   TemplateUpdateResponse,
   TemplateWithBuilds,
   type BuildLogEntry,
@@ -98,6 +101,20 @@ export class Templates {
   /** The team's templates. */
   list(call?: CallOptions): Promise<Template[]> {
     return this.http.call({ method: "GET", route: "/templates", auth: "apiKey" }, Templates_, call);
+  }
+
+  /** The service's default templates, which every team may start sandboxes from (e2b 2.63 on PyPI: get_default_templates.py). */
+  listDefault(call?: CallOptions): Promise<Template[]> {
+    return this.http.call({ method: "GET", route: "/default-templates", auth: "apiKey" }, Templates_, call);
+  }
+
+  /**
+   * One page of a template's tags, each with its ready assignments to builds, latest first (service
+   * defaults: 25 tags, 6 assignments each); `nextCursor` is the next page's `tagsCursor`, null on the last.
+   */
+  tagGroups(id: string, q: { tagsCursor?: string; tagsLimit?: number; assignmentLimit?: number; search?: string } = {}, call?: CallOptions): Promise<TemplateTagGroups> {
+    const op = { method: "GET", route: "/templates/{id}/tags/groups", params: { id }, query: { ...q }, auth: "apiKey" } as const;
+    return this.http.call(op, TemplateTagGroups, call);
   }
 
   /**

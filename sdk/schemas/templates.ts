@@ -70,6 +70,31 @@ export const Template = z.object({
 });
 export type Template = z.infer<typeof Template>;
 
+/** One assignment of a tag to a build (GET /templates/{id}/tags/groups, e2b 2.63 on PyPI: template_tag_assignment.py); the service spells these IDs `...Id`. */
+export const TemplateTagAssignment = z.object({
+  assignmentId: z.string(),
+  buildId: z.string(),
+  assignedAt: z.string(),
+  buildCreatedAt: z.string(),
+  buildFinishedAt: z.string().nullable(),
+});
+export type TemplateTagAssignment = z.infer<typeof TemplateTagAssignment>;
+
+/** A tag and its ready assignments, latest first (template_tag_group.py). */
+export const TemplateTagGroup = z.object({
+  tag: z.string(),
+  assignments: z.array(TemplateTagAssignment),
+  hasMore: z.boolean(),
+});
+export type TemplateTagGroup = z.infer<typeof TemplateTagGroup>;
+
+/** One page of GET /templates/{id}/tags/groups (template_tag_groups_response.py). */
+export const TemplateTagGroups = z.object({
+  tags: z.array(TemplateTagGroup),
+  nextCursor: z.string().nullable(),
+});
+export type TemplateTagGroups = z.infer<typeof TemplateTagGroups>;
+
 /** One build in TemplateWithBuilds. */
 export const TemplateBuild = z.object({
   buildID: z.string(),

@@ -25,6 +25,11 @@ export const getTemplateBuildLogs: typeof import("./getTemplateBuildLogs").getTe
 export const getTemplateBuildLogsOutput: typeof import("./getTemplateBuildLogs").getTemplateBuildLogsOutput = null as any;
 utilities.lazyLoad(exports, ["getTemplateBuildLogs","getTemplateBuildLogsOutput"], () => require("./getTemplateBuildLogs"));
 
+export { ListDefaultTemplatesArgs, ListDefaultTemplatesResult } from "./listDefaultTemplates";
+export const listDefaultTemplates: typeof import("./listDefaultTemplates").listDefaultTemplates = null as any;
+export const listDefaultTemplatesOutput: typeof import("./listDefaultTemplates").listDefaultTemplatesOutput = null as any;
+utilities.lazyLoad(exports, ["listDefaultTemplates","listDefaultTemplatesOutput"], () => require("./listDefaultTemplates"));
+
 export { ListSandboxesArgs, ListSandboxesResult, ListSandboxesOutputArgs } from "./listSandboxes";
 export const listSandboxes: typeof import("./listSandboxes").listSandboxes = null as any;
 export const listSandboxesOutput: typeof import("./listSandboxes").listSandboxesOutput = null as any;
@@ -44,6 +49,11 @@ export { ListTemplateBuildsArgs, ListTemplateBuildsResult, ListTemplateBuildsOut
 export const listTemplateBuilds: typeof import("./listTemplateBuilds").listTemplateBuilds = null as any;
 export const listTemplateBuildsOutput: typeof import("./listTemplateBuilds").listTemplateBuildsOutput = null as any;
 utilities.lazyLoad(exports, ["listTemplateBuilds","listTemplateBuildsOutput"], () => require("./listTemplateBuilds"));
+
+export { ListTemplateTagGroupsArgs, ListTemplateTagGroupsResult, ListTemplateTagGroupsOutputArgs } from "./listTemplateTagGroups";
+export const listTemplateTagGroups: typeof import("./listTemplateTagGroups").listTemplateTagGroups = null as any;
+export const listTemplateTagGroupsOutput: typeof import("./listTemplateTagGroups").listTemplateTagGroupsOutput = null as any;
+utilities.lazyLoad(exports, ["listTemplateTagGroups","listTemplateTagGroupsOutput"], () => require("./listTemplateTagGroups"));
 
 export { ListTemplateTagsArgs, ListTemplateTagsResult, ListTemplateTagsOutputArgs } from "./listTemplateTags";
 export const listTemplateTags: typeof import("./listTemplateTags").listTemplateTags = null as any;

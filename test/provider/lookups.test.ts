@@ -1,7 +1,8 @@
 /** Lookups against the emulator: what a program finds without managing it, and the errors it gets. */
 import { describe, expect, test } from "vitest";
 import {
-  getSandboxLogs, getSandboxMetrics, getTemplate, getTemplateBuildLogs, listSandboxes, listSnapshots, listTemplateBuilds, listTemplates, listTemplateTags, listSecrets, listVolumes,
+  getSandboxLogs, getSandboxMetrics, getTemplate, getTemplateBuildLogs, listDefaultTemplates, listSandboxes, listSnapshots, listTemplateBuilds, listTemplates,
+  listTemplateTagGroups, listTemplateTags, listSecrets, listVolumes,
 } from "../../provider/lookups";
 import { QUERIES } from "../../provider/lookup-queries";
 import { PlatformClient } from "../../sdk/platform/client";
@@ -90,6 +91,7 @@ describe("a template's tags, builds and build logs", () => {
       const second = await client.templates.rebuild(templateID, { dockerfile: "FROM e2bdev/base:latest\nRUN echo again\n" });
       await client.templates.waitForBuild(templateID, second.buildID);
       await client.builds.assignTags(`with-builds:default`, ["stable"]);
+      await client.builds.assignTags(`with-builds:stable`, ["canary"]);
     } finally {
       await client.close();
     }
@@ -101,8 +103,18 @@ describe("a template's tags, builds and build logs", () => {
     expect(calls.filter((c) => c.startsWith(`GET /templates/${templateID}`))).toHaveLength(2);
 
     const tags = await listTemplateTags({ templateID }, options());
-    // The v1 calls tag no build; `stable` was pointed at the newest (what `name:default` resolves to).
-    expect(tags.map((t) => [t.tag, t.buildID])).toEqual([["stable", builds[0]!.buildID]]);
+    // The v1 calls tag no build; `stable` was pointed at the newest (what `name:default` resolves to), `canary` at stable's.
+    expect(tags.map((t) => [t.tag, t.buildID]).sort()).toEqual([["canary", builds[0]!.buildID], ["stable", builds[0]!.buildID]]);
+
+    // Each tag with the builds it was pointed to, every page of tags.
+    const groups = await listTemplateTagGroups({ alias: "with-builds" }, options());
+    expect(groups.map((g) => [g.tag, g.assignments.map((a) => a.buildID), g.hasMore]).sort()).toEqual([
+      ["canary", [builds[0]!.buildID], false], ["stable", [builds[0]!.buildID], false],
+    ]);
+    const groupPages = await paged((c) => QUERIES.listTemplateTagGroups(c, { templateID }, 1));
+    expect(groupPages.result.groups).toEqual(groups);
+    expect(groupPages.calls.filter((c) => c.startsWith(`GET /templates/${templateID}/tags/groups`))).toHaveLength(2);
+    expect((await listTemplateTagGroups({ alias: "with-builds", search: "can" }, options())).map((g) => g.tag)).toEqual(["canary"]);
 
     const log = await getTemplateBuildLogs({ alias: "with-builds", buildID: builds[0]!.buildID }, options());
     expect(log.length).toBeGreaterThan(1);
@@ -111,6 +123,14 @@ describe("a template's tags, builds and build logs", () => {
     // One entry a page, then the empty page that ends it.
     expect(byPages.calls.filter((c) => c.includes("/status"))).toHaveLength(log.length + 1);
     await expect(listTemplateTags({ alias: "nothing-here" }, options())).rejects.toThrow('listTemplateTags: no template with alias "nothing-here" belongs to this API key\'s team');
+  });
+});
+
+describe("listDefaultTemplates", () => {
+  test("lists the service's default templates, which no team owns: the emulator's base", async () => {
+    const defaults = await listDefaultTemplates({}, options());
+    expect(defaults.map((t) => t.aliases)).toEqual([["base"]]);
+    expect((await listTemplates({}, options())).map((t) => t.templateID)).not.toContain(defaults[0]!.templateID);
   });
 });
 

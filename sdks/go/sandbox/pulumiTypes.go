@@ -1788,6 +1788,117 @@ func (o TemplateInfoArrayOutput) Index(i pulumi.IntInput) TemplateInfoOutput {
 	}).(TemplateInfoOutput)
 }
 
+type TemplateTagGroupInfo struct {
+	// The builds the tag was pointed to (ready ones), latest first; the service keeps the last few.
+	Assignments []TemplateTagGroupInfoAssignment `pulumi:"assignments"`
+	// Whether the service holds more assignments than it answered.
+	HasMore bool `pulumi:"hasMore"`
+	// The tag.
+	Tag string `pulumi:"tag"`
+}
+
+type TemplateTagGroupInfoOutput struct{ *pulumi.OutputState }
+
+func (TemplateTagGroupInfoOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*TemplateTagGroupInfo)(nil)).Elem()
+}
+
+func (o TemplateTagGroupInfoOutput) ToTemplateTagGroupInfoOutput() TemplateTagGroupInfoOutput {
+	return o
+}
+
+func (o TemplateTagGroupInfoOutput) ToTemplateTagGroupInfoOutputWithContext(ctx context.Context) TemplateTagGroupInfoOutput {
+	return o
+}
+
+// The builds the tag was pointed to (ready ones), latest first; the service keeps the last few.
+func (o TemplateTagGroupInfoOutput) Assignments() TemplateTagGroupInfoAssignmentArrayOutput {
+	return o.ApplyT(func(v TemplateTagGroupInfo) []TemplateTagGroupInfoAssignment { return v.Assignments }).(TemplateTagGroupInfoAssignmentArrayOutput)
+}
+
+// Whether the service holds more assignments than it answered.
+func (o TemplateTagGroupInfoOutput) HasMore() pulumi.BoolOutput {
+	return o.ApplyT(func(v TemplateTagGroupInfo) bool { return v.HasMore }).(pulumi.BoolOutput)
+}
+
+// The tag.
+func (o TemplateTagGroupInfoOutput) Tag() pulumi.StringOutput {
+	return o.ApplyT(func(v TemplateTagGroupInfo) string { return v.Tag }).(pulumi.StringOutput)
+}
+
+type TemplateTagGroupInfoArrayOutput struct{ *pulumi.OutputState }
+
+func (TemplateTagGroupInfoArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]TemplateTagGroupInfo)(nil)).Elem()
+}
+
+func (o TemplateTagGroupInfoArrayOutput) ToTemplateTagGroupInfoArrayOutput() TemplateTagGroupInfoArrayOutput {
+	return o
+}
+
+func (o TemplateTagGroupInfoArrayOutput) ToTemplateTagGroupInfoArrayOutputWithContext(ctx context.Context) TemplateTagGroupInfoArrayOutput {
+	return o
+}
+
+func (o TemplateTagGroupInfoArrayOutput) Index(i pulumi.IntInput) TemplateTagGroupInfoOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) TemplateTagGroupInfo {
+		return vs[0].([]TemplateTagGroupInfo)[vs[1].(int)]
+	}).(TemplateTagGroupInfoOutput)
+}
+
+// An item of the `assignments` list.
+type TemplateTagGroupInfoAssignment struct {
+	// When (RFC 3339).
+	AssignedAt string `pulumi:"assignedAt"`
+	// The build the tag was pointed to.
+	BuildID string `pulumi:"buildID"`
+}
+
+// An item of the `assignments` list.
+type TemplateTagGroupInfoAssignmentOutput struct{ *pulumi.OutputState }
+
+func (TemplateTagGroupInfoAssignmentOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*TemplateTagGroupInfoAssignment)(nil)).Elem()
+}
+
+func (o TemplateTagGroupInfoAssignmentOutput) ToTemplateTagGroupInfoAssignmentOutput() TemplateTagGroupInfoAssignmentOutput {
+	return o
+}
+
+func (o TemplateTagGroupInfoAssignmentOutput) ToTemplateTagGroupInfoAssignmentOutputWithContext(ctx context.Context) TemplateTagGroupInfoAssignmentOutput {
+	return o
+}
+
+// When (RFC 3339).
+func (o TemplateTagGroupInfoAssignmentOutput) AssignedAt() pulumi.StringOutput {
+	return o.ApplyT(func(v TemplateTagGroupInfoAssignment) string { return v.AssignedAt }).(pulumi.StringOutput)
+}
+
+// The build the tag was pointed to.
+func (o TemplateTagGroupInfoAssignmentOutput) BuildID() pulumi.StringOutput {
+	return o.ApplyT(func(v TemplateTagGroupInfoAssignment) string { return v.BuildID }).(pulumi.StringOutput)
+}
+
+type TemplateTagGroupInfoAssignmentArrayOutput struct{ *pulumi.OutputState }
+
+func (TemplateTagGroupInfoAssignmentArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]TemplateTagGroupInfoAssignment)(nil)).Elem()
+}
+
+func (o TemplateTagGroupInfoAssignmentArrayOutput) ToTemplateTagGroupInfoAssignmentArrayOutput() TemplateTagGroupInfoAssignmentArrayOutput {
+	return o
+}
+
+func (o TemplateTagGroupInfoAssignmentArrayOutput) ToTemplateTagGroupInfoAssignmentArrayOutputWithContext(ctx context.Context) TemplateTagGroupInfoAssignmentArrayOutput {
+	return o
+}
+
+func (o TemplateTagGroupInfoAssignmentArrayOutput) Index(i pulumi.IntInput) TemplateTagGroupInfoAssignmentOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) TemplateTagGroupInfoAssignment {
+		return vs[0].([]TemplateTagGroupInfoAssignment)[vs[1].(int)]
+	}).(TemplateTagGroupInfoAssignmentOutput)
+}
+
 type TemplateTagInfo struct {
 	// The build it points to.
 	BuildID string `pulumi:"buildID"`
@@ -2099,6 +2210,10 @@ func init() {
 	pulumi.RegisterOutputType(TemplateBuildInfoArrayOutput{})
 	pulumi.RegisterOutputType(TemplateInfoOutput{})
 	pulumi.RegisterOutputType(TemplateInfoArrayOutput{})
+	pulumi.RegisterOutputType(TemplateTagGroupInfoOutput{})
+	pulumi.RegisterOutputType(TemplateTagGroupInfoArrayOutput{})
+	pulumi.RegisterOutputType(TemplateTagGroupInfoAssignmentOutput{})
+	pulumi.RegisterOutputType(TemplateTagGroupInfoAssignmentArrayOutput{})
 	pulumi.RegisterOutputType(TemplateTagInfoOutput{})
 	pulumi.RegisterOutputType(TemplateTagInfoArrayOutput{})
 	pulumi.RegisterOutputType(VolumeInfoOutput{})

@@ -380,6 +380,35 @@ export interface TemplateInfo {
     templateID: string;
 }
 
+export interface TemplateTagGroupInfo {
+    /**
+     * The builds the tag was pointed to (ready ones), latest first; the service keeps the last few.
+     */
+    assignments: outputs.TemplateTagGroupInfoAssignment[];
+    /**
+     * Whether the service holds more assignments than it answered.
+     */
+    hasMore: boolean;
+    /**
+     * The tag.
+     */
+    tag: string;
+}
+
+/**
+ * An item of the `assignments` list.
+ */
+export interface TemplateTagGroupInfoAssignment {
+    /**
+     * When (RFC 3339).
+     */
+    assignedAt: string;
+    /**
+     * The build the tag was pointed to.
+     */
+    buildID: string;
+}
+
 export interface TemplateTagInfo {
     /**
      * The build it points to.

@@ -10,10 +10,12 @@ from .get_sandbox_logs import *
 from .get_sandbox_metrics import *
 from .get_template import *
 from .get_template_build_logs import *
+from .list_default_templates import *
 from .list_sandboxes import *
 from .list_secrets import *
 from .list_snapshots import *
 from .list_template_builds import *
+from .list_template_tag_groups import *
 from .list_template_tags import *
 from .list_templates import *
 from .list_volumes import *

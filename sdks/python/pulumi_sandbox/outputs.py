@@ -32,6 +32,8 @@ __all__ = [
     'SnapshotInfo',
     'TemplateBuildInfo',
     'TemplateInfo',
+    'TemplateTagGroupInfo',
+    'TemplateTagGroupInfoAssignment',
     'TemplateTagInfo',
     'VolumeInfo',
     'VolumeMount',
@@ -1049,6 +1051,80 @@ class TemplateInfo(dict):
         The template's ID.
         """
         return pulumi.get(self, "template_id")
+
+
+@pulumi.output_type
+class TemplateTagGroupInfo(dict):
+    def __init__(__self__, *,
+                 assignments: Sequence['outputs.TemplateTagGroupInfoAssignment'],
+                 has_more: _builtins.bool,
+                 tag: _builtins.str):
+        """
+        :param Sequence['TemplateTagGroupInfoAssignment'] assignments: The builds the tag was pointed to (ready ones), latest first; the service keeps the last few.
+        :param _builtins.bool has_more: Whether the service holds more assignments than it answered.
+        :param _builtins.str tag: The tag.
+        """
+        pulumi.set(__self__, "assignments", assignments)
+        pulumi.set(__self__, "has_more", has_more)
+        pulumi.set(__self__, "tag", tag)
+
+    @_builtins.property
+    @pulumi.getter
+    def assignments(self) -> Sequence['outputs.TemplateTagGroupInfoAssignment']:
+        """
+        The builds the tag was pointed to (ready ones), latest first; the service keeps the last few.
+        """
+        return pulumi.get(self, "assignments")
+
+    @_builtins.property
+    @pulumi.getter(name="hasMore")
+    def has_more(self) -> _builtins.bool:
+        """
+        Whether the service holds more assignments than it answered.
+        """
+        return pulumi.get(self, "has_more")
+
+    @_builtins.property
+    @pulumi.getter
+    def tag(self) -> _builtins.str:
+        """
+        The tag.
+        """
+        return pulumi.get(self, "tag")
+
+
+@pulumi.output_type
+class TemplateTagGroupInfoAssignment(dict):
+    """
+    An item of the `assignments` list.
+    """
+    def __init__(__self__, *,
+                 assigned_at: _builtins.str,
+                 build_id: _builtins.str):
+        """
+        An item of the `assignments` list.
+
+        :param _builtins.str assigned_at: When (RFC 3339).
+        :param _builtins.str build_id: The build the tag was pointed to.
+        """
+        pulumi.set(__self__, "assigned_at", assigned_at)
+        pulumi.set(__self__, "build_id", build_id)
+
+    @_builtins.property
+    @pulumi.getter(name="assignedAt")
+    def assigned_at(self) -> _builtins.str:
+        """
+        When (RFC 3339).
+        """
+        return pulumi.get(self, "assigned_at")
+
+    @_builtins.property
+    @pulumi.getter(name="buildID")
+    def build_id(self) -> _builtins.str:
+        """
+        The build the tag was pointed to.
+        """
+        return pulumi.get(self, "build_id")
 
 
 @pulumi.output_type
