@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from "vitest";
 import { UNKNOWN } from "../../provider/spec";
-import { callsSince, checked, checkReasons, emulatorForFile, expectPlainJSON, lastSeq, rejection, rest, runtime } from "./harness";
+import { callsSince, checked, checkReasons, emulatorForFile, expectPlainJSON, lastSeq, loseAnswerTo, rejection, rest, runtime } from "./harness";
 
 const emu = emulatorForFile();
 const provision = (...commands: string[]) => ({ commands: commands.map((command) => ({ command })) });
@@ -45,8 +45,11 @@ describe("lifecycle", () => {
     });
     const since = lastSeq(emu());
     fork = await runtime.create("Sandbox", inputs);
+    // The fork's mark made in the parent, the fork, the mark taken out of the fork and of the parent, the
+    // egress rules, the fork's provisioning (left out) and its claim.
     expect(callsSince(emu(), since, { writesOnly: true }).filter((c) => !c.includes("process."))).toEqual([
-      `POST /sandboxes/${parent.id}/fork`, `PUT /sandboxes/${fork.id}/network`, "POST /filesystem.Filesystem/MakeDir",
+      "POST /filesystem.Filesystem/MakeDir", `POST /sandboxes/${parent.id}/fork`, "POST /filesystem.Filesystem/Remove", "POST /filesystem.Filesystem/Remove",
+      `PUT /sandboxes/${fork.id}/network`, "POST /filesystem.Filesystem/MakeDir",
     ]);
     expect(fork.id).not.toBe(parent.id);
     expect(fork.outs).toMatchObject({ sandboxID: fork.id, forkFrom: parent.id, state: "running", provisioned: true });
@@ -68,6 +71,20 @@ describe("lifecycle", () => {
     expect(await diff(inputs)).toEqual({ changes: false, replaces: [], deleteBeforeReplace: false });
     expect(await diff({ ...inputs, forkFrom: "iother" })).toMatchObject({ changes: true, replaces: ["forkFrom"] });
     expect(await diff({ ...inputs, timeoutSeconds: 300 })).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
+  });
+
+  test("a fork whose answer was lost is found by the mark it carries: one fork call, no second fork", async () => {
+    const lostInputs = await checked("Sandbox", { forkFrom: parent.id, timeoutSeconds: 90, __resource: "proj/dev/lost-fork" });
+    const before = new Set(emu().state.sandboxes().map((s) => s.sandboxID));
+    const since = lastSeq(emu());
+    // Armed once the mark is in the parent: the fork call is the next platform call.
+    const release = loseAnswerTo(emu(), `POST /sandboxes/${parent.id}/fork`, "POST /filesystem.Filesystem/MakeDir");
+    const lost = await runtime.create("Sandbox", lostInputs).finally(release);
+    expect(emu().calls(since).filter((c) => c.method === "POST" && c.path.endsWith("/fork"))).toMatchObject([{ fault: "dropAfter", status: 201 }]);
+    expect(emu().state.sandboxes().map((s) => s.sandboxID).filter((id) => !before.has(id))).toEqual([lost.id]);
+    expect(lost.outs).toMatchObject({ sandboxID: lost.id, forkFrom: parent.id, state: "running" });
+    expect(lost.outs.envdAccessToken).toMatch(/.+/);
+    await runtime.remove("Sandbox", lost.id, lost.outs);
   });
 
   test("a paused parent is refused with the service's reason, and nothing is made", async () => {

@@ -13,10 +13,9 @@
  * A paused sandbox's files cannot be read without resuming it, which only its owner may do: its standing
  * is unknown, and unknown is treated as claimed (left alone, never adopted).
  */
-import { FilesystemClient } from "../../../sdk/in-sandbox/filesystem";
-import { SandboxRpc, type SandboxTarget } from "../../../sdk/transport/rpc";
-import { clientOptions, platform } from "../../runtime/context";
+import { platform } from "../../runtime/context";
 import { isNotFound } from "../../runtime/handlers";
+import { inSandbox } from "./in-sandbox";
 
 /** Where a sandbox holds its claims; under /tmp, world-writable, as the provisioning records are (../../runtime/resume.ts). */
 export const CLAIMS = "/tmp/.pulumi-sandbox-claims";
@@ -25,8 +24,8 @@ export const CLAIMS = "/tmp/.pulumi-sandbox-claims";
 export type Standing = "claimed" | "unclaimed" | "unknown";
 
 /** Marks the sandbox as made by a finished create of the resource with this nonce. */
-export async function claim(target: Omit<SandboxTarget, "options">, nonce: string): Promise<void> {
-  await withFilesystem(target, (fs) => fs.makeDir(`${CLAIMS}/${nonce}`));
+export async function claim(sandboxID: string, envdAccessToken: string | null | undefined, nonce: string): Promise<void> {
+  await inSandbox(sandboxID, (fs) => fs.makeDir(`${CLAIMS}/${nonce}`), envdAccessToken ?? null);
 }
 
 /** The standing of a running or paused sandbox (one that ended since it was listed: `unclaimed`, it holds nothing). */
@@ -39,22 +38,12 @@ export async function standingOf(sandboxID: string): Promise<Standing> {
     throw err;
   }
   if (detail.state !== "running") return "unknown";
-  const target = { sandboxID, envdAccessToken: detail.envdAccessToken ?? null };
-  return withFilesystem(target, async (fs) => {
+  return inSandbox(sandboxID, async (fs) => {
     try {
       return (await fs.listDir(CLAIMS)).length > 0 ? "claimed" : "unclaimed";
     } catch (err) {
       if ((err as { code?: unknown }).code === "not_found") return "unclaimed";
       throw err;
     }
-  });
-}
-
-async function withFilesystem<T>(target: Omit<SandboxTarget, "options">, use: (fs: FilesystemClient) => Promise<T>): Promise<T> {
-  const rpc = new SandboxRpc({ ...target, options: clientOptions() });
-  try {
-    return await use(new FilesystemClient(rpc));
-  } finally {
-    void rpc.close().catch(() => undefined);
-  }
+  }, detail.envdAccessToken ?? null);
 }
