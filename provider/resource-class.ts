@@ -90,7 +90,8 @@ function setIdOutputs(resource: pulumi.CustomResource, kind: ResourceKind): void
  */
 function resourceKey(kind: ResourceKind, name: string, opts: pulumi.CustomResourceOptions | undefined): pulumi.Output<string> {
   const urn = pulumi.createUrn(name, typeOf(kind), opts?.parent);
-  const key = Promise.all([stackInstance(), new Promise<string>((resolve) => urn.apply(resolve))]).then(([instance, u]) =>
+  const provider = opts?.provider as pulumi.ProviderResource | undefined;
+  const key = Promise.all([stackInstance(provider), new Promise<string>((resolve) => urn.apply(resolve))]).then(([instance, u]) =>
     pulumi.isUnknown(instance) ? pulumi.unknown : resourceKeyOf(instance as string | undefined, u));
   return pulumi.output(key) as pulumi.Output<string>;
 }

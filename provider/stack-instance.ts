@@ -27,35 +27,53 @@ type Instance = string | typeof pulumi.unknown | undefined;
 
 // Per run: an inline program of the Automation API may run several stacks in one process.
 const lookups = new WeakMap<object, Promise<Instance>>();
+// Per explicit provider (`opts.provider`): its own ID is the instance of the resources it serves.
+const byProvider = new WeakMap<object, Promise<Instance>>();
 const noStack = {};
 
 /**
- * This run's stack instance: the provider's ID; `pulumi.unknown` at the preview of the stack's first
- * `up` (the provider is made by that `up`); undefined where there is none to give (mocks).
+ * This run's stack instance: the ID of the provider that serves the resource (an explicit one given
+ * with `opts.provider`, else the default); `pulumi.unknown` at the preview of the `up` that makes that
+ * provider; undefined where there is none to give (mocks, or default providers denied with none given).
  */
-export function stackInstance(): Promise<Instance> {
+export function stackInstance(provider?: pulumi.ProviderResource): Promise<Instance> {
+  if (provider) {
+    let found = byProvider.get(provider);
+    if (!found) byProvider.set(provider, (found = lookUp(new Promise<string>((resolve) => provider.urn.apply(resolve)))));
+    return found;
+  }
   const run = pulumi.runtime.getStackResource() ?? noStack;
   let found = lookups.get(run);
-  if (!found) lookups.set(run, (found = lookUp()));
+  if (!found) lookups.set(run, (found = lookUp(defaultProviderUrn())));
   return found;
 }
 
-async function lookUp(): Promise<Instance> {
+async function defaultProviderUrn(): Promise<string> {
   await pulumi.runtime.invoke(NO_FUNCTION, {}).catch(() => undefined);
-  const urn = await new Promise<string>((resolve) => pulumi.createUrn("default", PROVIDER_TYPE).apply(resolve));
+  return new Promise<string>((resolve) => pulumi.createUrn("default", PROVIDER_TYPE).apply(resolve));
+}
+
+async function lookUp(providerUrn: Promise<string>): Promise<Instance> {
+  const urn = await providerUrn;
   try {
     const found = (await pulumi.runtime.invoke("pulumi:pulumi:getResource", { urn })) as { id?: unknown };
     if (pulumi.isUnknown(found.id)) return pulumi.unknown;
     if (typeof found.id === "string" && found.id !== "") return found.id;
     throw new Error(`it has no ID (${JSON.stringify(found.id)})`);
   } catch (err) {
+    const why = `pulumi-sandbox: no provider ${urn} (${err instanceof Error ? err.message : String(err)}): the keys of new resources are ` +
+      "their URN alone, which a stack of the same name and project on another backend or organisation shares.";
     // Under mocks (a program's unit tests) there is no engine and no stack, so no provider: every run of
-    // them would print a warning. An engine always has the default provider, unless the program denies
-    // it (`pulumi:disable-default-providers`) and gives the classes a provider of its own.
-    await pulumi.log.debug(
-      `pulumi-sandbox: no provider ${urn} (${err instanceof Error ? err.message : String(err)}): the keys of new ` +
-        "resources are their URN alone, which a stack of the same name and project on another backend or organisation shares.",
-    );
+    // them would print a warning. An engine has the default provider, unless the program denies it
+    // (`pulumi:disable-default-providers`): then the classes need a provider given with `opts.provider`.
+    if (underMocks()) await pulumi.log.debug(why);
+    else await pulumi.log.warn(`${why} Give the resources a provider (\`opts.provider\`), or allow the pulumi-nodejs default provider.`);
     return undefined;
   }
+}
+
+/** Whether the program runs under `pulumi.runtime.setMocks` (its monitor is the mocks' own). */
+function underMocks(): boolean {
+  const monitor = pulumi.runtime.getMonitor() as { mocks?: unknown } | undefined;
+  return monitor?.mocks !== undefined;
 }
