@@ -57,8 +57,6 @@ export const NEW_SANDBOX: WireMap<SpecInputs<"Sandbox">, NewSandbox> = {
   timeout: "not sent: the deprecated name of timeoutSeconds, which check moves it to",
   autoPause: (autoPause) => ({ autoPause }),
   autoResume: (autoResume) => ({ autoResume }),
-  // The service's create names the timeout's action autoPause and its pause's kind autoPauseMemory.
-  lifecycle: ({ onTimeout }) => ({ autoPause: onTimeout.action === "pause", ...(onTimeout.mode ? { autoPauseMemory: onTimeout.mode === "full" } : {}) }),
   secure: (secure) => ({ secure }),
   allowInternetAccess: (allow) => ({ allow_internet_access: allow }),
   network: (network) => ({ network }),
@@ -68,7 +66,6 @@ export const NEW_SANDBOX: WireMap<SpecInputs<"Sandbox">, NewSandbox> = {
   volumeMounts: (volumeMounts) => ({ volumeMounts }),
   provision: "not sent: its commands run inside the sandbox once it exists",
   state: "not sent: a sandbox is made running; paused, it is paused after its provisioning",
-  pauseMode: "not sent: it is the body of the pause `state: paused` makes (POST .../pause)",
   ports: "not sent: the service's proxy reaches every port; they only name the URLs reported",
 };
 
@@ -83,20 +80,15 @@ export const NETWORK_UPDATE: WireMap<SpecInputs<"Sandbox">, NetworkUpdate> = {
   timeout: "not sent: the deprecated name of timeoutSeconds",
   autoPause: "not sent: fixed at creation",
   autoResume: "not sent: fixed at creation",
-  lifecycle: "not sent: fixed at creation",
   secure: "not sent: fixed at creation",
   allowInternetAccess: (allow) => ({ allow_internet_access: allow }),
-  network: (network) => ({
-    allowOut: network.allowOut ?? [], denyOut: network.denyOut ?? [],
-    ...(network.dnsServers ? { dnsServers: network.dnsServers } : {}), ...(network.rules ? { rules: network.rules } : {}),
-  }),
+  network: (network) => ({ allowOut: network.allowOut ?? [], denyOut: network.denyOut ?? [], ...(network.rules ? { rules: network.rules } : {}) }),
   metadata: "not sent: fixed at creation",
   envVars: "not sent: fixed at creation",
   mcp: "not sent: fixed at creation",
   volumeMounts: "not sent: fixed at creation",
   provision: "not sent: run inside the sandbox",
   state: "not sent: POST .../pause or .../connect",
-  pauseMode: "not sent: the body of POST .../pause",
   ports: "not sent: they only name the URLs reported",
 };
 
@@ -174,15 +166,14 @@ async function applyTimeout(id: string, seconds: number, log: (line: string) => 
 
 /**
  * Brings the sandbox to `state`. A resume (connect) sets the deadline anew, to `timeout` seconds;
- * a pause keeps memory and files, or only the files with `pauseMode` filesystem. Either is a no-op
- * when the sandbox is already there.
+ * a pause keeps memory and files. Either is a no-op when the sandbox is already there.
  */
-async function applyState(id: string, state: "running" | "paused", timeout: number, log: (line: string) => void, pauseMode?: "full" | "filesystem"): Promise<void> {
+async function applyState(id: string, state: "running" | "paused", timeout: number, log: (line: string) => void): Promise<void> {
   const { sandboxes } = platform();
   const now = (await sandboxes.get(id)).state;
   if (now === state) return;
-  log(state === "paused" ? `pausing sandbox ${id}${pauseMode === "filesystem" ? " (files only)" : ""}` : `resuming sandbox ${id} for ${timeout} s`);
-  if (state === "paused") await sandboxes.pause(id, pauseMode ? { memory: pauseMode === "full" } : {});
+  log(state === "paused" ? `pausing sandbox ${id}` : `resuming sandbox ${id} for ${timeout} s`);
+  if (state === "paused") await sandboxes.pause(id);
   else await waitingForLimit("resume", () => sandboxes.connect(id, { timeout }), log);
 }
 
@@ -249,7 +240,7 @@ export const sandboxHandlers: ResourceHandlers<"Sandbox"> = {
     // Claimed before a pause: a paused sandbox's files cannot be written. A failed provisioning is
     // recorded too (a partial create), so its sandbox is as much the resource's as a finished one.
     await claimFor(id, tokens, inputs);
-    if (!failure && inputs.state === "paused") await applyState(id, "paused", timeout, logFor(inputs, tokens), inputs.pauseMode);
+    if (!failure && inputs.state === "paused") await applyState(id, "paused", timeout, logFor(inputs, tokens));
     const outs: State = { ...inputs, ...fromDetail(await sandboxes.get(id), inputs.ports), ...tokens, ...provisioned };
     if (!failure) return { id, outs };
     if (inputs.provision?.onFailure === "delete") {
@@ -291,7 +282,7 @@ export const sandboxHandlers: ResourceHandlers<"Sandbox"> = {
       outs = { ...outs, ...provisioned };
       if (failure) throw new PartialCreateError(`Sandbox ${id}: ${failure}\nThe next \`pulumi up\` runs the provisioning again.`, id, outs, news.__provider);
     }
-    if (news.state === "paused") await applyState(id, "paused", timeout, log, news.pauseMode);
+    if (news.state === "paused") await applyState(id, "paused", timeout, log);
     return { outs: { ...outs, ...fromDetail(await platform().sandboxes.get(id), news.ports) } };
   },
 
