@@ -2,7 +2,9 @@
  * The service's checks of `network.rules` (per-domain header transforms of egress requests), on create
  * and on PUT /sandboxes/{id}/network, in its order and with its messages (infra:
  * handlers/sandbox_create.go validateNetworkRules; the references' syntax:
- * shared/pkg/networktransform/placeholders.go). docs/service.md#sandbox-egress-rules.
+ * shared/pkg/networktransform/placeholders.go). docs/service.md#sandbox-egress-rules. A domain may
+ * also be a leading wildcard (`*.example.com`), and domains are lower-cased on write, as the newest
+ * SDKs state (docs/service.md#sandbox-fields-of-the-newest-sdks).
  */
 import { ApiError } from "./http";
 
@@ -13,14 +15,28 @@ const DNS_NAME = /^[a-zA-Z0-9_][a-zA-Z0-9_-]{0,62}(\.[a-zA-Z0-9_][a-zA-Z0-9_-]{0
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const REFS = ["${e2b.secrets.", "${e2b.identity.tokens."];
 
+/** Prefix of a wildcard domain: it matches every subdomain (at any depth), never the apex. */
+const WILDCARD = "*.";
+
+/** A DNS name, or `*.` and one (a bare `*`, a `*` inside a name and `*.*.x` are not). */
+function isRuleDomain(domain: string): boolean {
+  const name = domain.startsWith(WILDCARD) ? domain.slice(WILDCARD.length) : domain;
+  return DNS_NAME.test(name) && !/^[\d.]+$/.test(name);
+}
+
 /** Throws the service's 400 for the first rule it would refuse. */
 export function checkNetworkRules(rules: Rules | undefined): void {
   if (rules === undefined) return;
   if (Object.keys(rules).length > 10) throw new ApiError(400, "Network rules can have at most 10 domains.");
+  const seen = new Set<string>();
   for (const [domain, list] of Object.entries(rules)) {
     if (domain === "") throw new ApiError(400, "Rule domain must not be empty.");
     if (domain.length > 128) throw new ApiError(400, `Rule domain "${domain}" exceeds maximum length of 128 characters.`);
-    if (!DNS_NAME.test(domain) || /^[\d.]+$/.test(domain)) throw new ApiError(400, `Rule domain "${domain}" is not a valid domain name.`);
+    if (!isRuleDomain(domain)) throw new ApiError(400, `Rule domain "${domain}" is not a valid domain name.`);
+    // Keys are lower-cased on write: two that differ only in case would be one domain (the emulator's rule).
+    const lower = domain.toLowerCase();
+    if (seen.has(lower)) throw new ApiError(400, `Rule domain "${domain}" is given twice (domains are compared in lower case).`);
+    seen.add(lower);
     if (list.length > 1) throw new ApiError(400, `Domain "${domain}" can have at most 1 transform rule.`);
     const secrets = new Set<string>();
     for (const rule of list as Rule[]) {
@@ -64,4 +80,27 @@ function secretNames(value: string): string[] {
     }
     cursor = end + 1;
   }
+}
+
+/** The rules as the service keeps them: each domain lower-cased (checked first: no two collide). */
+export function normalizedRules<T>(rules: Record<string, T> | undefined): Record<string, T> | undefined {
+  return rules === undefined ? undefined : Object.fromEntries(Object.entries(rules).map(([domain, list]) => [domain.toLowerCase(), list]));
+}
+
+/**
+ * The rule domain that applies to a request to `host`: the exact one first, else the longest
+ * wildcard whose suffix the host ends with (a subdomain at any depth, never the apex); rule sets are
+ * not merged. Undefined when none applies. Host and domains are compared in lower case.
+ */
+export function ruleDomainFor(domains: readonly string[], host: string): string | undefined {
+  const name = host.toLowerCase().replace(/\.$/, "");
+  const lower = domains.map((d) => d.toLowerCase());
+  if (lower.includes(name)) return domains[lower.indexOf(name)];
+  let best: number | undefined;
+  lower.forEach((domain, i) => {
+    if (!domain.startsWith(WILDCARD)) return;
+    const suffix = domain.slice(1); // ".example.com"
+    if (name.length > suffix.length && name.endsWith(suffix) && (best === undefined || domain.length > lower[best]!.length)) best = i;
+  });
+  return best === undefined ? undefined : domains[best];
 }

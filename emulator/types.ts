@@ -15,6 +15,8 @@ export interface SandboxRuntime {
   trafficAccessToken?: string | null | undefined;
   /** `network.maskRequestHost`: the Host a server in the sandbox sees (`${PORT}`: the port). */
   maskRequestHost?: string | undefined;
+  /** `network.httpsPorts`: ports whose server the proxy reaches over TLS (its certificate not verified). */
+  httpsPorts?: number[] | undefined;
   /**
    * Host directory that stands for the sandbox's `/`. Sandbox paths are mapped under it (a request
    * for `/home/user/x` touches `<rootDir>/home/user/x`), except volume mount points and, with

@@ -10,7 +10,7 @@
  * `envVars`, or anything a user wrapped in pulumi.secret) which would then reach the log in plaintext.
  */
 import type { z } from "zod";
-import { mintNonce } from "./kinds/identity";
+import { mintNonce, noteChecked } from "./kinds/identity";
 import { containsUnknown, getPath, INTERNAL_INPUTS, sameValue, underCurrentNames, UNKNOWN, type ResourceSpec } from "./spec";
 
 export interface CheckFailure {
@@ -120,5 +120,6 @@ function withInternals(spec: ResourceSpec, olds: Obj, news: Obj, out: Obj): Obj 
   for (const k of filled) out[k] = !replaced && oldAuto.has(k) && olds[k] !== undefined ? olds[k] : minted(k);
   const secrets = Array.isArray(news.__secrets) ? { __secrets: news.__secrets } : {};
   const nonce = typeof olds.__nonce === "string" && olds.__nonce !== "" ? olds.__nonce : mintNonce();
+  noteChecked(news.__resource, olds.__nonce);
   return { ...out, __resource: resourceKey, __generation: generation, __nonce: nonce, ...(filled.length ? { __auto: filled } : {}), ...secrets };
 }

@@ -30,7 +30,7 @@ export const CLASS_SHAPES: Record<ResourceKind, ClassShape> = {
     idOutputs: ["volumeID", "volumeId"],
   },
   Sandbox: {
-    inputs: ["templateID", "forkFrom", "timeoutSeconds", "autoPause", "autoResume", "secure", "allowInternetAccess", "network", "metadata", "envVars", "mcp", "volumeMounts", "provision", "state", "ports", "timeout"],
+    inputs: ["templateID", "forkFrom", "timeoutSeconds", "autoPause", "autoResume", "lifecycle", "secure", "allowInternetAccess", "network", "metadata", "envVars", "mcp", "volumeMounts", "provision", "state", "pauseMode", "ports", "timeout"],
     outputs: ["sandboxID", "alias", "envdVersion", "envdAccessToken", "trafficAccessToken", "state", "startedAt", "endAt", "cpuCount", "memoryMB", "diskSizeMB", "provisioned", "urls", "provisionResults"],
     secretInputs: ["envVars", "provision"],
     secretOutputs: ["envVars", "provision", "provisionResults", "envdAccessToken", "trafficAccessToken"],
@@ -44,7 +44,7 @@ export const CLASS_SHAPES: Record<ResourceKind, ClassShape> = {
     idOutputs: [],
   },
   Snapshot: {
-    inputs: ["sandboxID", "name", "triggers"],
+    inputs: ["sandboxID", "name", "mode", "triggers"],
     outputs: ["snapshotID", "names"],
     secretInputs: [],
     secretOutputs: [],

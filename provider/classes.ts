@@ -41,7 +41,8 @@ export type SandboxArgs = ArgsOf<"Sandbox">;
  * A tag of a template (`prod`) pointed at the build another tag names (`v5`). Changing `target`
  * moves the tag with one call and builds nothing, so a stack can roll a tested build forward and
  * back; sandboxes created from `alias:prod` start from the build it points to. A tag of that name
- * that already exists is refused unless `takeOver` is set. Deleting it removes the tag, never a
+ * that already exists is refused unless `takeOver` is set, or an interrupted create of this
+ * resource set it (it is then taken as this resource's). Deleting it removes the tag, never a
  * build.
  */
 export interface TemplateTag extends OutputsOf<"TemplateTag"> {}
@@ -53,7 +54,9 @@ export type TemplateTagArgs = ArgsOf<"TemplateTag">;
  * `templateID` is the snapshot's `snapshotID` starts from it, with those files. The service keeps a
  * snapshot until it is deleted: deleting the resource (or destroying the stack) deletes it, and a
  * replaced snapshot is deleted once its successor exists (first, when it keeps a chosen `name`).
- * The service refuses to delete a snapshot while sandboxes started from it run.
+ * The service refuses to delete a snapshot while sandboxes started from it run. Without a `name`,
+ * it is named after the resource, so that a re-run of an interrupted `up` adopts the snapshot the
+ * interrupted run took instead of taking a second one.
  */
 export interface Snapshot extends OutputsOf<"Snapshot"> {}
 export class Snapshot extends resourceClass("Snapshot") {}

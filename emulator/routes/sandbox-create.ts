@@ -1,6 +1,8 @@
 /**
  * POST /sandboxes: the create rules of the real handler (infra: handlers/sandbox_create.go), in
  * its order: schema, template (or snapshot) and tag, timeout, autoPause options, network, volume mounts.
+ * The network fields of the newest SDKs (httpsPorts, dnsServers, wildcard rule domains,
+ * egressProxy.tls) are checked with the network (docs/service.md#sandbox-fields-of-the-newest-sdks).
  */
 import { posix } from "node:path";
 import { z } from "zod";
@@ -8,20 +10,26 @@ import { checkEgress } from "../egress";
 import { ApiError, json, type Reply, type RequestContext } from "../http";
 import { idempotencyKeyOf, keysOf } from "../idempotency";
 import { checkMaskRequestHost } from "../mask-host";
-import { checkNetworkRules } from "../network-rules";
+import { checkDnsServers, checkEgressProxy, checkHttpsPorts, EgressProxySchema } from "../network-fields";
+import { checkNetworkRules, normalizedRules } from "../network-rules";
 import type { Stores } from "../store";
-import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, type MountRecord } from "../store/sandbox-records";
+import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, type MountRecord, type NetworkConfig } from "../store/sandbox-records";
 import { parseBody } from "../validate";
 import { hostOwnerOf, resolveBase } from "./sandbox-base";
 import { sandboxView } from "./sandbox-views";
 
+/** The network config; null `allowPublicTraffic` (the newest SDKs' spec) means the project's default, true. */
 const NetworkSchema = z.object({
-  allowPublicTraffic: z.boolean().optional(),
+  allowPublicTraffic: z.boolean().nullable().optional(),
   allowOut: z.array(z.string()).optional(),
   denyOut: z.array(z.string()).optional(),
+  dnsServers: z.array(z.string()).optional(),
+  egressProxy: EgressProxySchema,
   maskRequestHost: z.string().optional(),
+  httpsPorts: z.array(z.int32()).optional(),
   rules: z.record(z.string(), z.array(z.unknown())).optional(),
 });
+type Network = z.infer<typeof NetworkSchema>;
 
 const NewSandboxSchema = z.object({
   templateID: z.string(),
@@ -64,7 +72,10 @@ async function createFrom(stores: Stores, raw: unknown, version: "v1" | "v2"): P
     throw new ApiError(400, "You cannot create a sandbox without public access unless you enable secure envd access via 'secure' flag.");
   }
   checkEgress(body.network?.allowOut, body.network?.denyOut);
+  checkDnsServers(body.network?.dnsServers);
+  checkHttpsPorts(body.network?.httpsPorts);
   checkNetworkRules(body.network?.rules);
+  checkEgressProxy(body.network?.egressProxy);
   const volumeMounts = resolveMounts(stores, body.volumeMounts ?? []);
   // The store takes the slot (a 429 when none is free) after every rule passed, as the service
   // reserves it when it starts the sandbox.
@@ -83,7 +94,7 @@ async function start(stores: Stores, base: ReturnType<typeof resolveBase>, body:
     diskSizeMB: base.diskSizeMB,
     metadata: body.metadata ?? {},
     envVars: { ...base.envVars, ...body.envVars },
-    network: body.network,
+    network: storedNetwork(body.network),
     allowInternetAccess: body.allow_internet_access ?? null,
     autoPause: body.autoPause === true,
     autoResume: body.autoResume?.enabled === true,
@@ -95,6 +106,20 @@ async function start(stores: Stores, base: ReturnType<typeof resolveBase>, body:
   base.spawned();
   await base.fill(record.rootDir, volumeMounts.map((m) => m.path), hostOwnerOf(stores, record.sandboxID));
   return json(201, sandboxView(record));
+}
+
+/**
+ * The network config as the sandbox keeps it: rule domains lower-cased, a null `allowPublicTraffic`
+ * as left out (the default); `egressProxy` never gets here (the emulator's team has none).
+ */
+function storedNetwork(network: Network | undefined): NetworkConfig | undefined {
+  if (network === undefined) return undefined;
+  const { egressProxy: _, allowPublicTraffic, rules, ...rest } = network;
+  return {
+    ...rest,
+    ...(allowPublicTraffic === null || allowPublicTraffic === undefined ? {} : { allowPublicTraffic }),
+    ...(rules === undefined ? {} : { rules: normalizedRules(rules) }),
+  };
 }
 
 /** The API takes seconds; the store takes milliseconds. */

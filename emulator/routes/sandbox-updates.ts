@@ -5,19 +5,22 @@
  */
 import { checkEgress } from "../egress";
 import { z } from "zod";
-import { ApiError, noContent } from "../http";
+import { noContent } from "../http";
 import type { Route } from "../router";
-import { checkNetworkRules } from "../network-rules";
+import { checkDnsServers, checkEgressProxy, EgressProxySchema } from "../network-fields";
+import { checkNetworkRules, normalizedRules } from "../network-rules";
 import type { Stores } from "../store";
 import { DEFAULT_TIMEOUT_MS } from "../store/sandbox-records";
 import { parseBody } from "../validate";
 import { sandboxID } from "./sandboxes";
 
 const RefreshSchema = z.object({ duration: z.int().min(0).max(3600).optional() });
+/** SandboxNetworkUpdateConfig: no ingress and no `httpsPorts` (fixed at creation; an unknown field is ignored). */
 const NetworkUpdateSchema = z.object({
   allowOut: z.array(z.string()).optional(),
   denyOut: z.array(z.string()).optional(),
-  egressProxy: z.object({ address: z.string(), username: z.string().max(255).optional(), password: z.string().max(255).optional() }).nullable().optional(),
+  dnsServers: z.array(z.string()).optional(),
+  egressProxy: EgressProxySchema,
   rules: z.record(z.string(), z.array(z.unknown())).optional(),
   allow_internet_access: z.boolean().optional(),
 });
@@ -41,11 +44,13 @@ export function sandboxUpdateRoutes(stores: Stores): Route[] {
       handler: async (ctx) => {
         const id = sandboxID(ctx.params.id ?? "");
         const body = parseBody(NetworkUpdateSchema, await ctx.json());
-        // The egress proxy is a per-team feature the emulator's one team does not have.
-        if (body.egressProxy) throw new ApiError(403, "Egress proxy (egressProxy) is not enabled for this team.");
+        // The egress proxy is a per-team feature the emulator's one team does not have (403, after its own 400s).
+        checkEgressProxy(body.egressProxy);
         checkEgress(body.allowOut, body.denyOut);
+        checkDnsServers(body.dnsServers);
         checkNetworkRules(body.rules as Record<string, unknown[]> | undefined);
-        stores.sandboxes.updateNetwork(id, { allowOut: body.allowOut, denyOut: body.denyOut, rules: body.rules }, body.allow_internet_access);
+        const egress = { allowOut: body.allowOut, denyOut: body.denyOut, rules: normalizedRules(body.rules), dnsServers: body.dnsServers };
+        stores.sandboxes.updateNetwork(id, egress, body.allow_internet_access);
         return noContent();
       },
     },

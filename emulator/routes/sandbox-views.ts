@@ -1,4 +1,7 @@
-/** Wire shapes of sandboxes: Sandbox (create/connect), SandboxDetail (get), ListedSandbox (lists). */
+/**
+ * Wire shapes of sandboxes: Sandbox (create/connect), SandboxDetail (get), ListedSandbox (lists).
+ * `pauseMode` and `envdUnresponsiveAtPause` are the newest SDKs' (docs/service.md#sandbox-fields-of-the-newest-sdks).
+ */
 import type { SandboxRecord } from "../store/sandbox-records";
 
 /** Sandbox: the answer of create and connect. */
@@ -31,6 +34,7 @@ export function listedView(s: SandboxRecord): Record<string, unknown> {
     state: s.state,
     envdVersion: s.envdVersion,
     volumeMounts: mounts(s),
+    ...(s.state === "paused" && s.envdUnresponsiveAtPause ? { envdUnresponsiveAtPause: true } : {}),
   };
 }
 
@@ -43,6 +47,8 @@ export function detailView(s: SandboxRecord): Record<string, unknown> {
     domain: null,
     ...(s.network === undefined ? {} : { network: s.network }),
     lifecycle: { autoResume: s.autoResume, onTimeout: s.autoPause ? "pause" : "kill" },
+    // What the latest pause saved: only for a paused sandbox whose pause has finished.
+    ...(s.state === "paused" && s.pauseMode !== undefined ? { pauseMode: s.pauseMode } : {}),
   };
 }
 

@@ -17,7 +17,8 @@ import { detailView, sandboxView } from "./sandbox-views";
 
 const TimeoutSchema = z.object({ timeout: z.int32() });
 const ConnectSchema = z.object({ timeout: z.int32().min(0) });
-const PauseSchema = z.object({ memory: z.boolean().optional() });
+/** SandboxPauseRequest; `requireHealthyGuest` is the newest SDKs' (docs/service.md#sandbox-fields-of-the-newest-sdks). */
+const PauseSchema = z.object({ memory: z.boolean().optional(), requireHealthyGuest: z.boolean().optional() });
 const ConnectV2Schema = z.object({ timeout: z.int32().min(0).default(300), memory: z.boolean().optional() });
 /** Time to live POST /v2/sandboxes/{id}/connect gives when the body names none, in seconds. */
 const V2_CONNECT_TIMEOUT_S = 300;
@@ -65,8 +66,8 @@ export function sandboxRoutes(stores: Stores): Route[] {
       method: "POST", pattern: "/sandboxes/:id/pause", auth: "apiKey",
       handler: async (ctx) => {
         const body = await ctx.json();
-        const { memory } = body === undefined ? {} : parseBody(PauseSchema, body);
-        await sandboxes.pause(find(ctx).sandboxID, memory !== false);
+        const { memory, requireHealthyGuest } = body === undefined ? {} : parseBody(PauseSchema, body);
+        await sandboxes.pause(find(ctx).sandboxID, memory !== false, { requireHealthyGuest });
         return noContent();
       },
     },

@@ -17,7 +17,8 @@ import { parseBody, queryInt } from "../validate";
 import { forkSandbox } from "./sandbox-fork";
 import { sandboxID } from "./sandboxes";
 
-const SnapshotRequestSchema = z.object({ name: z.string().optional() });
+/** SandboxSnapshotRequest; `memory: false` (the newest SDKs') takes the files only (docs/service.md#sandbox-fields-of-the-newest-sdks). */
+const SnapshotRequestSchema = z.object({ name: z.string().optional(), memory: z.boolean().optional() });
 const IDENTIFIER_RE = /^[a-z0-9-_]+$/;
 const TAG_RE = /^[a-z0-9-_.]+$/;
 
@@ -41,7 +42,7 @@ async function takeSnapshot(stores: Stores, ctx: RequestContext): Promise<Reply>
   const sandbox = stores.sandboxes.all().find((s) => s.sandboxID === id && s.state === "running");
   // A paused sandbox is not running anywhere to be snapshotted: the service answers as for no sandbox.
   if (!sandbox) throw new ApiError(404, sandboxNotFound(id));
-  const { snapshot, build } = await stores.snapshots.take(sandbox, name && { alias: name.alias, tag: name.tag ?? "default" });
+  const { snapshot, build } = await stores.snapshots.take(sandbox, name && { alias: name.alias, tag: name.tag ?? "default" }, { memory: body.memory !== false });
   return json(201, infoOf(snapshot, build));
 }
 

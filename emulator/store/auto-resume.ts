@@ -2,7 +2,8 @@
  * Auto-resume: a sandbox created with `autoResume.enabled` that is paused resumes when a request
  * reaches its host, as the service's client proxy asks the API to (e2b-dev/infra:
  * packages/client-proxy/internal/proxy/proxy.go, packages/api/internal/handlers/proxy_grpc.go).
- * Only a pause that kept the memory resumes so; a files-only one must be resumed explicitly. The
+ * Only a pause that kept the memory resumes so; a files-only one, or one taken while the guest agent
+ * did not answer, must be resumed explicitly. The
  * request must carry the credentials its port needs: a secure sandbox's envd access token on
  * envd's port, the traffic token on other ports when public traffic is off; without them the
  * answer is "denied" (the proxy's 403) and the sandbox stays paused. The resumed sandbox lives
@@ -31,7 +32,8 @@ const ENVD_PORT = 49983;
 
 export async function resumeOnRequest(store: Resumable, sandboxID: string, request: ResumeRequest): Promise<ResumeOutcome> {
   const record = store.all().find((s) => s.sandboxID === sandboxID);
-  if (!record || record.state !== "paused" || !record.autoResume || !record.memoryKept) return "not-resumed";
+  // A pause taken while the guest agent did not answer resumes only cold, on an explicit request.
+  if (!record || record.state !== "paused" || !record.autoResume || !record.memoryKept || record.envdUnresponsiveAtPause) return "not-resumed";
   const allowed =
     request.port === ENVD_PORT
       ? !record.secure || (record.envdAccessToken !== null && sameSecret(request.envdAccessToken, record.envdAccessToken))

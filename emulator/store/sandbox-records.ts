@@ -1,14 +1,36 @@
 /** The emulator's stored shape of a sandbox (not the wire shape; see routes/sandbox-views.ts). */
 import type { SandboxDefaults } from "../types";
 
-/** The `network` object of a create request, stored as given. */
+/**
+ * The `network` object of a create request, stored as given (rule domains lower-cased, a null
+ * `allowPublicTraffic` left out). `httpsPorts` is fixed at creation; `dnsServers` is egress, replaced
+ * by PUT .../network (docs/service.md#sandbox-fields-of-the-newest-sdks).
+ */
 export interface NetworkConfig {
   allowPublicTraffic?: boolean | undefined;
   allowOut?: string[] | undefined;
   denyOut?: string[] | undefined;
   maskRequestHost?: string | undefined;
   rules?: Record<string, unknown> | undefined;
+  /** Ports the proxy reaches over TLS (never envd's). */
+  httpsPorts?: number[] | undefined;
+  /** IPv4 DNS servers allowed when `allowOut` names a domain; absent means the default 8.8.8.8. */
+  dnsServers?: string[] | undefined;
 }
+
+/**
+ * The network config after PUT .../network: the egress fields replaced whole (one left out is
+ * cleared; `dnsServers` then means the default), what is fixed at creation (ingress, `httpsPorts`)
+ * kept; none left at all is no config.
+ */
+export function updatedNetwork(current: NetworkConfig | undefined, egress: Pick<NetworkConfig, "allowOut" | "denyOut" | "rules" | "dnsServers">): NetworkConfig | undefined {
+  const { allowPublicTraffic, maskRequestHost, httpsPorts } = current ?? {};
+  const entries = Object.entries({ allowPublicTraffic, maskRequestHost, httpsPorts, ...egress }).filter(([, v]) => v !== undefined);
+  return entries.length === 0 ? undefined : (Object.fromEntries(entries) as NetworkConfig);
+}
+
+/** What a pause saved: memory and files (`full`), or only the files (`filesystem`). */
+export type PauseMode = "full" | "filesystem";
 
 /** SandboxLogEntry of the API. */
 export interface SandboxLogEntry {
@@ -62,6 +84,15 @@ export interface SandboxRecord {
    * (or absent) means a filesystem-only pause, which a resume boots cold (docs/service.md#pause-and-resume).
    */
   memoryKept?: boolean | undefined;
+  /** While paused, once the pause finished: what it saved (SandboxDetail `pauseMode`). */
+  pauseMode?: PauseMode | undefined;
+  /**
+   * While running: its guest agent (envd) is marked as not answering (POST /_emulator/sandboxes/{id}/envd),
+   * which is what a pause's health probe sees. A cold boot clears it.
+   */
+  envdUnresponsive?: boolean | undefined;
+  /** While paused: its snapshot was taken while the guest agent did not answer, so only a cold resume is allowed. */
+  envdUnresponsiveAtPause?: boolean | undefined;
   volumeMounts: MountRecord[];
   /** Host directory standing for the sandbox's `/`. */
   rootDir: string;

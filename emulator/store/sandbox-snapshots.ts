@@ -30,6 +30,12 @@ export interface SnapshotBuild {
   /** Host dir holding the copy of the sandbox's `/`. */
   filesDir: string;
   origin: SnapshotOrigin;
+  /**
+   * Whether it was asked to keep the memory too (the default) or only the files (`memory: false`).
+   * Either way a sandbox started from it begins without the source's processes: the emulator cannot
+   * copy a running process, so it starts every sandbox from a snapshot as a cold boot.
+   */
+  memory?: boolean | undefined;
 }
 
 /** A snapshot template. */
@@ -71,9 +77,9 @@ export class SandboxSnapshotStore {
    * Copies the sandbox's files into a new build: of the snapshot already named `name`, else of a
    * new snapshot (named `name` when given). Volume mounts are not copied: a volume is not the sandbox's.
    */
-  async take(sandbox: SandboxRecord, name?: SnapshotName): Promise<{ snapshot: SandboxSnapshotRecord; build: SnapshotBuild }> {
+  async take(sandbox: SandboxRecord, name?: SnapshotName, opts: { memory?: boolean } = {}): Promise<{ snapshot: SandboxSnapshotRecord; build: SnapshotBuild }> {
     const build: SnapshotBuild = {
-      buildID: newUUID(), tag: name?.tag ?? "default", createdAt: new Date(), filesDir: "", origin: originOf(sandbox),
+      buildID: newUUID(), tag: name?.tag ?? "default", createdAt: new Date(), filesDir: "", origin: originOf(sandbox), memory: opts.memory ?? true,
     };
     build.filesDir = await this.copyOf(sandbox.rootDir, sandbox.volumeMounts.map((m) => m.path), build.buildID);
     let snapshot = name ? this.byAlias(name.alias) : undefined;

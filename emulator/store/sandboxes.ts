@@ -13,9 +13,11 @@ import { operationDelay, type OperationLatency } from "../op-latency";
 import type { SandboxSlots } from "../team-limit";
 import type { ResumeOutcome, ResumeRequest, SandboxDirectory, SandboxRuntime } from "../types";
 import { resumeOnRequest } from "./auto-resume";
+import { autoPauseKeepsMemory, markAgent, pauseRefusal, resumeRefusal } from "./guest-agent";
 import { SandboxEvents, type SandboxListener } from "./sandbox-events";
-import { createSandboxRoot, HOME_PATH, removeSandboxRoot } from "./sandbox-fs";
-import { sandboxNotFound, type NetworkConfig, type NewSandboxInput, type SandboxLogEntry, type SandboxRecord } from "./sandbox-records";
+import { createSandboxRoot, removeSandboxRoot } from "./sandbox-fs";
+import { sandboxNotFound, updatedNetwork, type NetworkConfig, type NewSandboxInput, type SandboxLogEntry, type SandboxRecord } from "./sandbox-records";
+import { runtimeOf } from "./sandbox-runtime";
 
 /** How long a pause or resume lasts at least, in ms: the window in which further calls join it. */
 const TRANSITION_MS = 100;
@@ -122,25 +124,36 @@ export class SandboxStore implements SandboxDirectory {
    * false, only its files (its processes end). The pause is a transition that lasts at least
    * TRANSITION_MS, as the service's snapshot takes time: pause calls that meet it join it and answer
    * as it does (204), and only a pause of a sandbox already paused is a 409
-   * (docs/service.md#pause-and-resume).
+   * (docs/service.md#pause-and-resume). Once it is done, `pauseMode` says what it saved. While the
+   * guest agent does not answer, some pauses are refused (./guest-agent.ts).
    */
-  pause(sandboxID: string, keepMemory = true): Promise<void> {
+  pause(sandboxID: string, keepMemory = true, opts: { requireHealthyGuest?: boolean | undefined } = {}): Promise<void> {
     const inFlight = this.pausing.get(sandboxID);
     if (inFlight) return inFlight;
     const record = this.get(sandboxID);
     if (record.state === "paused") {
       return Promise.reject(new ApiError(409, `Error pausing sandbox - sandbox '${sandboxID}' is already paused`));
     }
+    const refused = pauseRefusal(record, keepMemory, opts.requireHealthyGuest);
+    if (refused) return Promise.reject(refused);
     this.unschedule(sandboxID);
     record.state = "paused";
     record.endAt = new Date();
     record.memoryKept = keepMemory;
+    record.pauseMode = undefined;
+    record.envdUnresponsiveAtPause = record.envdUnresponsive ? true : undefined;
     addLog(record, "Sandbox paused");
     const done = Promise.all([this.events.emit(keepMemory ? "frozen" : "stopped", sandboxID), sleep(TRANSITION_MS)]).then(() => {
       this.pausing.delete(sandboxID);
+      if (record.state === "paused") record.pauseMode = keepMemory ? "full" : "filesystem";
     });
     this.pausing.set(sandboxID, done);
     return done;
+  }
+
+  /** Marks a running sandbox's guest agent as answering or not, as a pause sees it (./guest-agent.ts). */
+  setEnvdResponsive(sandboxID: string, responsive: boolean): void {
+    markAgent(this.get(sandboxID), responsive);
   }
 
   /**
@@ -159,6 +172,9 @@ export class SandboxStore implements SandboxDirectory {
       if (until > record.endAt.getTime()) this.setEnd(record, until);
       return { record, resumed: false };
     }
+    // Restoring that memory would bring the unresponsive agent back: only a cold resume is taken.
+    const refused = resumeRefusal(record, opts.keepMemory);
+    if (refused) throw refused;
     const resuming = this.resuming.get(sandboxID);
     if (resuming) return { record: await resuming, resumed: true };
     const done = this.resume(record, until, opts.keepMemory !== false).finally(() => this.resuming.delete(sandboxID));
@@ -174,7 +190,11 @@ export class SandboxStore implements SandboxDirectory {
     return this.inSlot(async () => {
       const processes = record.memoryKept ? this.events.emit(keepMemory ? "thawed" : "stopped", record.sandboxID) : undefined;
       await Promise.all([processes, sleep(TRANSITION_MS)]);
+      // A cold boot starts a new guest agent, which answers.
+      if (!record.memoryKept || !keepMemory) record.envdUnresponsive = undefined;
       record.memoryKept = undefined;
+      record.pauseMode = undefined;
+      record.envdUnresponsiveAtPause = undefined;
       record.state = "running";
       record.startedAt = new Date();
       addLog(record, "Sandbox resumed");
@@ -207,34 +227,18 @@ export class SandboxStore implements SandboxDirectory {
     if (until > record.endAt.getTime()) this.setEnd(record, until);
   }
 
-  /** Replaces a running sandbox's egress rules (a field left out is cleared); 409 while paused. */
-  updateNetwork(sandboxID: string, egress: Pick<NetworkConfig, "allowOut" | "denyOut" | "rules">, allowInternetAccess?: boolean): void {
+  /** Replaces a running sandbox's egress rules (a field left out is cleared: ./sandbox-records.ts updatedNetwork); 409 while paused. */
+  updateNetwork(sandboxID: string, egress: Pick<NetworkConfig, "allowOut" | "denyOut" | "rules" | "dnsServers">, allowInternetAccess?: boolean): void {
     const record = this.get(sandboxID);
     if (record.state !== "running") throw new ApiError(409, `Sandbox '${sandboxID}' cannot update its network while paused`);
-    const { allowPublicTraffic, maskRequestHost } = record.network ?? {};
-    const kept = { allowPublicTraffic, maskRequestHost, ...egress };
-    const entries = Object.entries(kept).filter(([, v]) => v !== undefined);
-    record.network = entries.length === 0 ? undefined : (Object.fromEntries(entries) as NetworkConfig);
+    record.network = updatedNetwork(record.network, egress);
     if (allowInternetAccess !== undefined) record.allowInternetAccess = allowInternetAccess;
     addLog(record, "Sandbox network updated");
   }
 
   running(sandboxID: string): SandboxRuntime | undefined {
     const record = this.sandboxes.get(sandboxID);
-    if (!record || record.state !== "running") return undefined;
-    return {
-      sandboxID,
-      secure: record.secure,
-      envdAccessToken: record.envdAccessToken,
-      trafficAccessToken: record.trafficAccessToken,
-      maskRequestHost: record.network?.maskRequestHost,
-      rootDir: record.rootDir,
-      homePath: HOME_PATH,
-      isolation: this.isolation,
-      volumeMounts: record.volumeMounts.map((m) => ({ ...m })),
-      envVars: { ...record.envVars },
-      defaults: record.defaults,
-    };
+    return record?.state === "running" ? runtimeOf(record, this.isolation) : undefined;
   }
 
   allRunning(): SandboxRuntime[] {
@@ -279,8 +283,9 @@ export class SandboxStore implements SandboxDirectory {
     this.timers.delete(sandboxID);
   }
 
+  /** At `endAt`: killed, or paused when created with autoPause (what it keeps: ./guest-agent.ts). */
   private expire(record: SandboxRecord): void {
-    if (record.autoPause) void this.pause(record.sandboxID, record.autoPauseMemory !== false).catch(() => undefined);
+    if (record.autoPause) void this.pause(record.sandboxID, autoPauseKeepsMemory(record)).catch(() => undefined);
     else this.kill(record.sandboxID);
   }
 }

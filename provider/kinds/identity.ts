@@ -27,3 +27,23 @@ export function idempotencyKeyOf(inputs: { __resource?: string | undefined; __ge
   const digest = createHash("sha256").update(`${inputs.__resource ?? ""}#${inputs.__generation ?? 0}#${inputs.__nonce}`).digest("hex");
   return `ps-${digest.slice(0, 48)}`;
 }
+
+/**
+ * The nonce of the resource a create replaces, by the replacing resource's key. The engine checks a
+ * replacement twice: first with the old state (which holds the old nonce), then afresh, with none, for
+ * the inputs the create gets; both in the same provider process, one after the other. So the first
+ * check notes the old nonce under the resource's key now, and the create of the replacement learns
+ * which sandbox carrying its marker is the one it replaces (left for the engine to delete), as opposed
+ * to another resource's (../kinds/sandbox/adoption.ts). In-process only: it concerns one run.
+ */
+const checkedWithState = new Map<string, string>();
+
+/** Notes that the resource now keyed `key` was checked with state holding `nonce`. */
+export function noteChecked(key: unknown, nonce: unknown): void {
+  if (typeof key === "string" && key !== "" && typeof nonce === "string" && nonce !== "") checkedWithState.set(key, nonce);
+}
+
+/** The nonce of the state the resource keyed `key` was last checked with in this process, if any. */
+export function checkedNonce(key: string | undefined): string | undefined {
+  return key === undefined ? undefined : checkedWithState.get(key);
+}

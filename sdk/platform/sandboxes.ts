@@ -30,6 +30,7 @@ import {
   SandboxMetrics,
   type NetworkUpdate,
   type NewSandbox,
+  type PauseRequest,
   type SandboxState,
 } from "../schemas/sandboxes";
 
@@ -159,12 +160,16 @@ export class Sandboxes {
   }
 
   /**
-   * Pauses a running sandbox (memory snapshot). A sandbox that is already paused counts as success:
-   * the service's 409 "already paused" is what a repeated pause gets.
+   * Pauses a running sandbox: a memory snapshot by default, the files only with `memory: false`
+   * (its resume boots cold). A body is sent only when `body` names a field. A sandbox that is already
+   * paused counts as success: the service's 409 "already paused" is what a repeated pause gets.
+   * @throws `unavailable` (503) when it cannot be paused now: a files-only pause, or one with
+   *   `requireHealthyGuest`, while its guest agent does not answer; the sandbox keeps running.
    */
-  async pause(id: string, call?: CallOptions): Promise<void> {
+  async pause(id: string, body: PauseRequest = {}, call?: CallOptions): Promise<void> {
+    const sent = Object.values(body).some((v) => v !== undefined) ? { body } : {};
     try {
-      await this.http.callVoid({ method: "POST", route: "/sandboxes/{id}/pause", params: { id }, auth: "apiKey", idempotent: true }, call);
+      await this.http.callVoid({ method: "POST", route: "/sandboxes/{id}/pause", params: { id }, ...sent, auth: "apiKey", idempotent: true }, call);
     } catch (err) {
       if (isSandboxError(err) && err.reason === "already_paused") return;
       throw err;

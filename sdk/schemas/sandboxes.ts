@@ -6,14 +6,23 @@
 import { z } from "zod";
 import { LogLevel } from "./common";
 
-/** Egress and ingress rules of a sandbox. `allowPublicTraffic` defaults to true on the service. */
+/**
+ * Egress and ingress rules of a sandbox. `allowPublicTraffic` defaults to true on the service (the
+ * newest spec lets it be null: the project's default). `httpsPorts` and `dnsServers` are the newest
+ * SDKs' (docs/service.md#sandbox-fields-of-the-newest-sdks).
+ */
 export const Network = z.object({
-  allowPublicTraffic: z.boolean().optional(),
-  /** CIDRs, bare IPs or domain names. */
+  allowPublicTraffic: z.boolean().nullish(),
+  /** CIDRs, bare IPs or domain names (`*.example.com` too). */
   allowOut: z.array(z.string()).optional(),
   /** CIDRs or IPs only; `0.0.0.0/0` denies all. */
   denyOut: z.array(z.string()).optional(),
+  /** IPv4 DNS servers allowed when allowOut names a domain; left out, 8.8.8.8; `[]`, none. */
+  dnsServers: z.array(z.string()).optional(),
   maskRequestHost: z.string().optional(),
+  /** Ports the proxy reaches over TLS (never envd's 49983); fixed at creation. */
+  httpsPorts: z.array(z.number().int()).optional(),
+  /** Keys are DNS names or a leading wildcard (`*.example.com`), lower-cased by the service. */
   rules: z.record(z.string(), z.array(z.object({ transform: z.object({ headers: z.record(z.string(), z.string()).optional() }).optional() }))).optional(),
 });
 export type Network = z.infer<typeof Network>;
@@ -25,6 +34,8 @@ export type Network = z.infer<typeof Network>;
 export const NetworkUpdate = z.object({
   allowOut: z.array(z.string()).optional(),
   denyOut: z.array(z.string()).optional(),
+  /** Left out, the service goes back to its default (8.8.8.8). */
+  dnsServers: Network.shape.dnsServers,
   /** Per-domain header transforms; left out, the sandbox's are cleared. */
   rules: Network.shape.rules,
   allow_internet_access: z.boolean().optional(),
@@ -107,6 +118,8 @@ export const ListedSandbox = z.object({
   alias: z.string().optional(),
   metadata: Metadata.optional(),
   volumeMounts: z.array(VolumeMount).optional(),
+  /** True for a paused sandbox whose pause found its guest agent not answering: only a resume with `memory: false` is taken. */
+  envdUnresponsiveAtPause: z.boolean().optional(),
 });
 export type ListedSandbox = z.infer<typeof ListedSandbox>;
 
@@ -122,8 +135,17 @@ export const SandboxDetail = ListedSandbox.extend({
   domain: z.string().nullish(),
   network: Network.optional(),
   lifecycle: Lifecycle.optional(),
+  /**
+   * What a paused sandbox's pause saved, once it finished: `full` (memory and files) or `filesystem`
+   * (files only; the resume boots cold). Read as any string, so a mode added later does not break a read.
+   */
+  pauseMode: z.string().optional(),
 });
 export type SandboxDetail = z.infer<typeof SandboxDetail>;
+
+/** Body of POST /sandboxes/{id}/pause: `memory` false keeps only the files; `requireHealthyGuest` refuses (503) a pause whose guest agent does not answer. */
+export const PauseRequest = z.object({ memory: z.boolean().optional(), requireHealthyGuest: z.boolean().optional() });
+export type PauseRequest = z.infer<typeof PauseRequest>;
 
 /** Latest usage sample of one sandbox. Bytes, except cpuUsedPct (percent) and timestampUnix (s). */
 export const SandboxMetric = z.object({

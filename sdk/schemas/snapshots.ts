@@ -4,8 +4,12 @@
  */
 import { z } from "zod";
 
-/** Body of POST /sandboxes/{id}/snapshots: the body is required, `name` is not (`[namespace/]alias[:tag]`). */
-export const NewSnapshot = z.object({ name: z.string().optional() });
+/**
+ * Body of POST /sandboxes/{id}/snapshots: the body is required, `name` is not (`[namespace/]alias[:tag]`).
+ * `memory` false takes the files only: sandboxes started from it boot cold (the newest SDKs':
+ * docs/service.md#sandbox-fields-of-the-newest-sdks).
+ */
+export const NewSnapshot = z.object({ name: z.string().optional(), memory: z.boolean().optional() });
 export type NewSnapshot = z.infer<typeof NewSnapshot>;
 
 /**

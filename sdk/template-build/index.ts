@@ -2,7 +2,9 @@
 export { TemplateBuilds, UPLOAD_TIMEOUT_MS } from "./client";
 export { planFiles, uploadMissing, withFilesHashes, type PlannedFiles, type UploadOutcome } from "./build";
 export { changedEntry, copyFiles, filesHash, type ChangedEntry, type CopyFiles } from "./copy-files";
-export { listContextFiles, readDockerignore, type ContextEntry } from "./context-files";
+export { IgnorePatternError, listContextFiles, readDockerignore, type ContextEntry } from "./context-files";
+export { PatternMatcher } from "./dockerignore";
 export { contextArchive } from "./context-tar";
 export { hashEntries, FILES_HASH_RE } from "./files-hash";
-export { dockerfileToSteps, DockerfileError, DOCKERFILE_READY_CMD, type DockerfileBuild, type DockerfileProblem } from "./dockerfile-steps";
+export { astToSteps, dockerfileToSteps, DockerfileError, DOCKERFILE_READY_CMD, type DockerfileBuild, type DockerfileProblem } from "./dockerfile-steps";
+export { parseDockerfileAst, type DockerfileAst, type DockerfileHeredoc, type DockerfileInstruction } from "./dockerfile-syntax";

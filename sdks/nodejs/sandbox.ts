@@ -81,6 +81,10 @@ export class Sandbox extends pulumi.CustomResource {
      */
     declare public readonly forkFrom: pulumi.Output<string | undefined>;
     /**
+     * What happens to the sandbox when its timeout passes (the official SDKs' `lifecycle.onTimeout`), sent as `autoPause` and `autoPauseMemory`. A change replaces the sandbox.
+     */
+    declare public readonly lifecycle: pulumi.Output<outputs.Lifecycle | undefined>;
+    /**
      * MCP configuration, passed through.
      */
     declare public readonly mcp: pulumi.Output<any | undefined>;
@@ -96,6 +100,10 @@ export class Sandbox extends pulumi.CustomResource {
      * Egress and ingress rules.
      */
     declare public readonly network: pulumi.Output<outputs.Network | undefined>;
+    /**
+     * What a pause by `state: paused` keeps: `full` (the default) keeps memory and files, so processes continue at the resume; `filesystem` keeps only the files (POST .../pause with `memory: false`), so the resume boots the sandbox cold. Only with `state: paused`. Changed in place, with no call: it applies at the next pause (a sandbox already paused keeps what its pause saved). One of `full`, `filesystem`.
+     */
+    declare public readonly pauseMode: pulumi.Output<string | undefined>;
     /**
      * Ports the sandbox serves; each gets a URL in `urls`. A change is made in place, with no call to the service.
      */
@@ -171,9 +179,11 @@ export class Sandbox extends pulumi.CustomResource {
             resourceInputs["autoResume"] = args?.autoResume;
             resourceInputs["envVars"] = args?.envVars;
             resourceInputs["forkFrom"] = args?.forkFrom;
+            resourceInputs["lifecycle"] = args?.lifecycle;
             resourceInputs["mcp"] = args?.mcp;
             resourceInputs["metadata"] = args?.metadata;
             resourceInputs["network"] = args?.network;
+            resourceInputs["pauseMode"] = args?.pauseMode;
             resourceInputs["ports"] = args?.ports;
             resourceInputs["provision"] = args ? pulumi.output(args.provision).apply(v => v === undefined ? undefined : inputs.provisionArgsProvideDefaults(v)) : undefined;
             resourceInputs["secure"] = args?.secure;
@@ -207,10 +217,12 @@ export class Sandbox extends pulumi.CustomResource {
             resourceInputs["envdAccessToken"] = undefined /*out*/;
             resourceInputs["envdVersion"] = undefined /*out*/;
             resourceInputs["forkFrom"] = undefined /*out*/;
+            resourceInputs["lifecycle"] = undefined /*out*/;
             resourceInputs["mcp"] = undefined /*out*/;
             resourceInputs["memoryMB"] = undefined /*out*/;
             resourceInputs["metadata"] = undefined /*out*/;
             resourceInputs["network"] = undefined /*out*/;
+            resourceInputs["pauseMode"] = undefined /*out*/;
             resourceInputs["ports"] = undefined /*out*/;
             resourceInputs["provision"] = undefined /*out*/;
             resourceInputs["provisionResults"] = undefined /*out*/;
@@ -229,7 +241,7 @@ export class Sandbox extends pulumi.CustomResource {
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
         const secretOpts = { additionalSecretOutputs: ["envVars", "envdAccessToken", "provision", "provisionResults", "trafficAccessToken"] };
         opts = pulumi.mergeOptions(opts, secretOpts);
-        const replaceOnChanges = { replaceOnChanges: ["autoPause", "autoResume", "envVars.*", "forkFrom", "mcp", "metadata.*", "network.allowPublicTraffic", "network.maskRequestHost", "provision.triggers", "secure", "templateID", "volumeMounts[*]"] };
+        const replaceOnChanges = { replaceOnChanges: ["autoPause", "autoResume", "envVars.*", "forkFrom", "lifecycle", "mcp", "metadata.*", "network.allowPublicTraffic", "network.httpsPorts[*]", "network.maskRequestHost", "provision.triggers", "secure", "templateID", "volumeMounts[*]"] };
         opts = pulumi.mergeOptions(opts, replaceOnChanges);
         super(Sandbox.__pulumiType, name, resourceInputs, opts);
     }
@@ -260,6 +272,10 @@ export interface SandboxArgs {
      */
     forkFrom?: pulumi.Input<string | undefined>;
     /**
+     * What happens to the sandbox when its timeout passes (the official SDKs' `lifecycle.onTimeout`), sent as `autoPause` and `autoPauseMemory`. A change replaces the sandbox.
+     */
+    lifecycle?: pulumi.Input<inputs.LifecycleArgs | undefined>;
+    /**
      * MCP configuration, passed through.
      */
     mcp?: any | undefined;
@@ -271,6 +287,10 @@ export interface SandboxArgs {
      * Egress and ingress rules.
      */
     network?: pulumi.Input<inputs.NetworkArgs | undefined>;
+    /**
+     * What a pause by `state: paused` keeps: `full` (the default) keeps memory and files, so processes continue at the resume; `filesystem` keeps only the files (POST .../pause with `memory: false`), so the resume boots the sandbox cold. Only with `state: paused`. Changed in place, with no call: it applies at the next pause (a sandbox already paused keeps what its pause saved). One of `full`, `filesystem`.
+     */
+    pauseMode?: pulumi.Input<string | undefined>;
     /**
      * Ports the sandbox serves; each gets a URL in `urls`. A change is made in place, with no call to the service.
      */
@@ -284,7 +304,7 @@ export interface SandboxArgs {
      */
     secure?: pulumi.Input<boolean | undefined>;
     /**
-     * The state to keep the sandbox in: `paused` pauses it (POST .../pause; memory and files are kept), `running` resumes it (POST .../connect). Left out, the service's own pauses (autoPause) are left alone; set, `pulumi refresh` shows them as drift and the next `up` resumes it. One of `running`, `paused`.
+     * The state to keep the sandbox in: `paused` pauses it (POST .../pause; memory and files are kept, or only the files with `pauseMode: filesystem`), `running` resumes it (POST .../connect). Left out, the service's own pauses (autoPause) are left alone; set, `pulumi refresh` shows them as drift and the next `up` resumes it. One of `running`, `paused`.
      */
     state?: pulumi.Input<string | undefined>;
     /**

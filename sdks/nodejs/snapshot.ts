@@ -5,7 +5,7 @@ import * as pulumi from "@pulumi/pulumi";
 import * as utilities from "./utilities";
 
 /**
- * A snapshot of a running sandbox: its files and memory at the moment it is taken. A Sandbox whose `templateID` is the snapshot's `snapshotID` starts from it, with those files. The service keeps a snapshot until it is deleted: deleting the resource (or destroying the stack) deletes it, and a replaced snapshot is deleted once its successor exists (first, when it keeps a chosen `name`). The service refuses to delete a snapshot while sandboxes started from it run.
+ * A snapshot of a running sandbox: its files and memory at the moment it is taken. A Sandbox whose `templateID` is the snapshot's `snapshotID` starts from it, with those files. The service keeps a snapshot until it is deleted: deleting the resource (or destroying the stack) deletes it, and a replaced snapshot is deleted once its successor exists (first, when it keeps a chosen `name`). The service refuses to delete a snapshot while sandboxes started from it run. Without a `name`, it is named after the resource, so that a re-run of an interrupted `up` adopts the snapshot the interrupted run took instead of taking a second one.
  */
 export class Snapshot extends pulumi.CustomResource {
     /**
@@ -35,11 +35,15 @@ export class Snapshot extends pulumi.CustomResource {
     }
 
     /**
-     * A name for the snapshot (`alias` or `alias:tag`), which sandboxes can start from instead of its ID. Default: none (the ID alone). A change takes a new snapshot. Cannot be a secret: it is part of the Snapshot's ID, which Pulumi stores in plain text.
+     * What the snapshot keeps: `full` (the service's default) keeps memory and files; `filesystem` keeps only the files (sent as `memory: false`): smaller and faster to take, and sandboxes started from it boot cold, without the sandbox's processes. A change takes a new snapshot. One of `full`, `filesystem`.
+     */
+    declare public readonly mode: pulumi.Output<string | undefined>;
+    /**
+     * A name for the snapshot (`alias` or `alias:tag`), which sandboxes can start from instead of its ID. Default: `<resource name>-<8 hex digits>-<8 hex digits>`, derived from the resource (its key and replacement generation) and from what the snapshot is made from (its other inputs), so that a re-run of an interrupted `up` finds the snapshot it took and adopts it (a snapshot taken by a version before this one keeps no name). A change takes a new snapshot. Cannot be a secret: it is part of the Snapshot's ID, which Pulumi stores in plain text.
      */
     declare public readonly name: pulumi.Output<string | undefined>;
     /**
-     * The snapshot's names: none, or `<team>/<alias>` when named.
+     * The snapshot's names: `<team>/<alias>` (its `name`, or the one given when `name` is left out), or none for a snapshot taken unnamed by a version before that.
      */
     declare public /*out*/ readonly names: pulumi.Output<string[]>;
     /**
@@ -69,12 +73,14 @@ export class Snapshot extends pulumi.CustomResource {
             if (args?.sandboxID === undefined && !opts.urn) {
                 throw new Error("Missing required property 'sandboxID'");
             }
+            resourceInputs["mode"] = args?.mode;
             resourceInputs["name"] = args?.name;
             resourceInputs["sandboxID"] = args?.sandboxID;
             resourceInputs["triggers"] = args?.triggers;
             resourceInputs["names"] = undefined /*out*/;
             resourceInputs["snapshotID"] = undefined /*out*/;
         } else {
+            resourceInputs["mode"] = undefined /*out*/;
             resourceInputs["name"] = undefined /*out*/;
             resourceInputs["names"] = undefined /*out*/;
             resourceInputs["sandboxID"] = undefined /*out*/;
@@ -82,7 +88,7 @@ export class Snapshot extends pulumi.CustomResource {
             resourceInputs["triggers"] = undefined /*out*/;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
-        const replaceOnChanges = { replaceOnChanges: ["name", "sandboxID", "triggers.*"] };
+        const replaceOnChanges = { replaceOnChanges: ["mode", "name", "sandboxID", "triggers.*"] };
         opts = pulumi.mergeOptions(opts, replaceOnChanges);
         super(Snapshot.__pulumiType, name, resourceInputs, opts);
     }
@@ -93,7 +99,11 @@ export class Snapshot extends pulumi.CustomResource {
  */
 export interface SnapshotArgs {
     /**
-     * A name for the snapshot (`alias` or `alias:tag`), which sandboxes can start from instead of its ID. Default: none (the ID alone). A change takes a new snapshot. Cannot be a secret: it is part of the Snapshot's ID, which Pulumi stores in plain text.
+     * What the snapshot keeps: `full` (the service's default) keeps memory and files; `filesystem` keeps only the files (sent as `memory: false`): smaller and faster to take, and sandboxes started from it boot cold, without the sandbox's processes. A change takes a new snapshot. One of `full`, `filesystem`.
+     */
+    mode?: pulumi.Input<string | undefined>;
+    /**
+     * A name for the snapshot (`alias` or `alias:tag`), which sandboxes can start from instead of its ID. Default: `<resource name>-<8 hex digits>-<8 hex digits>`, derived from the resource (its key and replacement generation) and from what the snapshot is made from (its other inputs), so that a re-run of an interrupted `up` finds the snapshot it took and adopts it (a snapshot taken by a version before this one keeps no name). A change takes a new snapshot. Cannot be a secret: it is part of the Snapshot's ID, which Pulumi stores in plain text.
      */
     name?: pulumi.Input<string | undefined>;
     /**

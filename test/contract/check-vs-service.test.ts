@@ -38,6 +38,8 @@ const PROVIDER_ONLY: Record<string, string> = {
   "Sandbox: provision envs name with a '-'": `provisioning: ${NOT_SENT}`,
   "Sandbox: provision command property timeout (unknown)": `provisioning: ${NOT_SENT}`,
   'Sandbox: provision onFailure "ignore"': `provisioning: ${NOT_SENT}`,
+  "Sandbox: lifecycle kill contradicting autoPause": "the service has one field (autoPause) for both inputs; the provider refuses two that disagree rather than pick one",
+  "Sandbox: pauseMode without state paused": "pauseMode is the body of the pause that state: paused makes; the create never sends it",
 };
 
 let emu: Emulator;

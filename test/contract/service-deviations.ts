@@ -27,6 +27,10 @@ export const DEVIATIONS: Deviation[] = [
   { operation: "POST /sandboxes", status: 429, why: "docs/service.md#sandboxes: 429 at the concurrency limit" },
   { operation: /^POST (\/v2)?\/sandboxes\/\{sandboxID\}\/connect$/, status: 429, why: "docs/service.md#limits: a resume starts the sandbox through the same reservation as a create, so it gets the concurrency 429" },
   { operation: "PUT /sandboxes/{sandboxID}/network", status: 403, why: "docs/service.md#sandboxes: network.egressProxy may be feature-gated to 403" },
+  {
+    operation: "POST /sandboxes/{sandboxID}/pause", status: 503,
+    why: "docs/service.md#sandbox-fields-of-the-newest-sdks: 503 while the guest agent does not answer (a files-only pause, or requireHealthyGuest); the newest spec lists it",
+  },
   { operation: "POST /sandboxes/{sandboxID}/timeout", status: 409, why: "docs/service.md#sandboxes: 409 while the sandbox is being paused or killed" },
   { operation: "POST /v3/templates", status: 403, why: "docs/service.md#templates: 403 on an alias clash" },
   { operation: "POST /v3/templates", status: 409, why: "docs/service.md#templates: 409 on an alias clash" },

@@ -33,6 +33,20 @@ const PARTIAL: Record<string, { why: string; allow: (problem: string, path: stri
 };
 
 /**
+ * Fields of the newest official SDKs' spec (PyPI e2b 2.63.0's generated models) that the contract's
+ * spec (an older infra commit) does not have yet, by schema and path: the only disagreement each may
+ * show is that the contract lacks it. docs/service.md#sandbox-fields-of-the-newest-sdks says what each is.
+ */
+const NEWER: Record<string, string[]> = {
+  NewSandbox: ["/network/dnsServers", "/network/httpsPorts"],
+  ListedSandbox: ["/envdUnresponsiveAtPause"],
+  SandboxDetail: ["/envdUnresponsiveAtPause", "/network/dnsServers", "/network/httpsPorts", "/pauseMode"],
+  NewSnapshot: ["/memory"],
+};
+const newerOnly = (name: string, problem: string, path: string) =>
+  problem === "declared in zod; the spec has no such field" && (NEWER[name] ?? []).includes(path);
+
+/**
  * Where each zod schema sits in the contract: operation, `request` or a status, and `items` for list elements.
  * A hand list on purpose, and not one of kinds: it pairs the sdk's wire schemas (sdk/schemas/, one module per
  * service area) with the service's operations, which the registry of kinds cannot give. A kind reuses an area's
@@ -89,7 +103,7 @@ describe("sdk/schemas agree with the spec", () => {
   test.each(PAIRS)("%s ↔ %s, %s", (name, operation, where, schema, items) => {
     const partial = PARTIAL[name];
     const found = disagreements(jsonOf(schema), specSchema(operation, where, items))
-      .filter((d) => !partial?.allow(d.problem, d.path))
+      .filter((d) => !partial?.allow(d.problem, d.path) && !newerOnly(name, d.problem, d.path))
       .map((d) => `${name}${d.path}: ${d.problem}`);
     expect(found).toEqual([]);
   });

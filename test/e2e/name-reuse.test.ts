@@ -57,6 +57,18 @@ test("a new sandbox under the old name is made anew, and the renamed one's sandb
   expect(again.code, again.output).toBe(0);
 });
 
+test("replacing the new web: its old sandbox is the one it replaces (no warning), web-blue's still is not", async () => {
+  const before = await s.outputs();
+  await s.configure({ reusedColor: "teal" });
+  const up = await s.ok("up", "--yes", "--skip-preview");
+  const out = await s.outputs();
+  expect(out.reusedID).not.toBe(before.reusedID);
+  expect(out.webID).toBe(first.webID);
+  expect(running()).toEqual([first.webID, out.reusedID, first.parentID, first.forkID].sort());
+  expect(up.output).toContain(`[Sandbox web] sandbox ${String(before.reusedID)}, which this one replaces, is left for the engine to delete`);
+  expect(up.output).toContain(`[Sandbox web] warning: sandbox ${String(first.webID)} carries this resource's marker`);
+});
+
 test("a parent gone from the service is made again by up --refresh; its fork is never taken for it", async () => {
   const res = await fetch(`${s.emulator.apiUrl}/sandboxes/${String(first.parentID)}`, { method: "DELETE", headers: { "X-API-Key": s.emulator.apiKey } });
   expect(res.status).toBe(204);

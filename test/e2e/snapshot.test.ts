@@ -54,7 +54,8 @@ describe("a Snapshot of a sandbox, and a sandbox from it", () => {
   test("up: the sandboxes from the snapshot and the fork read the file their origin wrote; the lookups list them and the secret", async () => {
     await s.ok("up", "--yes", "--skip-preview");
     const out = await s.outputs();
-    expect(out.snapshotID).toMatch(/^[a-z0-9]{20}:default$/);
+    // Unnamed in the program, it is named by its create (provider/kinds/snapshot/auto-name.ts).
+    expect(out.snapshotID).toMatch(/^[a-z0-9-]+\/snap-[0-9a-f]{8}-[0-9a-f]{8}:default$/);
     expect(out.childTemplateID).toBe(out.snapshotID);
     // Provisioning results are secret outputs (they may quote secrets); the file's text is none.
     const shown = await s.outputs({ showSecrets: true });

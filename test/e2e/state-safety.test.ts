@@ -149,9 +149,11 @@ describe("state you can trust, on the real engine", () => {
     const before = await ids();
     await s.ok("config", "set", "moreMounts", "true");
     expect(await plan()).toEqual({ box: "replace" });
-    await s.ok("up", "--yes", "--skip-preview");
+    const up = await s.ok("up", "--yes", "--skip-preview");
     const after = await ids();
     expect(after.sandboxID).not.toBe(before.sandboxID);
+    // The stack was renamed before: the replacement is keyed by its URN now and meets nothing by a marker.
+    expect(up.output).not.toContain("warning: sandbox");
     expect(inventoryOfStack(s.emulator).sandboxes.map((x) => x.sandboxID)).toEqual([after.sandboxID]);
   });
 

@@ -3,13 +3,14 @@
  * into `v2` (v1 keeps naming its build), a TemplateTag `prod` moved v1 → v2 → v1 with one tag call
  * each and no build, a Sandbox from `alias:prod` seeing the file of the build `prod` names, a second
  * up with no changes, refresh reporting a move made elsewhere, bad tag names failing at preview, the
- * tag removed when the resource goes, and a tag someone else set refused unless taken over. The tests
- * share one stack, in order.
+ * tag removed when the resource goes, an `up` killed as its tag call is answered (the next one takes the
+ * tag as its own), and a tag someone else set refused unless taken over. The tests share one stack, in order.
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { callsSince, lastSeq, ROOT, startStack, type E2eStack } from "./harness";
+import { backendDir, endPluginsOf, killableUp, until } from "./kill";
 
 const FIXTURE = join(ROOT, "test", "e2e", "fixtures", "template-tag");
 const CTX = join(FIXTURE, "ctx");
@@ -55,6 +56,8 @@ const tagCalls = (calls: string[]) => calls.filter((c) => c.endsWith(" /template
 describe("a TemplateTag rolls a template's builds forward and back", () => {
   let s: E2eStack;
   const buildOf: Record<string, string> = {};
+  /** Sees each request line as the emulator logs it: after the request is handled, before its answer is sent. */
+  let onRequest: ((line: string) => void) | undefined;
 
   /** app/version.txt in the stack's sandbox, as the build it started from placed it. */
   async function sandboxVersion(): Promise<string> {
@@ -78,7 +81,7 @@ describe("a TemplateTag rolls a template's builds forward and back", () => {
 
   beforeAll(async () => {
     writeVersion("one");
-    s = await startStack(FIXTURE, "e2e-template-tag");
+    s = await startStack(FIXTURE, "e2e-template-tag", { log: (line) => onRequest?.(line) });
     await s.ok("config", "rm", "sandbox:accessToken");
     await s.ok("config", "set", "version", "v1");
   }, 300_000);
@@ -162,6 +165,38 @@ describe("a TemplateTag rolls a template's builds forward and back", () => {
     expect(now.prod).toBeUndefined();
     expect(now).toMatchObject({ v1: buildOf.v1, v2: buildOf.v2 });
   });
+
+  test("an up killed as its tag call is answered: the next up takes the tag it set as its own, with no tag call", async () => {
+    const stateDir = await backendDir(s);
+    await s.ok("config", "set", "target", "v1");
+    const run = await killableUp(s, FIXTURE, stateDir);
+    let killed: Promise<void> | undefined;
+    onRequest = (line) => {
+      if (killed === undefined && line.startsWith("POST /templates/tags ")) killed = run.kill();
+    };
+    try {
+      await until("the tag call", () => killed !== undefined);
+      await killed;
+    } finally {
+      onRequest = undefined;
+    }
+    expect((await tags()).prod).toBe(buildOf.v1); // the service set it; the engine never heard
+
+    await s.ok("cancel", "--yes"); // the killed run left the stack locked
+    const since = lastSeq(s.emulator);
+    const up = await s.ok("up", "--yes", "--skip-preview");
+    expect(up.output).toContain(`tag "prod" of template ${String((await s.outputs()).alias)} already points to build ${buildOf.v1}, as an interrupted run of this resource set it: taking it as its own`);
+    expect(tagCalls(callsSince(s.emulator, since))).toEqual([]);
+    expect((await s.outputs()).prodBuildID).toBe(buildOf.v1);
+    expect(await sandboxVersion()).toBe("one");
+    endPluginsOf(stateDir);
+
+    // Pulumi 3.259 keeps the killed run's pending create until a refresh clears it; then the tag goes with the resource.
+    await s.ok("refresh", "--clear-pending-creates", "--yes", "--skip-preview");
+    await s.ok("config", "rm", "target");
+    expect(tagCalls(await upWrites())).toEqual(["DELETE /templates/tags"]);
+    expect((await tags()).prod).toBeUndefined();
+  }, 120_000);
 
   test("a tag set by someone else is refused naming the tag, its build and takeOver; with takeOver: true it is taken over", async () => {
     const alias = await prodToV2ByHand(s);

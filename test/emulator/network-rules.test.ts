@@ -25,11 +25,12 @@ describe("network.rules", () => {
     expect((await env.c.call("PUT", `/sandboxes/${id}/network`, { rules: rules({ A: "${e2b.secrets.a b}" }) })).body).toEqual(MALFORMED);
   });
 
-  test("the limits: one rule per domain, domain names only, HTTP token header names", async () => {
+  test("the limits: one rule per domain, domain names (or a leading wildcard) only, HTTP token header names", async () => {
     const post = (network: unknown) => env.c.post("/sandboxes", { templateID: "base", network });
     expect((await post({ rules: { "a.com": [{ transform: { headers: {} } }, { transform: { headers: {} } }] } })).body)
       .toEqual({ code: 400, message: 'Domain "a.com" can have at most 1 transform rule.' });
-    expect((await post({ rules: rules({ A: "b" }, "*.example.com") })).body).toEqual({ code: 400, message: 'Rule domain "*.example.com" is not a valid domain name.' });
+    expect((await post({ rules: rules({ A: "b" }, "*example.com") })).body).toEqual({ code: 400, message: 'Rule domain "*example.com" is not a valid domain name.' });
+    expect((await post({ rules: rules({ A: "b" }, "*.example.com") })).status).toBe(201);
     expect((await post({ rules: rules({ "bad name": "v" }) })).body)
       .toEqual({ code: 400, message: 'Header name "bad name" in rule for domain "api.example.com" must contain only valid HTTP token characters.' });
   });

@@ -54,9 +54,13 @@ describe("Template.build", () => {
     const logs: string[] = [];
     const built = await Template.build(template(), "official-build", { ...opts, onBuildLogs: (e) => void logs.push(e.message) });
     expect(uploads()).toHaveLength(2);
-    // Same bytes in, same hash out: the hashes the official SDK asked about are the ones ours computes.
+    // Same bytes in, same hash out for a file: the official SDK asked about the hash ours computes. Not for a
+    // directory: the JS SDK (2.51) still hashes a directory's size, which e2b 2.63 and ours no longer do
+    // (docs/service.md#dockerfiles-and-copy-files-as-e2b-263-reads-them; test/sdk/template-build-sdk-parity.test.ts).
     const asked = emu.calls().filter((c) => c.path.includes("/files/")).map((c) => c.path.split("/").at(-1));
-    expect(asked.sort()).toEqual([filesHash("app", "/home/user/app", context), filesHash("notes.md", "/home/user/docs/", context)].sort());
+    expect(asked).toHaveLength(2);
+    expect(asked).toContain(filesHash("notes.md", "/home/user/docs/", context));
+    expect(asked).not.toContain(filesHash("app", "/home/user/app", context));
     expect(logs).toContain("[4/4] RUN echo building");
     const sandbox = await start("official-build");
     expect(await sandbox.files.read("/home/user/app/hello.txt")).toBe("hello from the context\n");

@@ -30,8 +30,10 @@ describe("check", () => {
       .toEqual([expect.stringMatching(/^network\.rules\.x\.com\[0\]\.transform\.headers.*header names must be HTTP tokens/)]);
     expect(await checkReasons("Sandbox", { templateID: "base", network: { rules: { "a.com": [{ transform: { headers: {} } }, { transform: { headers: {} } }] } } }))
       .toEqual(["network.rules.a.com: at most 1 rule per domain (the service's limit)"]);
-    expect(await checkReasons("Sandbox", { templateID: "base", network: { rules: rules("v", "*.example.com") } }))
-      .toEqual([expect.stringMatching(/^network\.rules.*keys must be domain names \(no wildcard, not an IP address\)$/)]);
+    expect(await checkReasons("Sandbox", { templateID: "base", network: { rules: rules("v", "*") } }))
+      .toEqual(["network.rules.*: keys must be domain names or a leading wildcard of one (*.example.com), not a bare * or an IP address"]);
+    // A leading wildcard is a domain the service takes (docs/service.md#sandbox-fields-of-the-newest-sdks).
+    expect(await checked("Sandbox", { templateID: "base", network: { rules: rules("v", "*.example.com") } })).toMatchObject({ network: { rules: rules("v", "*.example.com") } });
   });
 });
 

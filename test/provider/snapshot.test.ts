@@ -34,7 +34,7 @@ describe("check", () => {
       "name: must be `[namespace/]alias[:tag]`: lowercase letters, digits, '_' and '-' (and '.' in the tag), the namespace being the team's",
     ]);
     expect(await checkReasons("Snapshot", { sandboxID: "i1", memory: true })).toEqual([
-      "memory: unknown property of Snapshot; valid properties are: sandboxID, name, triggers",
+      "memory: unknown property of Snapshot; valid properties are: sandboxID, name, mode, triggers",
     ]);
     expect(callsSince(emu(), since)).toEqual([]);
   });
@@ -54,9 +54,10 @@ describe("lifecycle", () => {
     inputs = await checked("Snapshot", { sandboxID: box.id, __resource: "proj/dev/snap" });
     const since = lastSeq(emu());
     made = await runtime.create("Snapshot", inputs);
-    expect(callsSince(emu(), since)).toEqual([`POST /sandboxes/${box.id}/snapshots`]);
-    expect(made.id).toMatch(/^[a-z0-9]{20}:default$/);
-    expect(made.outs).toMatchObject({ sandboxID: box.id, snapshotID: made.id, names: [] });
+    // Unnamed, it gets the auto-name (provider/kinds/snapshot/auto-name.ts), looked up first.
+    expect(callsSince(emu(), since)).toEqual(["GET /snapshots", `POST /sandboxes/${box.id}/snapshots`]);
+    expect(made.id).toMatch(/^[a-z0-9-]+\/snap-[0-9a-f]{8}-[0-9a-f]{8}:default$/);
+    expect(made.outs).toMatchObject({ sandboxID: box.id, snapshotID: made.id, names: [made.id.replace(/:default$/, "")] });
     expect(await listed()).toEqual([made.id]);
 
     const child = await runtime.create("Sandbox", await checked("Sandbox", {
@@ -85,14 +86,14 @@ describe("lifecycle", () => {
   test("read by its ID alone (import) gives no sandboxID; the program's then stands, and diffs as no change", async () => {
     const imported = await runtime.read("Snapshot", made.id, {});
     expect(imported.id).toBe(made.id);
-    expect(imported.props).toMatchObject({ snapshotID: made.id, names: [] });
+    expect(imported.props).toMatchObject({ snapshotID: made.id, names: made.outs.names });
     expect(imported.props).not.toHaveProperty("sandboxID");
     const olds = withKnownInputs("Snapshot", imported.props!, undefined, inputs);
     expect(await runtime.diff("Snapshot", made.id, olds, inputs)).toMatchObject({ changes: false });
   });
 
   test("deleted elsewhere, it reads as gone; deleting it again is done", async () => {
-    expect((await rest(emu(), "DELETE", `/templates/${made.id}`)).status).toBe(204);
+    expect((await rest(emu(), "DELETE", `/templates/${encodeURIComponent(made.id)}`)).status).toBe(204);
     expect(await runtime.read("Snapshot", made.id, made.outs)).toEqual({});
     await runtime.remove("Snapshot", made.id, made.outs);
     expect(await listed()).toEqual([]);

@@ -2,6 +2,7 @@ import { describe, expect, test } from "vitest";
 import { checkInputs } from "../../provider/check";
 import { UNKNOWN } from "../../provider/spec";
 import { sandboxSpec } from "../../provider/kinds/sandbox/spec";
+import { snapshotSpec } from "../../provider/kinds/snapshot/spec";
 import { templateSpec } from "../../provider/kinds/template/spec";
 import { volumeSpec } from "../../provider/kinds/volume/spec";
 
@@ -101,6 +102,73 @@ describe("check", () => {
     expect(reasons(checkInputs(sandboxSpec, {}, { templateID: "base", envVars: { "1BAD": "x" } }))).toEqual([
       "envVars.1BAD: environment variable names must match ^[A-Za-z_][A-Za-z0-9_]*$",
     ]);
+  });
+
+  // The inputs of the newest SDKs' fields (docs/service.md#sandbox-fields-of-the-newest-sdks): each bad value, its exact failures.
+  const PORT_RULE = "must be a port number from 1 to 65535";
+  const ENVD = "must not be 49983: it is envd's own port, which the service's proxy always reaches itself (the service refuses it)";
+  const IPV4_RULE = "must be an IPv4 address (the service takes no IPv6 address, CIDR or name)";
+  const RULE_KEY = "keys must be domain names or a leading wildcard of one (*.example.com), not a bare * or an IP address";
+  const rule = [{ transform: { headers: { "X-Key": "v" } } }];
+  const NEWEST: [what: string, args: Record<string, unknown>, failures: string[]][] = [
+    ["httpsPorts naming envd's port", { network: { httpsPorts: [443, 49983] } }, [`network.httpsPorts[1]: ${ENVD}`]],
+    ["httpsPorts 0 and 65536", { network: { httpsPorts: [0, 65_536] } }, [`network.httpsPorts[0]: ${PORT_RULE}`, `network.httpsPorts[1]: ${PORT_RULE}`]],
+    ["httpsPorts 80.5 and \"443\"", { network: { httpsPorts: [80.5, "443"] } }, [`network.httpsPorts[0]: ${PORT_RULE}`, `network.httpsPorts[1]: ${PORT_RULE}`]],
+    ["httpsPorts not a list", { network: { httpsPorts: 443 } }, ["network.httpsPorts: must be a list of port numbers"]],
+    ["dnsServers: IPv6, a CIDR, a name", { network: { dnsServers: ["2001:4860:4860::8888", "1.1.1.1/32", "dns.google", "8.8.8.8"] } }, [
+      `network.dnsServers[0]: ${IPV4_RULE}`, `network.dnsServers[1]: ${IPV4_RULE}`, `network.dnsServers[2]: ${IPV4_RULE}`,
+    ]],
+    ["dnsServers 256.1.1.1", { network: { dnsServers: ["256.1.1.1"] } }, [`network.dnsServers[0]: ${IPV4_RULE}`]],
+    ["a bare * rule domain", { network: { rules: { "*": rule } } }, [`network.rules.*: ${RULE_KEY}`]],
+    ["a * inside a rule domain", { network: { rules: { "a.*.com": rule } } }, [`network.rules.a.*.com: ${RULE_KEY}`]],
+    ["*.*. in a rule domain", { network: { rules: { "*.*.example.com": rule } } }, [`network.rules.*.*.example.com: ${RULE_KEY}`]],
+    ["two rule domains equal in lower case", { network: { rules: { "*.example.com": rule, "*.Example.COM": rule } } }, [
+      'network.rules: "*.Example.COM" repeats another key: the service compares domains in lower case',
+    ]],
+    ["pauseMode without state", { pauseMode: "filesystem" }, ['pauseMode: only applies with state: "paused" (it says what that pause keeps); set state: "paused" or leave it out']],
+    ["pauseMode with state running", { state: "running", pauseMode: "full" }, ['pauseMode: only applies with state: "paused" (it says what that pause keeps); set state: "paused" or leave it out']],
+    ["pauseMode memory", { state: "paused", pauseMode: "memory" }, ['pauseMode: must be "full" or "filesystem"']],
+    ["lifecycle without onTimeout", { lifecycle: {} }, ["lifecycle.onTimeout: is required"]],
+    ["lifecycle onTimeout as a string", { lifecycle: { onTimeout: "pause" } }, ["lifecycle.onTimeout: must be an object {action, mode}"]],
+    ["lifecycle as a list", { lifecycle: [] }, ["lifecycle: must be an object {onTimeout}"]],
+    ["lifecycle action stop", { lifecycle: { onTimeout: { action: "stop" } } }, ['lifecycle.onTimeout.action: must be "pause" or "kill"']],
+    ["lifecycle keepMemory (the JS SDK's old name)", { lifecycle: { onTimeout: { action: "pause", keepMemory: false } } }, ['lifecycle.onTimeout: unknown property "keepMemory"']],
+    ["lifecycle mode with action kill", { lifecycle: { onTimeout: { action: "kill", mode: "full" } } }, [
+      'lifecycle.onTimeout.mode: only applies with action "pause" (it says what the timeout\'s pause keeps); leave it out',
+    ]],
+    ["lifecycle kill contradicting autoPause true", { autoPause: true, lifecycle: { onTimeout: { action: "kill" } } }, [
+      'lifecycle.onTimeout.action: "kill" contradicts autoPause: true (both say what happens at the timeout); give one of them, or make them agree',
+    ]],
+    ["lifecycle pause contradicting autoPause false", { autoPause: false, lifecycle: { onTimeout: { action: "pause" } } }, [
+      'lifecycle.onTimeout.action: "pause" contradicts autoPause: false (both say what happens at the timeout); give one of them, or make them agree',
+    ]],
+    ["lifecycle filesystem with autoResume", { autoResume: { enabled: true }, lifecycle: { onTimeout: { action: "pause", mode: "filesystem" } } }, [
+      'lifecycle.onTimeout.mode: "filesystem" cannot be combined with autoResume.enabled: true: a files-only pause boots cold and is resumed only explicitly (the service refuses it)',
+    ]],
+    ["lifecycle with forkFrom", { templateID: undefined, forkFrom: "iparent", lifecycle: { onTimeout: { action: "pause" } } }, [
+      "lifecycle: not allowed with forkFrom: a fork takes its parent's (the fork call sets only the timeout); leave it out",
+    ]],
+  ];
+
+  test.each(NEWEST)("the newest SDKs' inputs: %s", (_what, args, failures) => {
+    expect(reasons(checkInputs(sandboxSpec, {}, { templateID: "base", ...args }))).toEqual(failures);
+  });
+
+  test("the newest SDKs' inputs: good values pass, and an unknown state lets pauseMode through at preview", () => {
+    const good = {
+      templateID: "base", autoPause: true, autoResume: { enabled: false }, state: "paused", pauseMode: "filesystem",
+      lifecycle: { onTimeout: { action: "pause", mode: "filesystem" } },
+      network: { httpsPorts: [443, 8443, 65_535, 1], dnsServers: ["1.1.1.1", "8.8.8.8"], rules: { "*.example.com": rule, "api.example.com": rule, "*.com": rule } },
+    };
+    expect(checkInputs(sandboxSpec, {}, good).failures).toBeUndefined();
+    expect(checkInputs(sandboxSpec, {}, { templateID: "base", network: { dnsServers: [] } }).failures).toBeUndefined();
+    expect(checkInputs(sandboxSpec, {}, { templateID: "base", lifecycle: { onTimeout: { action: "kill" } } }).failures).toBeUndefined();
+    expect(checkInputs(sandboxSpec, {}, { templateID: "base", state: UNKNOWN, pauseMode: "full" }).failures).toBeUndefined();
+  });
+
+  test("a Snapshot's mode is full or filesystem", () => {
+    expect(reasons(checkInputs(snapshotSpec, {}, { sandboxID: "i1", mode: "memory" }))).toEqual(['mode: must be "full" or "filesystem"']);
+    expect(checkInputs(snapshotSpec, {}, { sandboxID: "i1", mode: "filesystem" }).inputs).toMatchObject({ mode: "filesystem" });
   });
 
   test("a Dockerfile without FROM is refused before any build", () => {

@@ -77,4 +77,13 @@ describe("diff", () => {
     expect(diffInputs(sandboxSpec, sb, { ...sb, network: { ...sb.network, allowPublicTraffic: true } }).replaces).toEqual(["network.allowPublicTraffic"]);
     expect(diffInputs(sandboxSpec, sb, { ...sb, network: { ...sb.network, maskRequestHost: "x.test" } }).replaces).toEqual(["network.maskRequestHost"]);
   });
+
+  test("the newest SDKs' inputs: dnsServers, rules and pauseMode change in place; httpsPorts and lifecycle replace", () => {
+    const sb = { templateID: "base", state: "paused", pauseMode: "full", network: { httpsPorts: [8443], dnsServers: ["1.1.1.1"] } };
+    expect(diffInputs(sandboxSpec, sb, { ...sb, network: { ...sb.network, dnsServers: ["9.9.9.9"] } })).toMatchObject({ changes: true, replaces: [] });
+    expect(diffInputs(sandboxSpec, sb, { ...sb, network: { ...sb.network, rules: { "*.example.com": [] } } })).toMatchObject({ changes: true, replaces: [] });
+    expect(diffInputs(sandboxSpec, sb, { ...sb, pauseMode: "filesystem" })).toMatchObject({ changes: true, replaces: [] });
+    expect(diffInputs(sandboxSpec, sb, { ...sb, network: { ...sb.network, httpsPorts: [8443, 9443] } }).replaces).toEqual(["network.httpsPorts"]);
+    expect(diffInputs(sandboxSpec, sb, { ...sb, lifecycle: { onTimeout: { action: "pause", mode: "filesystem" } } }).replaces).toEqual(["lifecycle"]);
+  });
 });

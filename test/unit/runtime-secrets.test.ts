@@ -29,7 +29,8 @@ async function checkedTemplate(secret: boolean): Promise<Record<string, unknown>
 describe("what derives from a secret input is secret", () => {
   test("a Template's buildSteps and lastBuildError when its Dockerfile came in secret, and not otherwise", async () => {
     const inputs = await checkedTemplate(true);
-    expect(inputs.buildSteps).toContain(`RUN pip install --index-url https://u:${TOKEN}@pypi.example/simple app`);
+    // The continued line joined as BuildKit joins it (the whitespace around the `\` kept).
+    expect(inputs.buildSteps).toContain(`RUN pip install --index-url https://u:${TOKEN}@pypi.example/simple     app`);
     expect([...secretKeys("Template", inputs)]).toEqual(expect.arrayContaining(["dockerfile", "buildSteps", "lastBuildError"]));
     const plain = await checkedTemplate(false);
     expect(secretKeys("Template", plain).has("buildSteps")).toBe(false);
@@ -69,7 +70,7 @@ describe("what derives from a secret input is secret", () => {
 describe("every log line is redacted, a line at a time", () => {
   test("a Template's build log hides its secret Dockerfile's lines, its steps and the token inside them, and the credentials", async () => {
     const log = resourceLogger("Template", await checkedTemplate(true));
-    log(`step 2: [2/3] RUN pip install --index-url https://u:${TOKEN}@pypi.example/simple app`);
+    log(`step 2: [2/3] RUN pip install --index-url https://u:${TOKEN}@pypi.example/simple     app`);
     log(`step 3: [3/3] RUN echo ${TOKEN}`);
     log(`${TOKEN}\nnext line`);
     log("refused: API key e2b_unit_key_0a1b2c");

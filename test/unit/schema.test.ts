@@ -9,7 +9,7 @@ import { describe, expect, test } from "vitest";
 import type { z } from "zod";
 import * as classes from "../../provider/classes";
 import { KINDS } from "../../provider/kinds";
-import { buildSchema, dynamicType, renderReference, spliceReference, SPECS, type PackageSchema } from "../../provider/schema/build";
+import { buildSchema, dynamicType, renderReference, spliceReference, SPECS, type PackageInfo, type PackageSchema } from "../../provider/schema/build";
 import { ObjectTypes, type PropertySpec } from "../../provider/schema/convert";
 import { BEGIN, END } from "../../provider/schema/reference";
 import { INTERNAL_INPUTS, type ResourceSpec } from "../../provider/spec";
@@ -20,7 +20,7 @@ const root = join(__dirname, "..", "..");
 // Vendored with its source and commit (test/data/README.md): the suite needs nothing beside the checkout.
 const METASCHEMA = join(root, "test", "data", "pulumi-package-metaschema.json");
 const schema = JSON.parse(readFileSync(join(root, "schema.json"), "utf8")) as PackageSchema;
-const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string; description: string; license: string };
+const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as PackageInfo;
 
 const tokenOf = (spec: ResourceSpec) => `sandbox:index:${spec.kind}`;
 const resourceOf = (spec: ResourceSpec) => schema.resources[tokenOf(spec)]!;
@@ -98,7 +98,7 @@ describe("schema.json against Pulumi's package metaschema", () => {
   });
 
   test("is what the specs generate today (else run `npm run gen`)", () => {
-    expect(buildSchema({ version: pkg.version, description: pkg.description, license: pkg.license })).toEqual(schema);
+    expect(buildSchema(pkg)).toEqual(schema);
   });
 });
 
@@ -177,7 +177,7 @@ describe("resources", () => {
 
 describe("types", () => {
   test("are the object types of the specs, and every reference resolves", () => {
-    const names = ["AutoResume", "BuildLogEntry", "Content", "Network", "NetworkRule", "NetworkRuleTransform", "Provision", "ProvisionCommand", "ProvisionResult", "SandboxInfo", "SandboxLogEntry", "SandboxMetric", "SecretInfo", "SnapshotInfo", "TemplateBuildInfo", "TemplateInfo", "TemplateTagGroupInfo", "TemplateTagGroupInfoAssignment", "TemplateTagInfo", "VolumeInfo", "VolumeMount"];
+    const names = ["AutoResume", "BuildLogEntry", "Content", "Lifecycle", "LifecycleOnTimeout", "Network", "NetworkRule", "NetworkRuleTransform", "Provision", "ProvisionCommand", "ProvisionResult", "SandboxInfo", "SandboxLogEntry", "SandboxMetric", "SecretInfo", "SnapshotInfo", "TemplateBuildInfo", "TemplateInfo", "TemplateTagGroupInfo", "TemplateTagGroupInfoAssignment", "TemplateTagInfo", "VolumeInfo", "VolumeMount"];
     expect(Object.keys(schema.types)).toEqual(names.map((n) => `sandbox:index:${n}`));
     const local = [...refsIn(schema)].filter((ref) => ref.startsWith("#"));
     expect(local.length).toBeGreaterThan(0);

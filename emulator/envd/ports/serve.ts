@@ -1,9 +1,13 @@
 /**
  * A request for a sandbox port other than envd's, past the proxy's checks (../gate.ts): forwarded
  * to the server listening there in the sandbox, or the closed-port answer when none does after the
- * service's retries (dial-retry.ts).
+ * service's retries (dial-retry.ts). A port in the sandbox's `network.httpsPorts` is reached over
+ * TLS, its certificate not verified (so a self-signed one works); the client's side stays as it was
+ * (docs/service.md#sandbox-fields-of-the-newest-sdks).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+import { connect as tlsConnect } from "node:tls";
 import type { SandboxRuntime } from "../../types";
 import type { SandboxState } from "../sandboxes";
 import { sendRefusal } from "./answers";
@@ -23,7 +27,8 @@ export function servePort(req: IncomingMessage, res: ServerResponse, port: numbe
     (socket) => {
       if (res.destroyed) return void socket?.destroy();
       if (!socket) return closed();
-      forward(req, res, socket, { sandboxID, port, maskRequestHost: runtime.maskRequestHost });
+      const upstream: Socket = runtime.httpsPorts?.includes(port) ? tlsConnect({ socket, rejectUnauthorized: false }) : socket;
+      forward(req, res, upstream, { sandboxID, port, maskRequestHost: runtime.maskRequestHost });
     },
     () => (res.headersSent ? res.destroy() : closed()),
   );

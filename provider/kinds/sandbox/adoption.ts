@@ -24,6 +24,7 @@ import type { Sandbox } from "../../../sdk/schemas/sandboxes";
 import type { PlatformClient } from "../../../sdk/platform/client";
 import { stackOf } from "../../resource-key";
 import { MARKER_KEY } from "./spec";
+import { checkedNonce } from "../identity";
 import { platform } from "../../runtime/context";
 import { ignoreNotFound, isNotFound } from "../../runtime/handlers";
 import { differingFields } from "../../runtime/made-from";
@@ -111,6 +112,8 @@ export interface Stale {
 export interface Doubtful {
   sandboxID: string;
   standing: "claimed" | "unknown" | "unmarked";
+  /** The nonce of the create that made it ("" for a version before nonces). */
+  nonce: string;
 }
 
 /** What earlier runs made for a resource: the sandbox to adopt, if one was made from these inputs, the stale ones, and the doubtful ones. */
@@ -132,13 +135,12 @@ async function ownOrDoubtful(inputs: Identity, made: Made[]): Promise<{ own: Mad
   const doubtful: Doubtful[] = [];
   for (const m of made) {
     if (inputs.__nonce !== undefined && m.nonce === inputs.__nonce) own.push(m);
-    else if (m.nonce === "") doubtful.push({ sandboxID: m.sandboxID, standing: "unmarked" });
+    else if (m.nonce === "") doubtful.push({ sandboxID: m.sandboxID, standing: "unmarked", nonce: m.nonce });
     else {
-      // Loaded here: the in-sandbox clients cost a host ~45 ms to load, and most creates find nothing.
       const { standingOf } = await import("./claim.js");
       const standing = await standingOf(m.sandboxID);
       if (standing === "unclaimed") own.push(m);
-      else doubtful.push({ sandboxID: m.sandboxID, standing });
+      else doubtful.push({ sandboxID: m.sandboxID, standing, nonce: m.nonce });
     }
   }
   return { own, doubtful };
@@ -183,4 +185,22 @@ export async function removeRepeats(inputs: { __resource?: string | undefined; _
   const { sandboxes } = platform();
   const listed = await sandboxes.listAll({ metadata: { [MARKER_KEY]: markerOf(inputs), [NONCE_KEY]: inputs.__nonce ?? "" }, state: ["running", "paused"] });
   for (const s of listed) if (s.sandboxID !== kept) await ignoreNotFound(() => sandboxes.kill(s.sandboxID));
+}
+
+/** Why a sandbox with the resource's marker is left alone (./adoption.ts Doubtful), as the resource's row says it. */
+const DOUBT: Record<Doubtful["standing"], string> = {
+  claimed: "a finished create made it for another resource (one renamed away from this name, moved to another stack, or a fork)",
+  unknown: "it is paused, so whether a finished create made it cannot be told without resuming it",
+  unmarked: "a version of this provider before 0.3 made it, which marked no finished create",
+};
+
+/**
+ * What the resource's row says of a sandbox with its marker that it leaves alone (`key`: the resource's).
+ * The engine checks a replacement afresh, so its create carries the marker of the sandbox it replaces:
+ * that one (its nonce is the one the replaced state held: ../identity.ts) is the engine's to delete once
+ * the replacement exists, as it does, and no cause for a warning.
+ */
+export function leftAlone({ sandboxID, standing, nonce }: Doubtful, key: string | undefined): string {
+  if (standing === "claimed" && nonce !== "" && nonce === checkedNonce(key)) return `sandbox ${sandboxID}, which this one replaces, is left for the engine to delete`;
+  return `warning: sandbox ${sandboxID} carries this resource's marker, but ${DOUBT[standing]}: it is left as it is and a new sandbox is made. If no stack records it, delete it (DELETE /sandboxes/${sandboxID}).`;
 }

@@ -56,14 +56,36 @@ const Rule = z.strictObject({
   }).describe("What to change in matching requests."),
 });
 
-/** A domain name as the service's check (govalidator's IsDNSName) takes one: labels of [A-Za-z0-9_-], no wildcard, not an IP. */
+/** A domain name as the service's check (govalidator's IsDNSName) takes one: labels of [A-Za-z0-9_-], not an IP. */
 const DNS_NAME = /^[a-zA-Z0-9_][a-zA-Z0-9_-]{0,62}(\.[a-zA-Z0-9_][a-zA-Z0-9_-]{0,62})*[._]?$/;
+/**
+ * A domain name, or a leading wildcard and one (`*.example.com`: its subdomains at any depth, not
+ * itself), as the newest SDKs state the service takes them (docs/service.md#sandbox-fields-of-the-newest-sdks).
+ */
+const isRuleDomain = (d: string) => {
+  const name = d.startsWith("*.") ? d.slice(2) : d;
+  return DNS_NAME.test(name) && !/^[\d.]+$/.test(name);
+};
 const Domain = z.string().min(1, { error: "domain must not be empty" }).max(MAX_DOMAIN, { error: `domains must be at most ${MAX_DOMAIN} characters` })
-  .refine((d) => DNS_NAME.test(d) && !/^[\d.]+$/.test(d), { error: "keys must be domain names (no wildcard, not an IP address)" });
+  .refine(isRuleDomain, { error: "keys must be domain names or a leading wildcard of one (*.example.com), not a bare * or an IP address" });
+
+/** Keys that are one domain to the service, which lower-cases them: the first of each pair, or undefined. */
+function repeatedDomain(rules: Record<string, unknown>): string | undefined {
+  const seen = new Set<string>();
+  for (const domain of Object.keys(rules)) {
+    if (seen.has(domain.toLowerCase())) return domain;
+    seen.add(domain.toLowerCase());
+  }
+  return undefined;
+}
 
 export const EgressRules = z.record(Domain, z.array(Rule, { error: "must be a list of rules" }).max(1, { error: "at most 1 rule per domain (the service's limit)" }), { error: "must be an object of domains to lists of rules" })
   .refine((rules) => Object.keys(rules).length <= MAX_DOMAINS, { error: `at most ${MAX_DOMAINS} domains` })
+  .superRefine((rules, ctx) => {
+    const repeated = repeatedDomain(rules);
+    if (repeated !== undefined) ctx.addIssue({ code: "custom", message: `"${repeated}" repeats another key: the service compares domains in lower case` });
+  })
   .refine((rules) => Object.values(rules).every((list) => new Set(list.flatMap((r) => Object.values(r.transform.headers).flatMap((v) => secretRefs(v) ?? []))).size <= MAX_SECRETS_PER_DOMAIN), {
     error: `a domain's rules may refer to at most ${MAX_SECRETS_PER_DOMAIN} secrets`,
   })
-  .describe("Per-domain transforms of egress HTTP(S) requests (a domain listed here is not thereby allowed: see allowOut). Changed in place with the other egress rules.");
+  .describe("Per-domain transforms of egress HTTP(S) requests (a domain listed here is not thereby allowed: see allowOut). A key is a domain name or a leading wildcard (`*.example.com`, its subdomains at any depth but not itself); a request takes the rule of its exact domain, else of the longest matching wildcard. Changed in place with the other egress rules.");

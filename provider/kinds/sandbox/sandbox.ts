@@ -23,7 +23,7 @@ import { wireBody, type WireMap } from "../../runtime/wire";
 import { ANOTHER_KEY, fieldDigests } from "../../runtime/made-from";
 import { urlsOf } from "./ports";
 import { forkOf } from "./fork";
-import { findByMarker, INPUTS_KEY, madeEarlier, markerOf, markings, NONCE_KEY, removeRepeats, withoutMarkings, type Doubtful } from "./adoption";
+import { findByMarker, INPUTS_KEY, leftAlone, madeEarlier, markerOf, markings, NONCE_KEY, removeRepeats, withoutMarkings } from "./adoption";
 import { idempotencyKeyOf } from "../identity";
 import type { AttemptOutcome } from "../../../sdk/transport/retry";
 
@@ -57,6 +57,8 @@ export const NEW_SANDBOX: WireMap<SpecInputs<"Sandbox">, NewSandbox> = {
   timeout: "not sent: the deprecated name of timeoutSeconds, which check moves it to",
   autoPause: (autoPause) => ({ autoPause }),
   autoResume: (autoResume) => ({ autoResume }),
+  // The service's create names the timeout's action autoPause and its pause's kind autoPauseMemory.
+  lifecycle: ({ onTimeout }) => ({ autoPause: onTimeout.action === "pause", ...(onTimeout.mode ? { autoPauseMemory: onTimeout.mode === "full" } : {}) }),
   secure: (secure) => ({ secure }),
   allowInternetAccess: (allow) => ({ allow_internet_access: allow }),
   network: (network) => ({ network }),
@@ -66,6 +68,7 @@ export const NEW_SANDBOX: WireMap<SpecInputs<"Sandbox">, NewSandbox> = {
   volumeMounts: (volumeMounts) => ({ volumeMounts }),
   provision: "not sent: its commands run inside the sandbox once it exists",
   state: "not sent: a sandbox is made running; paused, it is paused after its provisioning",
+  pauseMode: "not sent: it is the body of the pause `state: paused` makes (POST .../pause)",
   ports: "not sent: the service's proxy reaches every port; they only name the URLs reported",
 };
 
@@ -80,15 +83,17 @@ export const NETWORK_UPDATE: WireMap<SpecInputs<"Sandbox">, NetworkUpdate> = {
   timeout: "not sent: the deprecated name of timeoutSeconds",
   autoPause: "not sent: fixed at creation",
   autoResume: "not sent: fixed at creation",
+  lifecycle: "not sent: fixed at creation",
   secure: "not sent: fixed at creation",
   allowInternetAccess: (allow) => ({ allow_internet_access: allow }),
-  network: (network) => ({ allowOut: network.allowOut ?? [], denyOut: network.denyOut ?? [], ...(network.rules ? { rules: network.rules } : {}) }),
+  network: ({ allowOut, denyOut, dnsServers, rules }) => ({ allowOut: allowOut ?? [], denyOut: denyOut ?? [], ...(dnsServers ? { dnsServers } : {}), ...(rules ? { rules } : {}) }),
   metadata: "not sent: fixed at creation",
   envVars: "not sent: fixed at creation",
   mcp: "not sent: fixed at creation",
   volumeMounts: "not sent: fixed at creation",
   provision: "not sent: run inside the sandbox",
   state: "not sent: POST .../pause or .../connect",
+  pauseMode: "not sent: the body of POST .../pause",
   ports: "not sent: they only name the URLs reported",
 };
 
@@ -166,23 +171,17 @@ async function applyTimeout(id: string, seconds: number, log: (line: string) => 
 
 /**
  * Brings the sandbox to `state`. A resume (connect) sets the deadline anew, to `timeout` seconds;
- * a pause keeps memory and files. Either is a no-op when the sandbox is already there.
+ * a pause keeps memory and files, or only the files with `pauseMode` filesystem. Either is a no-op
+ * when the sandbox is already there.
  */
-async function applyState(id: string, state: "running" | "paused", timeout: number, log: (line: string) => void): Promise<void> {
+async function applyState(id: string, state: "running" | "paused", timeout: number, log: (line: string) => void, pauseMode?: "full" | "filesystem"): Promise<void> {
   const { sandboxes } = platform();
   const now = (await sandboxes.get(id)).state;
   if (now === state) return;
-  log(state === "paused" ? `pausing sandbox ${id}` : `resuming sandbox ${id} for ${timeout} s`);
-  if (state === "paused") await sandboxes.pause(id);
+  log(state === "paused" ? `pausing sandbox ${id}${pauseMode === "filesystem" ? " (files only)" : ""}` : `resuming sandbox ${id} for ${timeout} s`);
+  if (state === "paused") await sandboxes.pause(id, pauseMode ? { memory: pauseMode === "full" } : {});
   else await waitingForLimit("resume", () => sandboxes.connect(id, { timeout }), log);
 }
-
-/** Why a sandbox with the resource's marker is left alone (./adoption.ts Doubtful), as the resource's row says it. */
-const DOUBT: Record<Doubtful["standing"], string> = {
-  claimed: "a finished create made it for another resource (one renamed away from this name, moved to another stack, or a fork)",
-  unknown: "it is paused, so whether a finished create made it cannot be told without resuming it",
-  unmarked: "a version of this provider before 0.3 made it, which marked no finished create",
-};
 
 /**
  * The sandbox a create starts from: one an interrupted run made from the same inputs (adopted), else a
@@ -193,9 +192,7 @@ async function fromTemplate(inputs: Inputs, templateID: string, timeout: number)
   const { sandboxes } = platform();
   const digests = madeFrom(inputs);
   const { adopted, stale, doubtful } = await madeEarlier(inputs, digests, timeout);
-  for (const { sandboxID, standing } of doubtful) {
-    logFor(inputs)(`warning: sandbox ${sandboxID} carries this resource's marker, but ${DOUBT[standing]}: it is left as it is and a new sandbox is made. If no stack records it, delete it (DELETE /sandboxes/${sandboxID}).`);
-  }
+  for (const found of doubtful) logFor(inputs)(leftAlone(found, inputs.__resource));
   for (const { sandboxID, changed } of stale) {
     // Adopted, it would be recorded with inputs it was not made from (its old environment, say), and no later run would notice.
     const why = changed === ANOTHER_KEY
@@ -240,7 +237,7 @@ export const sandboxHandlers: ResourceHandlers<"Sandbox"> = {
     // Claimed before a pause: a paused sandbox's files cannot be written. A failed provisioning is
     // recorded too (a partial create), so its sandbox is as much the resource's as a finished one.
     await claimFor(id, tokens, inputs);
-    if (!failure && inputs.state === "paused") await applyState(id, "paused", timeout, logFor(inputs, tokens));
+    if (!failure && inputs.state === "paused") await applyState(id, "paused", timeout, logFor(inputs, tokens), inputs.pauseMode);
     const outs: State = { ...inputs, ...fromDetail(await sandboxes.get(id), inputs.ports), ...tokens, ...provisioned };
     if (!failure) return { id, outs };
     if (inputs.provision?.onFailure === "delete") {
@@ -282,7 +279,7 @@ export const sandboxHandlers: ResourceHandlers<"Sandbox"> = {
       outs = { ...outs, ...provisioned };
       if (failure) throw new PartialCreateError(`Sandbox ${id}: ${failure}\nThe next \`pulumi up\` runs the provisioning again.`, id, outs, news.__provider);
     }
-    if (news.state === "paused") await applyState(id, "paused", timeout, log);
+    if (news.state === "paused") await applyState(id, "paused", timeout, log, news.pauseMode);
     return { outs: { ...outs, ...fromDetail(await platform().sandboxes.get(id), news.ports) } };
   },
 

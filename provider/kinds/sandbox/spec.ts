@@ -6,13 +6,15 @@
  *           then PUT /sandboxes/{id}/network when egress rules are given;
  *           then each `provision` command through the in-sandbox process service (Start, streamed)
  *   read    GET /sandboxes/{id}                  (404 or expired: gone)
- *   update  `state`: POST /sandboxes/{id}/pause, or POST /sandboxes/{id}/connect to resume;
- *           `network` egress (allowOut, denyOut, rules) and `allowInternetAccess`: PUT /sandboxes/{id}/network;
+ *   update  `state`: POST /sandboxes/{id}/pause (`{memory: false}` with `pauseMode: filesystem`), or
+ *           POST /sandboxes/{id}/connect to resume; `pauseMode`: no call, it applies at the next pause;
+ *           `network` egress (allowOut, denyOut, dnsServers, rules) and `allowInternetAccess`: PUT /sandboxes/{id}/network;
  *           `timeoutSeconds`: POST /sandboxes/{id}/timeout (not while paused); `provision`: re-run it in the same
  *           sandbox (a change of `logging` or `onFailure` alone re-runs nothing); `ports`: no call, new `urls`
  *   delete  DELETE /sandboxes/{id}               (404: already gone)
- * Replacement: every other input (the service cannot change a live sandbox), `provision.triggers`,
- *   and `network.allowPublicTraffic` / `network.maskRequestHost` (ingress is fixed at creation).
+ * Replacement: every other input (the service cannot change a live sandbox; `lifecycle` too, sent as
+ *   autoPause/autoPauseMemory), `provision.triggers`, and `network.allowPublicTraffic` /
+ *   `network.maskRequestHost` / `network.httpsPorts` (ingress is fixed at creation).
  */
 import { z } from "zod";
 import { defineSpec, getPath } from "../../spec";
@@ -38,6 +40,13 @@ const stringMap = (what: string, key: RegExp, keyRule: string) =>
     error: `must be an object of ${what} (string to string)`,
   });
 
+/** envd's port in every sandbox: the service's proxy always reaches it itself, so `httpsPorts` may not name it. */
+const ENVD_PORT = 49983;
+const PORT_RULE = "must be a port number from 1 to 65535";
+
+/** What a pause keeps: memory and files, or only the files (docs/service.md#sandbox-fields-of-the-newest-sdks). */
+const PauseModeInput = z.enum(["full", "filesystem"], { error: 'must be "full" or "filesystem"' });
+
 const Network = z.strictObject({
   allowPublicTraffic: z.boolean({ error: "must be true or false" }).optional()
     .describe("Whether the sandbox's ports are reachable without the traffic access token. Default true; false requires `secure`."),
@@ -49,9 +58,24 @@ const Network = z.strictObject({
     .refine(isCidrOrIp, { error: "must be a CIDR or an IPv4 address (domains are not allowed here)" })
     .refine(namesSomething, { error: "0.0.0.0 names no address (0.0.0.0/0 is all traffic)" })).optional()
     .describe("Egress denied (CIDRs or IPs); `0.0.0.0/0` denies all."),
+  dnsServers: z.array(z.string({ error: "must be a string" })
+    .refine((s) => IPV4.test(s), { error: "must be an IPv4 address (the service takes no IPv6 address, CIDR or name)" }), { error: "must be a list of IPv4 addresses" }).optional()
+    .describe("DNS servers (IPv4 addresses) the sandbox may reach when `allowOut` names a domain. Left out, the service's default (8.8.8.8); `[]`, none. It does not change the sandbox's /etc/resolv.conf. Changed in place with the other egress rules."),
   maskRequestHost: z.string({ error: "must be a string" }).optional().describe("Host header to present to the sandbox's services."),
+  httpsPorts: z.array(z.number({ error: PORT_RULE }).int({ error: PORT_RULE }).min(1, { error: PORT_RULE }).max(65_535, { error: PORT_RULE })
+    .refine((p) => p !== ENVD_PORT, { error: `must not be ${ENVD_PORT}: it is envd's own port, which the service's proxy always reaches itself (the service refuses it)` }), {
+    error: "must be a list of port numbers",
+  }).optional()
+    .describe("Ports whose server speaks HTTPS: the service's proxy reaches them over TLS, without verifying the certificate (a self-signed one works); their URL in `urls` stays the same. Never envd's port 49983. Fixed at creation: a change replaces the sandbox."),
   rules: EgressRules.optional(),
 });
+
+const OnTimeout = z.strictObject({
+  action: z.enum(["pause", "kill"], { error: 'must be "pause" or "kill"' })
+    .describe("What happens when the sandbox's timeout passes: `kill` (the service's default) or `pause`. The same as `autoPause` (true is `pause`), which may be given too when it agrees."),
+  mode: PauseModeInput.optional()
+    .describe("With `action: pause`, what the timeout's pause keeps: `full` (the service's default) keeps memory and files; `filesystem` keeps only the files (sent as `autoPauseMemory: false`), so the resume boots the sandbox cold, and cannot be combined with `autoResume` (such a sandbox is resumed only explicitly)."),
+}, { error: "must be an object {action, mode}" });
 
 const VolumeMount = z.strictObject({
   name: z.string({ error: "must be a string" }).regex(/^[a-zA-Z0-9_-]+$/, { error: "must be a volume name (pattern ^[a-zA-Z0-9_-]+$)" })
@@ -69,7 +93,7 @@ const VolumeMount = z.strictObject({
  * fork inherits the rest from its parent (docs/service.md#sandbox-fork). Egress rules are not here:
  * a PUT .../network sets them on the fork.
  */
-const NOT_WITH_FORK = ["templateID", "autoPause", "autoResume", "secure", "metadata", "envVars", "mcp", "volumeMounts", "network.allowPublicTraffic", "network.maskRequestHost"];
+const NOT_WITH_FORK = ["templateID", "autoPause", "autoResume", "lifecycle", "secure", "metadata", "envVars", "mcp", "volumeMounts", "network.allowPublicTraffic", "network.maskRequestHost"];
 
 function forkChecks(inputs: Record<string, unknown>, unknown: ReadonlySet<string>): { path: string; reason: string }[] {
   const given = (key: string) => inputs[key] !== undefined || unknown.has(key);
@@ -79,6 +103,33 @@ function forkChecks(inputs: Record<string, unknown>, unknown: ReadonlySet<string
   return NOT_WITH_FORK.filter((path) => getPath(inputs, path) !== undefined || unknown.has(path)).map((path) => ({
     path, reason: "not allowed with forkFrom: a fork takes its parent's (the fork call sets only the timeout); leave it out",
   }));
+}
+
+/**
+ * `lifecycle.onTimeout` against `autoPause` (two names for one choice: they must agree), its `mode`
+ * (only for a pause; `filesystem` not with auto-resume, which the service refuses), and `pauseMode`
+ * (only with `state: paused`, the pause it is for).
+ */
+function lifecycleChecks(inputs: Record<string, unknown>, unknown: ReadonlySet<string>): { path: string; reason: string }[] {
+  const failures: { path: string; reason: string }[] = [];
+  const onTimeout = (inputs.lifecycle as { onTimeout?: { action?: string; mode?: string } } | undefined)?.onTimeout;
+  const action = onTimeout?.action;
+  if (action !== undefined && typeof inputs.autoPause === "boolean" && inputs.autoPause !== (action === "pause")) {
+    failures.push({ path: "lifecycle.onTimeout.action", reason: `"${action}" contradicts autoPause: ${inputs.autoPause} (both say what happens at the timeout); give one of them, or make them agree` });
+  }
+  if (onTimeout?.mode !== undefined && action === "kill") {
+    failures.push({ path: "lifecycle.onTimeout.mode", reason: 'only applies with action "pause" (it says what the timeout\'s pause keeps); leave it out' });
+  }
+  if (onTimeout?.mode === "filesystem" && action === "pause" && (inputs.autoResume as { enabled?: boolean } | undefined)?.enabled === true) {
+    failures.push({
+      path: "lifecycle.onTimeout.mode",
+      reason: '"filesystem" cannot be combined with autoResume.enabled: true: a files-only pause boots cold and is resumed only explicitly (the service refuses it)',
+    });
+  }
+  if (inputs.pauseMode !== undefined && inputs.state !== "paused" && !unknown.has("state")) {
+    failures.push({ path: "pauseMode", reason: 'only applies with state: "paused" (it says what that pause keeps); set state: "paused" or leave it out' });
+  }
+  return failures;
 }
 
 /** A sandbox's time to live, in seconds. */
@@ -96,6 +147,8 @@ export const SandboxInputs = z.strictObject({
   autoPause: z.boolean({ error: "must be true or false" }).optional().describe("Pause instead of killing the sandbox when its timeout passes. Default false."),
   autoResume: z.strictObject({ enabled: z.boolean({ error: "must be true or false" }) }).optional()
     .describe("Resume a paused sandbox when traffic reaches it."),
+  lifecycle: z.strictObject({ onTimeout: OnTimeout.describe("What happens when the timeout passes, and what a pause then keeps.") }, { error: "must be an object {onTimeout}" }).optional()
+    .describe("What happens to the sandbox when its timeout passes (the official SDKs' `lifecycle.onTimeout`), sent as `autoPause` and `autoPauseMemory`. A change replaces the sandbox."),
   secure: z.boolean({ error: "must be true or false" }).optional()
     .describe("Require the sandbox's access token (envdAccessToken) for every in-sandbox call."),
   allowInternetAccess: z.boolean({ error: "must be true or false" }).optional()
@@ -112,7 +165,9 @@ export const SandboxInputs = z.strictObject({
   provision: ProvisionInput.optional()
     .describe("Commands run inside the sandbox after it is created. A change re-runs them in the same sandbox; a change of `triggers` replaces the sandbox."),
   state: z.enum(["running", "paused"], { error: "must be \"running\" or \"paused\"" }).optional()
-    .describe("The state to keep the sandbox in: `paused` pauses it (POST .../pause; memory and files are kept), `running` resumes it (POST .../connect). Left out, the service's own pauses (autoPause) are left alone; set, `pulumi refresh` shows them as drift and the next `up` resumes it."),
+    .describe("The state to keep the sandbox in: `paused` pauses it (POST .../pause; memory and files are kept, or only the files with `pauseMode: filesystem`), `running` resumes it (POST .../connect). Left out, the service's own pauses (autoPause) are left alone; set, `pulumi refresh` shows them as drift and the next `up` resumes it."),
+  pauseMode: PauseModeInput.optional()
+    .describe("What a pause by `state: paused` keeps: `full` (the default) keeps memory and files, so processes continue at the resume; `filesystem` keeps only the files (POST .../pause with `memory: false`), so the resume boots the sandbox cold. Only with `state: paused`. Changed in place, with no call: it applies at the next pause (a sandbox already paused keeps what its pause saved)."),
   ports: PortsInput.optional()
     .describe("Ports the sandbox serves; each gets a URL in `urls`. A change is made in place, with no call to the service."),
   timeout: Seconds.describe("Deprecated: the name of `timeoutSeconds` before 0.2, kept until 0.3. A value given here is taken as `timeoutSeconds`."),
@@ -147,11 +202,12 @@ export const sandboxSpec = defineSpec({
   outputs: SandboxOutputs,
   // The egress rules (and allowInternetAccess, which is denyOut 0.0.0.0/0) change in place: one PUT .../network.
   // `ports` makes no call: only the `urls` reported change (./ports.ts).
-  inPlace: ["timeoutSeconds", "provision", "network", "allowInternetAccess", "state", "ports"],
+  // `pauseMode` makes no call either: it says what the next pause keeps.
+  inPlace: ["timeoutSeconds", "provision", "network", "allowInternetAccess", "state", "pauseMode", "ports"],
   // How the output is shown, and what a failure does, change nothing already done: no re-run.
   localOnly: ["provision.logging", "provision.onFailure"],
   // Ingress is fixed at creation: the service has no call that changes it.
-  replaceWithin: ["provision.triggers", "network.allowPublicTraffic", "network.maskRequestHost"],
+  replaceWithin: ["provision.triggers", "network.allowPublicTraffic", "network.maskRequestHost", "network.httpsPorts"],
   // Removing `timeoutSeconds` keeps the sandbox's deadline: the service has no "unset", and its default (15 s) would be a fuse.
   computed: ["timeoutSeconds", "state"],
   renamed: { timeout: "timeoutSeconds" },
@@ -170,6 +226,7 @@ export const sandboxSpec = defineSpec({
     if ((network?.allowOut ?? []).some(isDomain) && !(network?.denyOut ?? []).includes(ALL_TRAFFIC)) {
       failures.push({ path: "network.allowOut", reason: `a domain name here needs "${ALL_TRAFFIC}" in denyOut, so that all other traffic is denied (the service refuses it otherwise)` });
     }
+    failures.push(...lifecycleChecks(inputs, unknown));
     return failures;
   },
 });

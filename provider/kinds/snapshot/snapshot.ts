@@ -2,14 +2,17 @@
 import type { NewSnapshot, SnapshotInfo } from "../../../sdk/schemas/snapshots";
 import { platform } from "../../runtime/context";
 import { ignoreNotFound, type InputsOf, type ResourceHandlers, type SpecInputs, type StateOf } from "../../runtime/handlers";
+import { resourceLogger } from "../../runtime/log";
 import { createOnce } from "../../runtime/outcome";
 import { wireBody, type WireMap } from "../../runtime/wire";
+import { autoSnapshotName } from "./auto-name";
 
 type State = StateOf<"Snapshot">;
 
 export const NEW_SNAPSHOT: WireMap<SpecInputs<"Snapshot">, NewSnapshot> = {
   sandboxID: "not sent: the path names the sandbox",
   name: (name) => ({ name }),
+  mode: (mode) => ({ memory: mode === "full" }),
   triggers: "not sent: a change only takes a new snapshot",
 };
 
@@ -26,11 +29,19 @@ const state = (inputs: InputsOf<"Snapshot">, info: SnapshotInfo): State => ({ ..
 
 export const snapshotHandlers: ResourceHandlers<"Snapshot"> = {
   async create(inputs) {
-    const body: NewSnapshot = wireBody(NEW_SNAPSHOT, inputs);
+    // Without a chosen name, the auto-name (./auto-name.ts): what an interrupted create of this
+    // resource took under it is adopted.
+    const auto = inputs.name === undefined ? autoSnapshotName(inputs) : undefined;
+    const adopted = auto === undefined ? undefined : await find(auto, false);
+    if (adopted) {
+      resourceLogger("Snapshot", inputs)(`adopting snapshot ${adopted.snapshotID}, taken of sandbox ${inputs.sandboxID} by an interrupted run of this resource`);
+      return { id: adopted.snapshotID, outs: state(inputs, adopted) };
+    }
+    const body: NewSnapshot = { ...wireBody(NEW_SNAPSHOT, inputs), ...(auto === undefined ? {} : { name: auto }) };
     const take = () => platform().snapshots.create(inputs.sandboxID, body);
-    // A lost answer is resolved by name when there is one; an unnamed snapshot cannot be told from
-    // another of the same sandbox, so its create is not repeated.
-    const name = inputs.name;
+    // A lost answer is resolved by name; a snapshot with no name at all (no resource key to derive
+    // one from) cannot be told from another of the same sandbox, so its create is not repeated.
+    const name = body.name;
     const info = name === undefined ? await take() : await createOnce(take, () => find(name, false));
     return { id: info.snapshotID, outs: state(inputs, info) };
   },

@@ -2,8 +2,8 @@
  * TemplateTag: a named tag of a template (`prod`) pointed at the build another tag names (`v5`), so a
  * stack rolls a tested build forward and back by editing one input, without a build.
  *   create  GET /templates (the template's ID), GET /templates/{templateID}/tags (a tag of that name
- *           someone else set is refused unless `takeOver`), POST /templates/tags {target:
- *           "alias:target", tags: [tag]}
+ *           someone else set is refused unless `takeOver`), the mark (GET /templates/{templateID}/
+ *           files/{hash}, and its upload), POST /templates/tags {target: "alias:target", tags: [tag]}
  *   read    GET /templates/{templateID}/tags   (tag gone: gone; the tag on another build than the
  *           target's is drift of `target`, reported as a tag of that build, else its build ID)
  *   update  `target`: the same one POST /templates/tags (the tag moves; nothing is built)
@@ -13,7 +13,11 @@
  * A template's tags are one namespace (`alias:tag`), shared by every stack and person of the team,
  * and the service does not say who set a tag: one that exists before the create is someone else's
  * (a chosen name, like a Template's alias, is not adopted), and moving it would change what their
- * sandboxes start from.
+ * sandboxes start from. Except one this resource set: before its tag call, a create leaves a mark in
+ * the template's file cache (../template/record.ts), an HMAC of the template, the tag, the build the
+ * target names and the resource's key and generation (which the re-run of a killed `up` derives
+ * again; not its nonce, which it does not). A create that finds the tag on the build its target names,
+ * with its mark, is the re-run of an interrupted create of this resource, and takes the tag as set.
  *
  * A resource rather than more Template inputs: the Template's `tags` follow its newest build, while
  * this tag follows a choice made after testing, and may live in another stack than the build's.
@@ -62,7 +66,8 @@ export const templateTagSpec = defineSpec({
     "A tag of a template (`prod`) pointed at the build another tag names (`v5`). Changing `target` moves the tag " +
     "with one call and builds nothing, so a stack can roll a tested build forward and back; sandboxes created " +
     "from `alias:prod` start from the build it points to. A tag of that name that already exists is refused unless " +
-    "`takeOver` is set. Deleting it removes the tag, never a build.",
+    "`takeOver` is set, or an interrupted create of this resource set it (it is then taken as this resource's). " +
+    "Deleting it removes the tag, never a build.",
   inputs: TemplateTagInputs,
   outputs: TemplateTagOutputs,
   inPlace: ["target"],

@@ -28,15 +28,22 @@ export async function findByAlias(alias: string): Promise<BuildRef | undefined> 
 
 /**
  * What a create finds under its alias. An auto-name is this resource's own: a template under it was
- * made by an interrupted run, and is adopted. A chosen alias another template holds is refused: a v2
- * build request under it would build into that template (v1's create is refused by the service itself).
+ * made by an interrupted run, and is adopted. A chosen alias is this resource's only when the template's
+ * newest build is recorded (./record.ts) as made for this resource (its key and generation, which the
+ * re-run of a killed `up` derives again) from these inputs: the killed run's first build. Any other
+ * template holding it is refused: a v2 build request under it would build into that template (v1's
+ * create is refused by the service itself).
  */
 export async function existing(inputs: Inputs, log: Logger): Promise<BuildRef | undefined> {
   const alias = inputs.alias ?? ""; // `check` always sets it: the user's, or an auto-name
   const auto = autoNamed(inputs, "alias");
-  if (!auto && inputs.buildSystem === "v1") return undefined;
   const found = await findByAlias(alias);
+  if (found && !auto && (await builtFrom(found, inputs))) {
+    log(`adopting template ${found.templateID} (alias ${alias}): its build ${found.buildID} was started by an interrupted run of this resource, from these inputs`);
+    return found;
+  }
   if (found && !auto) {
+    if (inputs.buildSystem === "v1") return undefined;
     throw new Error(
       `alias "${alias}" is already the template ${found.templateID} of your team, and a build under that name would replace its ` +
         "content. Choose another alias, or delete that template first.",

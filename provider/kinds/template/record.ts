@@ -8,9 +8,11 @@
  * it is ready; templates have no metadata. What it keeps per template, and answers about while a build
  * runs, is its file cache (GET /templates/{id}/files/{hash}: `present`). So the record is an empty
  * archive uploaded there under a hash naming the build and the digest of its inputs (an HMAC,
- * ../../runtime/made-from.ts): present means "this build was made from these inputs". It is written as
- * soon as the build exists, before it starts; a run killed before that leaves no record, and its build
- * is made again: the cost of an unrecorded build is one more build, never a wrong one.
+ * ../../runtime/made-from.ts): present means "this build was made from these inputs, for this resource"
+ * (its key and generation, ../identity.ts: what a re-run of a killed `up` derives again, unlike its
+ * nonce). It is written as soon as the build exists, before it starts; a run killed before that leaves
+ * no record, and its build is made again: the cost of an unrecorded build is one more build, never a
+ * wrong one. Other kinds keep marks of their own there the same way ({@link writeMark}: a TemplateTag).
  */
 import { contextArchive } from "../../../sdk/template-build";
 import { isSandboxError } from "../../../sdk/errors";
@@ -43,8 +45,29 @@ export function buildInputNames(inputs: Inputs): string {
   return `${names.slice(0, -1).join(", ")} or ${names.at(-1)}`;
 }
 
+/**
+ * The record's hash: the build, its inputs, and the resource it was made for (key and generation), so
+ * that a record proves a template is this resource's (./adoption.ts: a chosen alias an interrupted run
+ * of this resource took), not only that its build fits these inputs.
+ */
 function recordHash(build: Build, inputs: Inputs): string {
-  return madeFromDigest("template-build", { templateID: build.templateID, buildID: build.buildID, inputs: buildInputs(inputs) });
+  const resource = { key: inputs.__resource ?? "", generation: inputs.__generation ?? 0 };
+  return madeFromDigest("template-build", { templateID: build.templateID, buildID: build.buildID, inputs: buildInputs(inputs), resource });
+}
+
+/**
+ * Leaves a mark in a template's file cache: an empty archive under `hash` (64 hex digits, an HMAC:
+ * ../../runtime/made-from.ts). Repeatable: a mark already present is not uploaded again.
+ * @throws SandboxError when the service cannot be asked or the upload fails.
+ */
+export async function writeMark(templateID: string, hash: string): Promise<void> {
+  const link = await platform().builds.fileUploadLink(templateID, hash);
+  if (!link.present && link.url !== undefined) await platform().builds.upload(link.url, contextArchive([]));
+}
+
+/** Whether the template's file cache holds the mark `hash` ({@link writeMark}). */
+export async function hasMark(templateID: string, hash: string): Promise<boolean> {
+  return (await platform().builds.fileUploadLink(templateID, hash)).present;
 }
 
 /**
@@ -53,15 +76,14 @@ function recordHash(build: Build, inputs: Inputs): string {
  */
 export async function recordBuild(build: Build, inputs: Inputs, log: Logger): Promise<void> {
   try {
-    const link = await platform().builds.fileUploadLink(build.templateID, recordHash(build, inputs));
-    if (!link.present && link.url !== undefined) await platform().builds.upload(link.url, contextArchive([]));
+    await writeMark(build.templateID, recordHash(build, inputs));
   } catch (err) {
     if (!isSandboxError(err)) throw err;
     log(`could not record what build ${build.buildID} is made from (${err.message}): if this run is interrupted, the next one builds again`);
   }
 }
 
-/** Whether `build` was recorded as made from `inputs`. */
+/** Whether `build` was recorded as made from `inputs`, for the resource `inputs` are of. */
 export async function builtFrom(build: Build, inputs: Inputs): Promise<boolean> {
-  return (await platform().builds.fileUploadLink(build.templateID, recordHash(build, inputs))).present;
+  return hasMark(build.templateID, recordHash(build, inputs));
 }

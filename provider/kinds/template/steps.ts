@@ -3,13 +3,16 @@
  * start body (each COPY step with the hash of its files) and `buildSteps`, one readable line per
  * step. `buildSteps` is stored with the inputs, so an edited context file shows at preview as a
  * change of the COPY step that reads it, and an unchanged Dockerfile and context are no change.
- * Reads files, calls nothing.
+ * The Dockerfile is read and converted as e2b's newest SDK reads and converts it (2.63: BuildKit's
+ * syntax, `.dockerignore` rules for the files a COPY step hashes; sdk/template-build), so the same
+ * Dockerfile and context make the same steps and hashes; what that conversion ignores comes back
+ * as `warnings`. Reads files, calls nothing.
  */
 import { statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 // The modules themselves, not the sdk/template-build index: that also holds the build client, which `check`
 // (this file's caller, at every preview) must not load.
-import { readDockerignore } from "../../../sdk/template-build/context-files";
+import { IgnorePatternError, readDockerignore } from "../../../sdk/template-build/context-files";
 import { dockerfileToSteps, DockerfileError, type DockerfileBuild, type DockerfileProblem } from "../../../sdk/template-build/dockerfile-steps";
 import { copyFiles, type CopyFiles } from "../../../sdk/template-build/copy-files";
 import { isSandboxError } from "../../../sdk/errors";
@@ -34,6 +37,8 @@ export interface PlannedBuild {
   /** Absolute; undefined when the template has no context. */
   contextDir: string | undefined;
   copies: CopyFiles[];
+  /** What the conversion ignored (`Dockerfile line 3: RUN: --mount is ignored (…)`), for the resource's log. */
+  warnings: string[];
 }
 
 /** One thing that stops the plan: the input it is about and why. */
@@ -76,7 +81,9 @@ export function planBuild(inputs: StepInputs, hashFiles = true): PlannedBuild {
   const problems: PlanProblem[] = [];
   const ignore = contextDir ? readDockerignore(contextDir) : [];
   const copies: CopyFiles[] = [];
-  const steps = build.steps.map((step, i): TemplateStep => {
+  // Every step says whether it skips the build cache, as the SDK's steps do (a Dockerfile's never do).
+  const steps = build.steps.map((converted, i): TemplateStep => {
+    const step = { ...converted, force: false };
     if (!hashFiles || step.type !== "COPY") return step;
     const [src = "", dest = ""] = step.args ?? [];
     const line = build.lines[i] ?? 0;
@@ -89,6 +96,10 @@ export function planBuild(inputs: StepInputs, hashFiles = true): PlannedBuild {
       copies.push(files);
       return { ...step, filesHash: files.filesHash };
     } catch (err) {
+      if (err instanceof IgnorePatternError) {
+        if (!problems.some((p) => p.path === "context")) problems.push({ path: "context", reason: `${contextDir}/.dockerignore: ${err.message}` });
+        return step;
+      }
       if (!isSandboxError(err) || err.code !== "invalid_argument") throw err;
       problems.push(dockerfileProblem({ line, instruction: "COPY", message: `'${src}' matches no file in the context ${contextDir}` }));
       return step;
@@ -100,17 +111,23 @@ export function planBuild(inputs: StepInputs, hashFiles = true): PlannedBuild {
   const body: TemplateBuildStartV2 = {
     fromImage: build.fromImage,
     steps,
-    ...(inputs.force === true ? { force: true } : {}),
+    // Sent either way, as the SDK sends it.
+    force: inputs.force === true,
     ...(startCmd !== undefined ? { startCmd } : {}),
     ...(readyCmd !== undefined ? { readyCmd } : {}),
   };
   const lines = [`FROM ${build.fromImage}`, ...steps.map(describeStep), ...(build.startCmd !== undefined ? [`CMD ${build.startCmd}`] : [])];
-  return { body, lines, contextDir, copies };
+  const warnings = build.warnings.map((w) => `Dockerfile line ${w.line}: ${w.instruction ? `${w.instruction}: ` : ""}${w.message}`);
+  return { body, lines, contextDir, copies, warnings };
 }
 
-/** A step as `buildSteps` shows it: the instruction, and for COPY the hash of its files. */
+/**
+ * A step as `buildSteps` shows it: the instruction, for COPY the hash of its files, and for a RUN with
+ * a user of its own (a heredoc COPY's, which writes as root) that user.
+ */
 export function describeStep(step: TemplateStep): string {
   const args = step.args ?? [];
+  if (step.type === "RUN" && args.length > 1) return `RUN (as ${args[1]}) ${args[0] ?? ""}`.trimEnd();
   if (step.type !== "COPY") return `${step.type} ${step.type === "ENV" ? pairs(args) : args.join(" ")}`.trimEnd();
   const [src = "", dest = "", user = "", mode = ""] = args;
   const flags = `${user ? ` --chown=${user}` : ""}${mode ? ` --chmod=${mode}` : ""}`;

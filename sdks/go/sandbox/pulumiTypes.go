@@ -416,6 +416,305 @@ func (o ContentPtrOutput) Target() pulumi.StringPtrOutput {
 	}).(pulumi.StringPtrOutput)
 }
 
+// What happens to the sandbox when its timeout passes (the official SDKs' `lifecycle.onTimeout`), sent as `autoPause` and `autoPauseMemory`. A change replaces the sandbox.
+type Lifecycle struct {
+	// What happens when the timeout passes, and what a pause then keeps.
+	OnTimeout LifecycleOnTimeout `pulumi:"onTimeout"`
+}
+
+// LifecycleInput is an input type that accepts LifecycleArgs and LifecycleOutput values.
+// You can construct a concrete instance of `LifecycleInput` via:
+//
+//	LifecycleArgs{...}
+type LifecycleInput interface {
+	pulumi.Input
+
+	ToLifecycleOutput() LifecycleOutput
+	ToLifecycleOutputWithContext(context.Context) LifecycleOutput
+}
+
+// What happens to the sandbox when its timeout passes (the official SDKs' `lifecycle.onTimeout`), sent as `autoPause` and `autoPauseMemory`. A change replaces the sandbox.
+type LifecycleArgs struct {
+	// What happens when the timeout passes, and what a pause then keeps.
+	OnTimeout LifecycleOnTimeoutInput `pulumi:"onTimeout"`
+}
+
+func (LifecycleArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*Lifecycle)(nil)).Elem()
+}
+
+func (i LifecycleArgs) ToLifecycleOutput() LifecycleOutput {
+	return i.ToLifecycleOutputWithContext(context.Background())
+}
+
+func (i LifecycleArgs) ToLifecycleOutputWithContext(ctx context.Context) LifecycleOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(LifecycleOutput)
+}
+
+func (i LifecycleArgs) ToLifecyclePtrOutput() LifecyclePtrOutput {
+	return i.ToLifecyclePtrOutputWithContext(context.Background())
+}
+
+func (i LifecycleArgs) ToLifecyclePtrOutputWithContext(ctx context.Context) LifecyclePtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(LifecycleOutput).ToLifecyclePtrOutputWithContext(ctx)
+}
+
+// LifecyclePtrInput is an input type that accepts LifecycleArgs, LifecyclePtr and LifecyclePtrOutput values.
+// You can construct a concrete instance of `LifecyclePtrInput` via:
+//
+//	        LifecycleArgs{...}
+//
+//	or:
+//
+//	        nil
+type LifecyclePtrInput interface {
+	pulumi.Input
+
+	ToLifecyclePtrOutput() LifecyclePtrOutput
+	ToLifecyclePtrOutputWithContext(context.Context) LifecyclePtrOutput
+}
+
+type lifecyclePtrType LifecycleArgs
+
+func LifecyclePtr(v *LifecycleArgs) LifecyclePtrInput {
+	return (*lifecyclePtrType)(v)
+}
+
+func (*lifecyclePtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**Lifecycle)(nil)).Elem()
+}
+
+func (i *lifecyclePtrType) ToLifecyclePtrOutput() LifecyclePtrOutput {
+	return i.ToLifecyclePtrOutputWithContext(context.Background())
+}
+
+func (i *lifecyclePtrType) ToLifecyclePtrOutputWithContext(ctx context.Context) LifecyclePtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(LifecyclePtrOutput)
+}
+
+// What happens to the sandbox when its timeout passes (the official SDKs' `lifecycle.onTimeout`), sent as `autoPause` and `autoPauseMemory`. A change replaces the sandbox.
+type LifecycleOutput struct{ *pulumi.OutputState }
+
+func (LifecycleOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*Lifecycle)(nil)).Elem()
+}
+
+func (o LifecycleOutput) ToLifecycleOutput() LifecycleOutput {
+	return o
+}
+
+func (o LifecycleOutput) ToLifecycleOutputWithContext(ctx context.Context) LifecycleOutput {
+	return o
+}
+
+func (o LifecycleOutput) ToLifecyclePtrOutput() LifecyclePtrOutput {
+	return o.ToLifecyclePtrOutputWithContext(context.Background())
+}
+
+func (o LifecycleOutput) ToLifecyclePtrOutputWithContext(ctx context.Context) LifecyclePtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v Lifecycle) *Lifecycle {
+		return &v
+	}).(LifecyclePtrOutput)
+}
+
+// What happens when the timeout passes, and what a pause then keeps.
+func (o LifecycleOutput) OnTimeout() LifecycleOnTimeoutOutput {
+	return o.ApplyT(func(v Lifecycle) LifecycleOnTimeout { return v.OnTimeout }).(LifecycleOnTimeoutOutput)
+}
+
+type LifecyclePtrOutput struct{ *pulumi.OutputState }
+
+func (LifecyclePtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**Lifecycle)(nil)).Elem()
+}
+
+func (o LifecyclePtrOutput) ToLifecyclePtrOutput() LifecyclePtrOutput {
+	return o
+}
+
+func (o LifecyclePtrOutput) ToLifecyclePtrOutputWithContext(ctx context.Context) LifecyclePtrOutput {
+	return o
+}
+
+func (o LifecyclePtrOutput) Elem() LifecycleOutput {
+	return o.ApplyT(func(v *Lifecycle) Lifecycle {
+		if v != nil {
+			return *v
+		}
+		var ret Lifecycle
+		return ret
+	}).(LifecycleOutput)
+}
+
+// What happens when the timeout passes, and what a pause then keeps.
+func (o LifecyclePtrOutput) OnTimeout() LifecycleOnTimeoutPtrOutput {
+	return o.ApplyT(func(v *Lifecycle) *LifecycleOnTimeout {
+		if v == nil {
+			return nil
+		}
+		return &v.OnTimeout
+	}).(LifecycleOnTimeoutPtrOutput)
+}
+
+// What happens when the timeout passes, and what a pause then keeps.
+type LifecycleOnTimeout struct {
+	// What happens when the sandbox's timeout passes: `kill` (the service's default) or `pause`. The same as `autoPause` (true is `pause`), which may be given too when it agrees. One of `pause`, `kill`.
+	Action string `pulumi:"action"`
+	// With `action: pause`, what the timeout's pause keeps: `full` (the service's default) keeps memory and files; `filesystem` keeps only the files (sent as `autoPauseMemory: false`), so the resume boots the sandbox cold, and cannot be combined with `autoResume` (such a sandbox is resumed only explicitly). One of `full`, `filesystem`.
+	Mode *string `pulumi:"mode"`
+}
+
+// LifecycleOnTimeoutInput is an input type that accepts LifecycleOnTimeoutArgs and LifecycleOnTimeoutOutput values.
+// You can construct a concrete instance of `LifecycleOnTimeoutInput` via:
+//
+//	LifecycleOnTimeoutArgs{...}
+type LifecycleOnTimeoutInput interface {
+	pulumi.Input
+
+	ToLifecycleOnTimeoutOutput() LifecycleOnTimeoutOutput
+	ToLifecycleOnTimeoutOutputWithContext(context.Context) LifecycleOnTimeoutOutput
+}
+
+// What happens when the timeout passes, and what a pause then keeps.
+type LifecycleOnTimeoutArgs struct {
+	// What happens when the sandbox's timeout passes: `kill` (the service's default) or `pause`. The same as `autoPause` (true is `pause`), which may be given too when it agrees. One of `pause`, `kill`.
+	Action pulumi.StringInput `pulumi:"action"`
+	// With `action: pause`, what the timeout's pause keeps: `full` (the service's default) keeps memory and files; `filesystem` keeps only the files (sent as `autoPauseMemory: false`), so the resume boots the sandbox cold, and cannot be combined with `autoResume` (such a sandbox is resumed only explicitly). One of `full`, `filesystem`.
+	Mode pulumi.StringPtrInput `pulumi:"mode"`
+}
+
+func (LifecycleOnTimeoutArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*LifecycleOnTimeout)(nil)).Elem()
+}
+
+func (i LifecycleOnTimeoutArgs) ToLifecycleOnTimeoutOutput() LifecycleOnTimeoutOutput {
+	return i.ToLifecycleOnTimeoutOutputWithContext(context.Background())
+}
+
+func (i LifecycleOnTimeoutArgs) ToLifecycleOnTimeoutOutputWithContext(ctx context.Context) LifecycleOnTimeoutOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(LifecycleOnTimeoutOutput)
+}
+
+func (i LifecycleOnTimeoutArgs) ToLifecycleOnTimeoutPtrOutput() LifecycleOnTimeoutPtrOutput {
+	return i.ToLifecycleOnTimeoutPtrOutputWithContext(context.Background())
+}
+
+func (i LifecycleOnTimeoutArgs) ToLifecycleOnTimeoutPtrOutputWithContext(ctx context.Context) LifecycleOnTimeoutPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(LifecycleOnTimeoutOutput).ToLifecycleOnTimeoutPtrOutputWithContext(ctx)
+}
+
+// LifecycleOnTimeoutPtrInput is an input type that accepts LifecycleOnTimeoutArgs, LifecycleOnTimeoutPtr and LifecycleOnTimeoutPtrOutput values.
+// You can construct a concrete instance of `LifecycleOnTimeoutPtrInput` via:
+//
+//	        LifecycleOnTimeoutArgs{...}
+//
+//	or:
+//
+//	        nil
+type LifecycleOnTimeoutPtrInput interface {
+	pulumi.Input
+
+	ToLifecycleOnTimeoutPtrOutput() LifecycleOnTimeoutPtrOutput
+	ToLifecycleOnTimeoutPtrOutputWithContext(context.Context) LifecycleOnTimeoutPtrOutput
+}
+
+type lifecycleOnTimeoutPtrType LifecycleOnTimeoutArgs
+
+func LifecycleOnTimeoutPtr(v *LifecycleOnTimeoutArgs) LifecycleOnTimeoutPtrInput {
+	return (*lifecycleOnTimeoutPtrType)(v)
+}
+
+func (*lifecycleOnTimeoutPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**LifecycleOnTimeout)(nil)).Elem()
+}
+
+func (i *lifecycleOnTimeoutPtrType) ToLifecycleOnTimeoutPtrOutput() LifecycleOnTimeoutPtrOutput {
+	return i.ToLifecycleOnTimeoutPtrOutputWithContext(context.Background())
+}
+
+func (i *lifecycleOnTimeoutPtrType) ToLifecycleOnTimeoutPtrOutputWithContext(ctx context.Context) LifecycleOnTimeoutPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(LifecycleOnTimeoutPtrOutput)
+}
+
+// What happens when the timeout passes, and what a pause then keeps.
+type LifecycleOnTimeoutOutput struct{ *pulumi.OutputState }
+
+func (LifecycleOnTimeoutOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*LifecycleOnTimeout)(nil)).Elem()
+}
+
+func (o LifecycleOnTimeoutOutput) ToLifecycleOnTimeoutOutput() LifecycleOnTimeoutOutput {
+	return o
+}
+
+func (o LifecycleOnTimeoutOutput) ToLifecycleOnTimeoutOutputWithContext(ctx context.Context) LifecycleOnTimeoutOutput {
+	return o
+}
+
+func (o LifecycleOnTimeoutOutput) ToLifecycleOnTimeoutPtrOutput() LifecycleOnTimeoutPtrOutput {
+	return o.ToLifecycleOnTimeoutPtrOutputWithContext(context.Background())
+}
+
+func (o LifecycleOnTimeoutOutput) ToLifecycleOnTimeoutPtrOutputWithContext(ctx context.Context) LifecycleOnTimeoutPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v LifecycleOnTimeout) *LifecycleOnTimeout {
+		return &v
+	}).(LifecycleOnTimeoutPtrOutput)
+}
+
+// What happens when the sandbox's timeout passes: `kill` (the service's default) or `pause`. The same as `autoPause` (true is `pause`), which may be given too when it agrees. One of `pause`, `kill`.
+func (o LifecycleOnTimeoutOutput) Action() pulumi.StringOutput {
+	return o.ApplyT(func(v LifecycleOnTimeout) string { return v.Action }).(pulumi.StringOutput)
+}
+
+// With `action: pause`, what the timeout's pause keeps: `full` (the service's default) keeps memory and files; `filesystem` keeps only the files (sent as `autoPauseMemory: false`), so the resume boots the sandbox cold, and cannot be combined with `autoResume` (such a sandbox is resumed only explicitly). One of `full`, `filesystem`.
+func (o LifecycleOnTimeoutOutput) Mode() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v LifecycleOnTimeout) *string { return v.Mode }).(pulumi.StringPtrOutput)
+}
+
+type LifecycleOnTimeoutPtrOutput struct{ *pulumi.OutputState }
+
+func (LifecycleOnTimeoutPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**LifecycleOnTimeout)(nil)).Elem()
+}
+
+func (o LifecycleOnTimeoutPtrOutput) ToLifecycleOnTimeoutPtrOutput() LifecycleOnTimeoutPtrOutput {
+	return o
+}
+
+func (o LifecycleOnTimeoutPtrOutput) ToLifecycleOnTimeoutPtrOutputWithContext(ctx context.Context) LifecycleOnTimeoutPtrOutput {
+	return o
+}
+
+func (o LifecycleOnTimeoutPtrOutput) Elem() LifecycleOnTimeoutOutput {
+	return o.ApplyT(func(v *LifecycleOnTimeout) LifecycleOnTimeout {
+		if v != nil {
+			return *v
+		}
+		var ret LifecycleOnTimeout
+		return ret
+	}).(LifecycleOnTimeoutOutput)
+}
+
+// What happens when the sandbox's timeout passes: `kill` (the service's default) or `pause`. The same as `autoPause` (true is `pause`), which may be given too when it agrees. One of `pause`, `kill`.
+func (o LifecycleOnTimeoutPtrOutput) Action() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *LifecycleOnTimeout) *string {
+		if v == nil {
+			return nil
+		}
+		return &v.Action
+	}).(pulumi.StringPtrOutput)
+}
+
+// With `action: pause`, what the timeout's pause keeps: `full` (the service's default) keeps memory and files; `filesystem` keeps only the files (sent as `autoPauseMemory: false`), so the resume boots the sandbox cold, and cannot be combined with `autoResume` (such a sandbox is resumed only explicitly). One of `full`, `filesystem`.
+func (o LifecycleOnTimeoutPtrOutput) Mode() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *LifecycleOnTimeout) *string {
+		if v == nil {
+			return nil
+		}
+		return v.Mode
+	}).(pulumi.StringPtrOutput)
+}
+
 // Egress and ingress rules.
 type Network struct {
 	// Egress allowed (CIDRs, IPs or domain names), taking precedence over denyOut. Domain names need `0.0.0.0/0` in denyOut.
@@ -424,9 +723,13 @@ type Network struct {
 	AllowPublicTraffic *bool `pulumi:"allowPublicTraffic"`
 	// Egress denied (CIDRs or IPs); `0.0.0.0/0` denies all.
 	DenyOut []string `pulumi:"denyOut"`
+	// DNS servers (IPv4 addresses) the sandbox may reach when `allowOut` names a domain. Left out, the service's default (8.8.8.8); `[]`, none. It does not change the sandbox's /etc/resolv.conf. Changed in place with the other egress rules.
+	DnsServers []string `pulumi:"dnsServers"`
+	// Ports whose server speaks HTTPS: the service's proxy reaches them over TLS, without verifying the certificate (a self-signed one works); their URL in `urls` stays the same. Never envd's port 49983. Fixed at creation: a change replaces the sandbox.
+	HttpsPorts []int `pulumi:"httpsPorts"`
 	// Host header to present to the sandbox's services.
 	MaskRequestHost *string `pulumi:"maskRequestHost"`
-	// Per-domain transforms of egress HTTP(S) requests (a domain listed here is not thereby allowed: see allowOut). Changed in place with the other egress rules.
+	// Per-domain transforms of egress HTTP(S) requests (a domain listed here is not thereby allowed: see allowOut). A key is a domain name or a leading wildcard (`*.example.com`, its subdomains at any depth but not itself); a request takes the rule of its exact domain, else of the longest matching wildcard. Changed in place with the other egress rules.
 	Rules map[string][]NetworkRule `pulumi:"rules"`
 }
 
@@ -449,9 +752,13 @@ type NetworkArgs struct {
 	AllowPublicTraffic pulumi.BoolPtrInput `pulumi:"allowPublicTraffic"`
 	// Egress denied (CIDRs or IPs); `0.0.0.0/0` denies all.
 	DenyOut pulumi.StringArrayInput `pulumi:"denyOut"`
+	// DNS servers (IPv4 addresses) the sandbox may reach when `allowOut` names a domain. Left out, the service's default (8.8.8.8); `[]`, none. It does not change the sandbox's /etc/resolv.conf. Changed in place with the other egress rules.
+	DnsServers pulumi.StringArrayInput `pulumi:"dnsServers"`
+	// Ports whose server speaks HTTPS: the service's proxy reaches them over TLS, without verifying the certificate (a self-signed one works); their URL in `urls` stays the same. Never envd's port 49983. Fixed at creation: a change replaces the sandbox.
+	HttpsPorts pulumi.IntArrayInput `pulumi:"httpsPorts"`
 	// Host header to present to the sandbox's services.
 	MaskRequestHost pulumi.StringPtrInput `pulumi:"maskRequestHost"`
-	// Per-domain transforms of egress HTTP(S) requests (a domain listed here is not thereby allowed: see allowOut). Changed in place with the other egress rules.
+	// Per-domain transforms of egress HTTP(S) requests (a domain listed here is not thereby allowed: see allowOut). A key is a domain name or a leading wildcard (`*.example.com`, its subdomains at any depth but not itself); a request takes the rule of its exact domain, else of the longest matching wildcard. Changed in place with the other egress rules.
 	Rules NetworkRuleArrayMapInput `pulumi:"rules"`
 }
 
@@ -548,12 +855,22 @@ func (o NetworkOutput) DenyOut() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v Network) []string { return v.DenyOut }).(pulumi.StringArrayOutput)
 }
 
+// DNS servers (IPv4 addresses) the sandbox may reach when `allowOut` names a domain. Left out, the service's default (8.8.8.8); `[]`, none. It does not change the sandbox's /etc/resolv.conf. Changed in place with the other egress rules.
+func (o NetworkOutput) DnsServers() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v Network) []string { return v.DnsServers }).(pulumi.StringArrayOutput)
+}
+
+// Ports whose server speaks HTTPS: the service's proxy reaches them over TLS, without verifying the certificate (a self-signed one works); their URL in `urls` stays the same. Never envd's port 49983. Fixed at creation: a change replaces the sandbox.
+func (o NetworkOutput) HttpsPorts() pulumi.IntArrayOutput {
+	return o.ApplyT(func(v Network) []int { return v.HttpsPorts }).(pulumi.IntArrayOutput)
+}
+
 // Host header to present to the sandbox's services.
 func (o NetworkOutput) MaskRequestHost() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v Network) *string { return v.MaskRequestHost }).(pulumi.StringPtrOutput)
 }
 
-// Per-domain transforms of egress HTTP(S) requests (a domain listed here is not thereby allowed: see allowOut). Changed in place with the other egress rules.
+// Per-domain transforms of egress HTTP(S) requests (a domain listed here is not thereby allowed: see allowOut). A key is a domain name or a leading wildcard (`*.example.com`, its subdomains at any depth but not itself); a request takes the rule of its exact domain, else of the longest matching wildcard. Changed in place with the other egress rules.
 func (o NetworkOutput) Rules() NetworkRuleArrayMapOutput {
 	return o.ApplyT(func(v Network) map[string][]NetworkRule { return v.Rules }).(NetworkRuleArrayMapOutput)
 }
@@ -612,6 +929,26 @@ func (o NetworkPtrOutput) DenyOut() pulumi.StringArrayOutput {
 	}).(pulumi.StringArrayOutput)
 }
 
+// DNS servers (IPv4 addresses) the sandbox may reach when `allowOut` names a domain. Left out, the service's default (8.8.8.8); `[]`, none. It does not change the sandbox's /etc/resolv.conf. Changed in place with the other egress rules.
+func (o NetworkPtrOutput) DnsServers() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v *Network) []string {
+		if v == nil {
+			return nil
+		}
+		return v.DnsServers
+	}).(pulumi.StringArrayOutput)
+}
+
+// Ports whose server speaks HTTPS: the service's proxy reaches them over TLS, without verifying the certificate (a self-signed one works); their URL in `urls` stays the same. Never envd's port 49983. Fixed at creation: a change replaces the sandbox.
+func (o NetworkPtrOutput) HttpsPorts() pulumi.IntArrayOutput {
+	return o.ApplyT(func(v *Network) []int {
+		if v == nil {
+			return nil
+		}
+		return v.HttpsPorts
+	}).(pulumi.IntArrayOutput)
+}
+
 // Host header to present to the sandbox's services.
 func (o NetworkPtrOutput) MaskRequestHost() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Network) *string {
@@ -622,7 +959,7 @@ func (o NetworkPtrOutput) MaskRequestHost() pulumi.StringPtrOutput {
 	}).(pulumi.StringPtrOutput)
 }
 
-// Per-domain transforms of egress HTTP(S) requests (a domain listed here is not thereby allowed: see allowOut). Changed in place with the other egress rules.
+// Per-domain transforms of egress HTTP(S) requests (a domain listed here is not thereby allowed: see allowOut). A key is a domain name or a leading wildcard (`*.example.com`, its subdomains at any depth but not itself); a request takes the rule of its exact domain, else of the longest matching wildcard. Changed in place with the other egress rules.
 func (o NetworkPtrOutput) Rules() NetworkRuleArrayMapOutput {
 	return o.ApplyT(func(v *Network) map[string][]NetworkRule {
 		if v == nil {
@@ -2167,6 +2504,10 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*AutoResumePtrInput)(nil)).Elem(), AutoResumeArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ContentInput)(nil)).Elem(), ContentArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ContentPtrInput)(nil)).Elem(), ContentArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*LifecycleInput)(nil)).Elem(), LifecycleArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*LifecyclePtrInput)(nil)).Elem(), LifecycleArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*LifecycleOnTimeoutInput)(nil)).Elem(), LifecycleOnTimeoutArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*LifecycleOnTimeoutPtrInput)(nil)).Elem(), LifecycleOnTimeoutArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*NetworkInput)(nil)).Elem(), NetworkArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*NetworkPtrInput)(nil)).Elem(), NetworkArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*NetworkRuleInput)(nil)).Elem(), NetworkRuleArgs{})
@@ -2185,6 +2526,10 @@ func init() {
 	pulumi.RegisterOutputType(BuildLogEntryArrayOutput{})
 	pulumi.RegisterOutputType(ContentOutput{})
 	pulumi.RegisterOutputType(ContentPtrOutput{})
+	pulumi.RegisterOutputType(LifecycleOutput{})
+	pulumi.RegisterOutputType(LifecyclePtrOutput{})
+	pulumi.RegisterOutputType(LifecycleOnTimeoutOutput{})
+	pulumi.RegisterOutputType(LifecycleOnTimeoutPtrOutput{})
 	pulumi.RegisterOutputType(NetworkOutput{})
 	pulumi.RegisterOutputType(NetworkPtrOutput{})
 	pulumi.RegisterOutputType(NetworkRuleOutput{})

@@ -37,6 +37,8 @@ type Sandbox struct {
 	EnvdVersion pulumi.StringOutput `pulumi:"envdVersion"`
 	// ID of a running sandbox to fork (POST /sandboxes/{id}/fork) instead of creating from a template. The new sandbox starts from a checkpoint of it (the service also keeps its memory) and takes its template, metadata, environment, network, volume mounts and lifecycle settings, so those inputs must be left out; the egress rules (`network.allowOut`, `network.denyOut`, `allowInternetAccess`) are set after the fork. A change replaces the sandbox.
 	ForkFrom pulumi.StringPtrOutput `pulumi:"forkFrom"`
+	// What happens to the sandbox when its timeout passes (the official SDKs' `lifecycle.onTimeout`), sent as `autoPause` and `autoPauseMemory`. A change replaces the sandbox.
+	Lifecycle LifecyclePtrOutput `pulumi:"lifecycle"`
 	// MCP configuration, passed through.
 	Mcp pulumi.AnyOutput `pulumi:"mcp"`
 	// Memory in MiB.
@@ -45,6 +47,8 @@ type Sandbox struct {
 	Metadata pulumi.StringMapOutput `pulumi:"metadata"`
 	// Egress and ingress rules.
 	Network NetworkPtrOutput `pulumi:"network"`
+	// What a pause by `state: paused` keeps: `full` (the default) keeps memory and files, so processes continue at the resume; `filesystem` keeps only the files (POST .../pause with `memory: false`), so the resume boots the sandbox cold. Only with `state: paused`. Changed in place, with no call: it applies at the next pause (a sandbox already paused keeps what its pause saved). One of `full`, `filesystem`.
+	PauseMode pulumi.StringPtrOutput `pulumi:"pauseMode"`
 	// Ports the sandbox serves; each gets a URL in `urls`. A change is made in place, with no call to the service.
 	Ports pulumi.IntArrayOutput `pulumi:"ports"`
 	// Commands run inside the sandbox after it is created. A change re-runs them in the same sandbox; a change of `triggers` replaces the sandbox.
@@ -100,9 +104,11 @@ func NewSandbox(ctx *pulumi.Context,
 		"autoResume",
 		"envVars.*",
 		"forkFrom",
+		"lifecycle",
 		"mcp",
 		"metadata.*",
 		"network.allowPublicTraffic",
+		"network.httpsPorts[*]",
 		"network.maskRequestHost",
 		"provision.triggers",
 		"secure",
@@ -153,19 +159,23 @@ type sandboxArgs struct {
 	EnvVars map[string]string `pulumi:"envVars"`
 	// ID of a running sandbox to fork (POST /sandboxes/{id}/fork) instead of creating from a template. The new sandbox starts from a checkpoint of it (the service also keeps its memory) and takes its template, metadata, environment, network, volume mounts and lifecycle settings, so those inputs must be left out; the egress rules (`network.allowOut`, `network.denyOut`, `allowInternetAccess`) are set after the fork. A change replaces the sandbox.
 	ForkFrom *string `pulumi:"forkFrom"`
+	// What happens to the sandbox when its timeout passes (the official SDKs' `lifecycle.onTimeout`), sent as `autoPause` and `autoPauseMemory`. A change replaces the sandbox.
+	Lifecycle *Lifecycle `pulumi:"lifecycle"`
 	// MCP configuration, passed through.
 	Mcp interface{} `pulumi:"mcp"`
 	// Free-form string metadata; sandboxes can be listed by it.
 	Metadata map[string]string `pulumi:"metadata"`
 	// Egress and ingress rules.
 	Network *Network `pulumi:"network"`
+	// What a pause by `state: paused` keeps: `full` (the default) keeps memory and files, so processes continue at the resume; `filesystem` keeps only the files (POST .../pause with `memory: false`), so the resume boots the sandbox cold. Only with `state: paused`. Changed in place, with no call: it applies at the next pause (a sandbox already paused keeps what its pause saved). One of `full`, `filesystem`.
+	PauseMode *string `pulumi:"pauseMode"`
 	// Ports the sandbox serves; each gets a URL in `urls`. A change is made in place, with no call to the service.
 	Ports []int `pulumi:"ports"`
 	// Commands run inside the sandbox after it is created. A change re-runs them in the same sandbox; a change of `triggers` replaces the sandbox.
 	Provision *Provision `pulumi:"provision"`
 	// Require the sandbox's access token (envdAccessToken) for every in-sandbox call.
 	Secure *bool `pulumi:"secure"`
-	// The state to keep the sandbox in: `paused` pauses it (POST .../pause; memory and files are kept), `running` resumes it (POST .../connect). Left out, the service's own pauses (autoPause) are left alone; set, `pulumi refresh` shows them as drift and the next `up` resumes it. One of `running`, `paused`.
+	// The state to keep the sandbox in: `paused` pauses it (POST .../pause; memory and files are kept, or only the files with `pauseMode: filesystem`), `running` resumes it (POST .../connect). Left out, the service's own pauses (autoPause) are left alone; set, `pulumi refresh` shows them as drift and the next `up` resumes it. One of `running`, `paused`.
 	State *string `pulumi:"state"`
 	// Template (ID or alias), or snapshot ID, to create the sandbox from. Required unless `forkFrom` is given.
 	TemplateID *string `pulumi:"templateID"`
@@ -191,19 +201,23 @@ type SandboxArgs struct {
 	EnvVars pulumi.StringMapInput
 	// ID of a running sandbox to fork (POST /sandboxes/{id}/fork) instead of creating from a template. The new sandbox starts from a checkpoint of it (the service also keeps its memory) and takes its template, metadata, environment, network, volume mounts and lifecycle settings, so those inputs must be left out; the egress rules (`network.allowOut`, `network.denyOut`, `allowInternetAccess`) are set after the fork. A change replaces the sandbox.
 	ForkFrom pulumi.StringPtrInput
+	// What happens to the sandbox when its timeout passes (the official SDKs' `lifecycle.onTimeout`), sent as `autoPause` and `autoPauseMemory`. A change replaces the sandbox.
+	Lifecycle LifecyclePtrInput
 	// MCP configuration, passed through.
 	Mcp pulumi.Input
 	// Free-form string metadata; sandboxes can be listed by it.
 	Metadata pulumi.StringMapInput
 	// Egress and ingress rules.
 	Network NetworkPtrInput
+	// What a pause by `state: paused` keeps: `full` (the default) keeps memory and files, so processes continue at the resume; `filesystem` keeps only the files (POST .../pause with `memory: false`), so the resume boots the sandbox cold. Only with `state: paused`. Changed in place, with no call: it applies at the next pause (a sandbox already paused keeps what its pause saved). One of `full`, `filesystem`.
+	PauseMode pulumi.StringPtrInput
 	// Ports the sandbox serves; each gets a URL in `urls`. A change is made in place, with no call to the service.
 	Ports pulumi.IntArrayInput
 	// Commands run inside the sandbox after it is created. A change re-runs them in the same sandbox; a change of `triggers` replaces the sandbox.
 	Provision ProvisionPtrInput
 	// Require the sandbox's access token (envdAccessToken) for every in-sandbox call.
 	Secure pulumi.BoolPtrInput
-	// The state to keep the sandbox in: `paused` pauses it (POST .../pause; memory and files are kept), `running` resumes it (POST .../connect). Left out, the service's own pauses (autoPause) are left alone; set, `pulumi refresh` shows them as drift and the next `up` resumes it. One of `running`, `paused`.
+	// The state to keep the sandbox in: `paused` pauses it (POST .../pause; memory and files are kept, or only the files with `pauseMode: filesystem`), `running` resumes it (POST .../connect). Left out, the service's own pauses (autoPause) are left alone; set, `pulumi refresh` shows them as drift and the next `up` resumes it. One of `running`, `paused`.
 	State pulumi.StringPtrInput
 	// Template (ID or alias), or snapshot ID, to create the sandbox from. Required unless `forkFrom` is given.
 	TemplateID pulumi.StringPtrInput
@@ -309,6 +323,11 @@ func (o SandboxOutput) ForkFrom() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Sandbox) pulumi.StringPtrOutput { return v.ForkFrom }).(pulumi.StringPtrOutput)
 }
 
+// What happens to the sandbox when its timeout passes (the official SDKs' `lifecycle.onTimeout`), sent as `autoPause` and `autoPauseMemory`. A change replaces the sandbox.
+func (o SandboxOutput) Lifecycle() LifecyclePtrOutput {
+	return o.ApplyT(func(v *Sandbox) LifecyclePtrOutput { return v.Lifecycle }).(LifecyclePtrOutput)
+}
+
 // MCP configuration, passed through.
 func (o SandboxOutput) Mcp() pulumi.AnyOutput {
 	return o.ApplyT(func(v *Sandbox) pulumi.AnyOutput { return v.Mcp }).(pulumi.AnyOutput)
@@ -327,6 +346,11 @@ func (o SandboxOutput) Metadata() pulumi.StringMapOutput {
 // Egress and ingress rules.
 func (o SandboxOutput) Network() NetworkPtrOutput {
 	return o.ApplyT(func(v *Sandbox) NetworkPtrOutput { return v.Network }).(NetworkPtrOutput)
+}
+
+// What a pause by `state: paused` keeps: `full` (the default) keeps memory and files, so processes continue at the resume; `filesystem` keeps only the files (POST .../pause with `memory: false`), so the resume boots the sandbox cold. Only with `state: paused`. Changed in place, with no call: it applies at the next pause (a sandbox already paused keeps what its pause saved). One of `full`, `filesystem`.
+func (o SandboxOutput) PauseMode() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *Sandbox) pulumi.StringPtrOutput { return v.PauseMode }).(pulumi.StringPtrOutput)
 }
 
 // Ports the sandbox serves; each gets a URL in `urls`. A change is made in place, with no call to the service.

@@ -12,13 +12,15 @@ import (
 	"pulumi-sandbox/sdks/go/sandbox/internal"
 )
 
-// A snapshot of a running sandbox: its files and memory at the moment it is taken. A Sandbox whose `templateID` is the snapshot's `snapshotID` starts from it, with those files. The service keeps a snapshot until it is deleted: deleting the resource (or destroying the stack) deletes it, and a replaced snapshot is deleted once its successor exists (first, when it keeps a chosen `name`). The service refuses to delete a snapshot while sandboxes started from it run.
+// A snapshot of a running sandbox: its files and memory at the moment it is taken. A Sandbox whose `templateID` is the snapshot's `snapshotID` starts from it, with those files. The service keeps a snapshot until it is deleted: deleting the resource (or destroying the stack) deletes it, and a replaced snapshot is deleted once its successor exists (first, when it keeps a chosen `name`). The service refuses to delete a snapshot while sandboxes started from it run. Without a `name`, it is named after the resource, so that a re-run of an interrupted `up` adopts the snapshot the interrupted run took instead of taking a second one.
 type Snapshot struct {
 	pulumi.CustomResourceState
 
-	// A name for the snapshot (`alias` or `alias:tag`), which sandboxes can start from instead of its ID. Default: none (the ID alone). A change takes a new snapshot. Cannot be a secret: it is part of the Snapshot's ID, which Pulumi stores in plain text.
+	// What the snapshot keeps: `full` (the service's default) keeps memory and files; `filesystem` keeps only the files (sent as `memory: false`): smaller and faster to take, and sandboxes started from it boot cold, without the sandbox's processes. A change takes a new snapshot. One of `full`, `filesystem`.
+	Mode pulumi.StringPtrOutput `pulumi:"mode"`
+	// A name for the snapshot (`alias` or `alias:tag`), which sandboxes can start from instead of its ID. Default: `<resource name>-<8 hex digits>-<8 hex digits>`, derived from the resource (its key and replacement generation) and from what the snapshot is made from (its other inputs), so that a re-run of an interrupted `up` finds the snapshot it took and adopts it (a snapshot taken by a version before this one keeps no name). A change takes a new snapshot. Cannot be a secret: it is part of the Snapshot's ID, which Pulumi stores in plain text.
 	Name pulumi.StringPtrOutput `pulumi:"name"`
-	// The snapshot's names: none, or `<team>/<alias>` when named.
+	// The snapshot's names: `<team>/<alias>` (its `name`, or the one given when `name` is left out), or none for a snapshot taken unnamed by a version before that.
 	Names pulumi.StringArrayOutput `pulumi:"names"`
 	// The running sandbox to snapshot (a Sandbox's `sandboxID`). It is paused for a moment and resumed under the same ID. A change takes a new snapshot.
 	SandboxID pulumi.StringOutput `pulumi:"sandboxID"`
@@ -39,6 +41,7 @@ func NewSnapshot(ctx *pulumi.Context,
 		return nil, errors.New("invalid value for required argument 'SandboxID'")
 	}
 	replaceOnChanges := pulumi.ReplaceOnChanges([]string{
+		"mode",
 		"name",
 		"sandboxID",
 		"triggers.*",
@@ -77,7 +80,9 @@ func (SnapshotState) ElementType() reflect.Type {
 }
 
 type snapshotArgs struct {
-	// A name for the snapshot (`alias` or `alias:tag`), which sandboxes can start from instead of its ID. Default: none (the ID alone). A change takes a new snapshot. Cannot be a secret: it is part of the Snapshot's ID, which Pulumi stores in plain text.
+	// What the snapshot keeps: `full` (the service's default) keeps memory and files; `filesystem` keeps only the files (sent as `memory: false`): smaller and faster to take, and sandboxes started from it boot cold, without the sandbox's processes. A change takes a new snapshot. One of `full`, `filesystem`.
+	Mode *string `pulumi:"mode"`
+	// A name for the snapshot (`alias` or `alias:tag`), which sandboxes can start from instead of its ID. Default: `<resource name>-<8 hex digits>-<8 hex digits>`, derived from the resource (its key and replacement generation) and from what the snapshot is made from (its other inputs), so that a re-run of an interrupted `up` finds the snapshot it took and adopts it (a snapshot taken by a version before this one keeps no name). A change takes a new snapshot. Cannot be a secret: it is part of the Snapshot's ID, which Pulumi stores in plain text.
 	Name *string `pulumi:"name"`
 	// The running sandbox to snapshot (a Sandbox's `sandboxID`). It is paused for a moment and resumed under the same ID. A change takes a new snapshot.
 	SandboxID string `pulumi:"sandboxID"`
@@ -87,7 +92,9 @@ type snapshotArgs struct {
 
 // The set of arguments for constructing a Snapshot resource.
 type SnapshotArgs struct {
-	// A name for the snapshot (`alias` or `alias:tag`), which sandboxes can start from instead of its ID. Default: none (the ID alone). A change takes a new snapshot. Cannot be a secret: it is part of the Snapshot's ID, which Pulumi stores in plain text.
+	// What the snapshot keeps: `full` (the service's default) keeps memory and files; `filesystem` keeps only the files (sent as `memory: false`): smaller and faster to take, and sandboxes started from it boot cold, without the sandbox's processes. A change takes a new snapshot. One of `full`, `filesystem`.
+	Mode pulumi.StringPtrInput
+	// A name for the snapshot (`alias` or `alias:tag`), which sandboxes can start from instead of its ID. Default: `<resource name>-<8 hex digits>-<8 hex digits>`, derived from the resource (its key and replacement generation) and from what the snapshot is made from (its other inputs), so that a re-run of an interrupted `up` finds the snapshot it took and adopts it (a snapshot taken by a version before this one keeps no name). A change takes a new snapshot. Cannot be a secret: it is part of the Snapshot's ID, which Pulumi stores in plain text.
 	Name pulumi.StringPtrInput
 	// The running sandbox to snapshot (a Sandbox's `sandboxID`). It is paused for a moment and resumed under the same ID. A change takes a new snapshot.
 	SandboxID pulumi.StringInput
@@ -132,12 +139,17 @@ func (o SnapshotOutput) ToSnapshotOutputWithContext(ctx context.Context) Snapsho
 	return o
 }
 
-// A name for the snapshot (`alias` or `alias:tag`), which sandboxes can start from instead of its ID. Default: none (the ID alone). A change takes a new snapshot. Cannot be a secret: it is part of the Snapshot's ID, which Pulumi stores in plain text.
+// What the snapshot keeps: `full` (the service's default) keeps memory and files; `filesystem` keeps only the files (sent as `memory: false`): smaller and faster to take, and sandboxes started from it boot cold, without the sandbox's processes. A change takes a new snapshot. One of `full`, `filesystem`.
+func (o SnapshotOutput) Mode() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *Snapshot) pulumi.StringPtrOutput { return v.Mode }).(pulumi.StringPtrOutput)
+}
+
+// A name for the snapshot (`alias` or `alias:tag`), which sandboxes can start from instead of its ID. Default: `<resource name>-<8 hex digits>-<8 hex digits>`, derived from the resource (its key and replacement generation) and from what the snapshot is made from (its other inputs), so that a re-run of an interrupted `up` finds the snapshot it took and adopts it (a snapshot taken by a version before this one keeps no name). A change takes a new snapshot. Cannot be a secret: it is part of the Snapshot's ID, which Pulumi stores in plain text.
 func (o SnapshotOutput) Name() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Snapshot) pulumi.StringPtrOutput { return v.Name }).(pulumi.StringPtrOutput)
 }
 
-// The snapshot's names: none, or `<team>/<alias>` when named.
+// The snapshot's names: `<team>/<alias>` (its `name`, or the one given when `name` is left out), or none for a snapshot taken unnamed by a version before that.
 func (o SnapshotOutput) Names() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v *Snapshot) pulumi.StringArrayOutput { return v.Names }).(pulumi.StringArrayOutput)
 }

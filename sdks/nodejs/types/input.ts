@@ -42,6 +42,30 @@ export function contentArgsProvideDefaults(val: ContentArgs): ContentArgs {
 }
 
 /**
+ * What happens to the sandbox when its timeout passes (the official SDKs' `lifecycle.onTimeout`), sent as `autoPause` and `autoPauseMemory`. A change replaces the sandbox.
+ */
+export interface LifecycleArgs {
+    /**
+     * What happens when the timeout passes, and what a pause then keeps.
+     */
+    onTimeout: pulumi.Input<inputs.LifecycleOnTimeoutArgs>;
+}
+
+/**
+ * What happens when the timeout passes, and what a pause then keeps.
+ */
+export interface LifecycleOnTimeoutArgs {
+    /**
+     * What happens when the sandbox's timeout passes: `kill` (the service's default) or `pause`. The same as `autoPause` (true is `pause`), which may be given too when it agrees. One of `pause`, `kill`.
+     */
+    action: pulumi.Input<string>;
+    /**
+     * With `action: pause`, what the timeout's pause keeps: `full` (the service's default) keeps memory and files; `filesystem` keeps only the files (sent as `autoPauseMemory: false`), so the resume boots the sandbox cold, and cannot be combined with `autoResume` (such a sandbox is resumed only explicitly). One of `full`, `filesystem`.
+     */
+    mode?: pulumi.Input<string | undefined>;
+}
+
+/**
  * Egress and ingress rules.
  */
 export interface NetworkArgs {
@@ -58,11 +82,19 @@ export interface NetworkArgs {
      */
     denyOut?: pulumi.Input<pulumi.Input<string>[] | undefined>;
     /**
+     * DNS servers (IPv4 addresses) the sandbox may reach when `allowOut` names a domain. Left out, the service's default (8.8.8.8); `[]`, none. It does not change the sandbox's /etc/resolv.conf. Changed in place with the other egress rules.
+     */
+    dnsServers?: pulumi.Input<pulumi.Input<string>[] | undefined>;
+    /**
+     * Ports whose server speaks HTTPS: the service's proxy reaches them over TLS, without verifying the certificate (a self-signed one works); their URL in `urls` stays the same. Never envd's port 49983. Fixed at creation: a change replaces the sandbox.
+     */
+    httpsPorts?: pulumi.Input<pulumi.Input<number>[] | undefined>;
+    /**
      * Host header to present to the sandbox's services.
      */
     maskRequestHost?: pulumi.Input<string | undefined>;
     /**
-     * Per-domain transforms of egress HTTP(S) requests (a domain listed here is not thereby allowed: see allowOut). Changed in place with the other egress rules.
+     * Per-domain transforms of egress HTTP(S) requests (a domain listed here is not thereby allowed: see allowOut). A key is a domain name or a leading wildcard (`*.example.com`, its subdomains at any depth but not itself); a request takes the rule of its exact domain, else of the longest matching wildcard. Changed in place with the other egress rules.
      */
     rules?: pulumi.Input<{[key: string]: pulumi.Input<pulumi.Input<inputs.NetworkRuleArgs>[]>} | undefined>;
 }

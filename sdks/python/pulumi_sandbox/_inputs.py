@@ -19,6 +19,10 @@ __all__ = [
     'AutoResumeArgsDict',
     'ContentArgs',
     'ContentArgsDict',
+    'LifecycleArgs',
+    'LifecycleArgsDict',
+    'LifecycleOnTimeoutArgs',
+    'LifecycleOnTimeoutArgsDict',
     'NetworkArgs',
     'NetworkArgsDict',
     'NetworkRuleArgs',
@@ -134,6 +138,92 @@ class ContentArgs:
         pulumi.set(self, "target", value)
 
 
+class LifecycleArgsDict(TypedDict):
+    """
+    What happens to the sandbox when its timeout passes (the official SDKs' `lifecycle.onTimeout`), sent as `autoPause` and `autoPauseMemory`. A change replaces the sandbox.
+    """
+    on_timeout: pulumi.Input['LifecycleOnTimeoutArgsDict']
+    """
+    What happens when the timeout passes, and what a pause then keeps.
+    """
+
+@pulumi.input_type
+class LifecycleArgs:
+    def __init__(__self__, *,
+                 on_timeout: pulumi.Input['LifecycleOnTimeoutArgs']):
+        """
+        What happens to the sandbox when its timeout passes (the official SDKs' `lifecycle.onTimeout`), sent as `autoPause` and `autoPauseMemory`. A change replaces the sandbox.
+
+        :param pulumi.Input['LifecycleOnTimeoutArgs'] on_timeout: What happens when the timeout passes, and what a pause then keeps.
+        """
+        pulumi.set(__self__, "on_timeout", on_timeout)
+
+    @_builtins.property
+    @pulumi.getter(name="onTimeout")
+    def on_timeout(self) -> pulumi.Input['LifecycleOnTimeoutArgs']:
+        """
+        What happens when the timeout passes, and what a pause then keeps.
+        """
+        return pulumi.get(self, "on_timeout")
+
+    @on_timeout.setter
+    def on_timeout(self, value: pulumi.Input['LifecycleOnTimeoutArgs']):
+        pulumi.set(self, "on_timeout", value)
+
+
+class LifecycleOnTimeoutArgsDict(TypedDict):
+    """
+    What happens when the timeout passes, and what a pause then keeps.
+    """
+    action: pulumi.Input[_builtins.str]
+    """
+    What happens when the sandbox's timeout passes: `kill` (the service's default) or `pause`. The same as `autoPause` (true is `pause`), which may be given too when it agrees. One of `pause`, `kill`.
+    """
+    mode: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    With `action: pause`, what the timeout's pause keeps: `full` (the service's default) keeps memory and files; `filesystem` keeps only the files (sent as `autoPauseMemory: false`), so the resume boots the sandbox cold, and cannot be combined with `autoResume` (such a sandbox is resumed only explicitly). One of `full`, `filesystem`.
+    """
+
+@pulumi.input_type
+class LifecycleOnTimeoutArgs:
+    def __init__(__self__, *,
+                 action: pulumi.Input[_builtins.str],
+                 mode: pulumi.Input[Optional[_builtins.str]] = None):
+        """
+        What happens when the timeout passes, and what a pause then keeps.
+
+        :param pulumi.Input[_builtins.str] action: What happens when the sandbox's timeout passes: `kill` (the service's default) or `pause`. The same as `autoPause` (true is `pause`), which may be given too when it agrees. One of `pause`, `kill`.
+        :param pulumi.Input[_builtins.str] mode: With `action: pause`, what the timeout's pause keeps: `full` (the service's default) keeps memory and files; `filesystem` keeps only the files (sent as `autoPauseMemory: false`), so the resume boots the sandbox cold, and cannot be combined with `autoResume` (such a sandbox is resumed only explicitly). One of `full`, `filesystem`.
+        """
+        pulumi.set(__self__, "action", action)
+        if mode is not None:
+            pulumi.set(__self__, "mode", mode)
+
+    @_builtins.property
+    @pulumi.getter
+    def action(self) -> pulumi.Input[_builtins.str]:
+        """
+        What happens when the sandbox's timeout passes: `kill` (the service's default) or `pause`. The same as `autoPause` (true is `pause`), which may be given too when it agrees. One of `pause`, `kill`.
+        """
+        return pulumi.get(self, "action")
+
+    @action.setter
+    def action(self, value: pulumi.Input[_builtins.str]):
+        pulumi.set(self, "action", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def mode(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        With `action: pause`, what the timeout's pause keeps: `full` (the service's default) keeps memory and files; `filesystem` keeps only the files (sent as `autoPauseMemory: false`), so the resume boots the sandbox cold, and cannot be combined with `autoResume` (such a sandbox is resumed only explicitly). One of `full`, `filesystem`.
+        """
+        return pulumi.get(self, "mode")
+
+    @mode.setter
+    def mode(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "mode", value)
+
+
 class NetworkArgsDict(TypedDict):
     """
     Egress and ingress rules.
@@ -150,13 +240,21 @@ class NetworkArgsDict(TypedDict):
     """
     Egress denied (CIDRs or IPs); `0.0.0.0/0` denies all.
     """
+    dns_servers: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]]
+    """
+    DNS servers (IPv4 addresses) the sandbox may reach when `allowOut` names a domain. Left out, the service's default (8.8.8.8); `[]`, none. It does not change the sandbox's /etc/resolv.conf. Changed in place with the other egress rules.
+    """
+    https_ports: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.int]]]]]
+    """
+    Ports whose server speaks HTTPS: the service's proxy reaches them over TLS, without verifying the certificate (a self-signed one works); their URL in `urls` stays the same. Never envd's port 49983. Fixed at creation: a change replaces the sandbox.
+    """
     mask_request_host: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
     Host header to present to the sandbox's services.
     """
     rules: NotRequired[pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input['NetworkRuleArgsDict']]]]]]]
     """
-    Per-domain transforms of egress HTTP(S) requests (a domain listed here is not thereby allowed: see allowOut). Changed in place with the other egress rules.
+    Per-domain transforms of egress HTTP(S) requests (a domain listed here is not thereby allowed: see allowOut). A key is a domain name or a leading wildcard (`*.example.com`, its subdomains at any depth but not itself); a request takes the rule of its exact domain, else of the longest matching wildcard. Changed in place with the other egress rules.
     """
 
 @pulumi.input_type
@@ -165,6 +263,8 @@ class NetworkArgs:
                  allow_out: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  allow_public_traffic: pulumi.Input[Optional[_builtins.bool]] = None,
                  deny_out: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
+                 dns_servers: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
+                 https_ports: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.int]]]] = None,
                  mask_request_host: pulumi.Input[Optional[_builtins.str]] = None,
                  rules: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input['NetworkRuleArgs']]]]]] = None):
         """
@@ -173,8 +273,10 @@ class NetworkArgs:
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] allow_out: Egress allowed (CIDRs, IPs or domain names), taking precedence over denyOut. Domain names need `0.0.0.0/0` in denyOut.
         :param pulumi.Input[_builtins.bool] allow_public_traffic: Whether the sandbox's ports are reachable without the traffic access token. Default true; false requires `secure`.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] deny_out: Egress denied (CIDRs or IPs); `0.0.0.0/0` denies all.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] dns_servers: DNS servers (IPv4 addresses) the sandbox may reach when `allowOut` names a domain. Left out, the service's default (8.8.8.8); `[]`, none. It does not change the sandbox's /etc/resolv.conf. Changed in place with the other egress rules.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.int]]] https_ports: Ports whose server speaks HTTPS: the service's proxy reaches them over TLS, without verifying the certificate (a self-signed one works); their URL in `urls` stays the same. Never envd's port 49983. Fixed at creation: a change replaces the sandbox.
         :param pulumi.Input[_builtins.str] mask_request_host: Host header to present to the sandbox's services.
-        :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input['NetworkRuleArgs']]]]] rules: Per-domain transforms of egress HTTP(S) requests (a domain listed here is not thereby allowed: see allowOut). Changed in place with the other egress rules.
+        :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input['NetworkRuleArgs']]]]] rules: Per-domain transforms of egress HTTP(S) requests (a domain listed here is not thereby allowed: see allowOut). A key is a domain name or a leading wildcard (`*.example.com`, its subdomains at any depth but not itself); a request takes the rule of its exact domain, else of the longest matching wildcard. Changed in place with the other egress rules.
         """
         if allow_out is not None:
             pulumi.set(__self__, "allow_out", allow_out)
@@ -182,6 +284,10 @@ class NetworkArgs:
             pulumi.set(__self__, "allow_public_traffic", allow_public_traffic)
         if deny_out is not None:
             pulumi.set(__self__, "deny_out", deny_out)
+        if dns_servers is not None:
+            pulumi.set(__self__, "dns_servers", dns_servers)
+        if https_ports is not None:
+            pulumi.set(__self__, "https_ports", https_ports)
         if mask_request_host is not None:
             pulumi.set(__self__, "mask_request_host", mask_request_host)
         if rules is not None:
@@ -224,6 +330,30 @@ class NetworkArgs:
         pulumi.set(self, "deny_out", value)
 
     @_builtins.property
+    @pulumi.getter(name="dnsServers")
+    def dns_servers(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]:
+        """
+        DNS servers (IPv4 addresses) the sandbox may reach when `allowOut` names a domain. Left out, the service's default (8.8.8.8); `[]`, none. It does not change the sandbox's /etc/resolv.conf. Changed in place with the other egress rules.
+        """
+        return pulumi.get(self, "dns_servers")
+
+    @dns_servers.setter
+    def dns_servers(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]):
+        pulumi.set(self, "dns_servers", value)
+
+    @_builtins.property
+    @pulumi.getter(name="httpsPorts")
+    def https_ports(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.int]]]]:
+        """
+        Ports whose server speaks HTTPS: the service's proxy reaches them over TLS, without verifying the certificate (a self-signed one works); their URL in `urls` stays the same. Never envd's port 49983. Fixed at creation: a change replaces the sandbox.
+        """
+        return pulumi.get(self, "https_ports")
+
+    @https_ports.setter
+    def https_ports(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.int]]]]):
+        pulumi.set(self, "https_ports", value)
+
+    @_builtins.property
     @pulumi.getter(name="maskRequestHost")
     def mask_request_host(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
@@ -239,7 +369,7 @@ class NetworkArgs:
     @pulumi.getter
     def rules(self) -> pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input['NetworkRuleArgs']]]]]]:
         """
-        Per-domain transforms of egress HTTP(S) requests (a domain listed here is not thereby allowed: see allowOut). Changed in place with the other egress rules.
+        Per-domain transforms of egress HTTP(S) requests (a domain listed here is not thereby allowed: see allowOut). A key is a domain name or a leading wildcard (`*.example.com`, its subdomains at any depth but not itself); a request takes the rule of its exact domain, else of the longest matching wildcard. Changed in place with the other egress rules.
         """
         return pulumi.get(self, "rules")
 

@@ -19,6 +19,8 @@ __all__ = [
     'AutoResume',
     'BuildLogEntry',
     'Content',
+    'Lifecycle',
+    'LifecycleOnTimeout',
     'Network',
     'NetworkRule',
     'NetworkRuleTransform',
@@ -160,6 +162,81 @@ class Content(dict):
 
 
 @pulumi.output_type
+class Lifecycle(dict):
+    """
+    What happens to the sandbox when its timeout passes (the official SDKs' `lifecycle.onTimeout`), sent as `autoPause` and `autoPauseMemory`. A change replaces the sandbox.
+    """
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "onTimeout":
+            suggest = "on_timeout"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in Lifecycle. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        Lifecycle.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        Lifecycle.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 on_timeout: 'outputs.LifecycleOnTimeout'):
+        """
+        What happens to the sandbox when its timeout passes (the official SDKs' `lifecycle.onTimeout`), sent as `autoPause` and `autoPauseMemory`. A change replaces the sandbox.
+
+        :param 'LifecycleOnTimeout' on_timeout: What happens when the timeout passes, and what a pause then keeps.
+        """
+        pulumi.set(__self__, "on_timeout", on_timeout)
+
+    @_builtins.property
+    @pulumi.getter(name="onTimeout")
+    def on_timeout(self) -> 'outputs.LifecycleOnTimeout':
+        """
+        What happens when the timeout passes, and what a pause then keeps.
+        """
+        return pulumi.get(self, "on_timeout")
+
+
+@pulumi.output_type
+class LifecycleOnTimeout(dict):
+    """
+    What happens when the timeout passes, and what a pause then keeps.
+    """
+    def __init__(__self__, *,
+                 action: _builtins.str,
+                 mode: Optional[_builtins.str] = None):
+        """
+        What happens when the timeout passes, and what a pause then keeps.
+
+        :param _builtins.str action: What happens when the sandbox's timeout passes: `kill` (the service's default) or `pause`. The same as `autoPause` (true is `pause`), which may be given too when it agrees. One of `pause`, `kill`.
+        :param _builtins.str mode: With `action: pause`, what the timeout's pause keeps: `full` (the service's default) keeps memory and files; `filesystem` keeps only the files (sent as `autoPauseMemory: false`), so the resume boots the sandbox cold, and cannot be combined with `autoResume` (such a sandbox is resumed only explicitly). One of `full`, `filesystem`.
+        """
+        pulumi.set(__self__, "action", action)
+        if mode is not None:
+            pulumi.set(__self__, "mode", mode)
+
+    @_builtins.property
+    @pulumi.getter
+    def action(self) -> _builtins.str:
+        """
+        What happens when the sandbox's timeout passes: `kill` (the service's default) or `pause`. The same as `autoPause` (true is `pause`), which may be given too when it agrees. One of `pause`, `kill`.
+        """
+        return pulumi.get(self, "action")
+
+    @_builtins.property
+    @pulumi.getter
+    def mode(self) -> Optional[_builtins.str]:
+        """
+        With `action: pause`, what the timeout's pause keeps: `full` (the service's default) keeps memory and files; `filesystem` keeps only the files (sent as `autoPauseMemory: false`), so the resume boots the sandbox cold, and cannot be combined with `autoResume` (such a sandbox is resumed only explicitly). One of `full`, `filesystem`.
+        """
+        return pulumi.get(self, "mode")
+
+
+@pulumi.output_type
 class Network(dict):
     """
     Egress and ingress rules.
@@ -173,6 +250,10 @@ class Network(dict):
             suggest = "allow_public_traffic"
         elif key == "denyOut":
             suggest = "deny_out"
+        elif key == "dnsServers":
+            suggest = "dns_servers"
+        elif key == "httpsPorts":
+            suggest = "https_ports"
         elif key == "maskRequestHost":
             suggest = "mask_request_host"
 
@@ -191,6 +272,8 @@ class Network(dict):
                  allow_out: Optional[Sequence[_builtins.str]] = None,
                  allow_public_traffic: Optional[_builtins.bool] = None,
                  deny_out: Optional[Sequence[_builtins.str]] = None,
+                 dns_servers: Optional[Sequence[_builtins.str]] = None,
+                 https_ports: Optional[Sequence[_builtins.int]] = None,
                  mask_request_host: Optional[_builtins.str] = None,
                  rules: Optional[Mapping[str, Sequence['outputs.NetworkRule']]] = None):
         """
@@ -199,8 +282,10 @@ class Network(dict):
         :param Sequence[_builtins.str] allow_out: Egress allowed (CIDRs, IPs or domain names), taking precedence over denyOut. Domain names need `0.0.0.0/0` in denyOut.
         :param _builtins.bool allow_public_traffic: Whether the sandbox's ports are reachable without the traffic access token. Default true; false requires `secure`.
         :param Sequence[_builtins.str] deny_out: Egress denied (CIDRs or IPs); `0.0.0.0/0` denies all.
+        :param Sequence[_builtins.str] dns_servers: DNS servers (IPv4 addresses) the sandbox may reach when `allowOut` names a domain. Left out, the service's default (8.8.8.8); `[]`, none. It does not change the sandbox's /etc/resolv.conf. Changed in place with the other egress rules.
+        :param Sequence[_builtins.int] https_ports: Ports whose server speaks HTTPS: the service's proxy reaches them over TLS, without verifying the certificate (a self-signed one works); their URL in `urls` stays the same. Never envd's port 49983. Fixed at creation: a change replaces the sandbox.
         :param _builtins.str mask_request_host: Host header to present to the sandbox's services.
-        :param Mapping[str, Sequence['NetworkRule']] rules: Per-domain transforms of egress HTTP(S) requests (a domain listed here is not thereby allowed: see allowOut). Changed in place with the other egress rules.
+        :param Mapping[str, Sequence['NetworkRule']] rules: Per-domain transforms of egress HTTP(S) requests (a domain listed here is not thereby allowed: see allowOut). A key is a domain name or a leading wildcard (`*.example.com`, its subdomains at any depth but not itself); a request takes the rule of its exact domain, else of the longest matching wildcard. Changed in place with the other egress rules.
         """
         if allow_out is not None:
             pulumi.set(__self__, "allow_out", allow_out)
@@ -208,6 +293,10 @@ class Network(dict):
             pulumi.set(__self__, "allow_public_traffic", allow_public_traffic)
         if deny_out is not None:
             pulumi.set(__self__, "deny_out", deny_out)
+        if dns_servers is not None:
+            pulumi.set(__self__, "dns_servers", dns_servers)
+        if https_ports is not None:
+            pulumi.set(__self__, "https_ports", https_ports)
         if mask_request_host is not None:
             pulumi.set(__self__, "mask_request_host", mask_request_host)
         if rules is not None:
@@ -238,6 +327,22 @@ class Network(dict):
         return pulumi.get(self, "deny_out")
 
     @_builtins.property
+    @pulumi.getter(name="dnsServers")
+    def dns_servers(self) -> Optional[Sequence[_builtins.str]]:
+        """
+        DNS servers (IPv4 addresses) the sandbox may reach when `allowOut` names a domain. Left out, the service's default (8.8.8.8); `[]`, none. It does not change the sandbox's /etc/resolv.conf. Changed in place with the other egress rules.
+        """
+        return pulumi.get(self, "dns_servers")
+
+    @_builtins.property
+    @pulumi.getter(name="httpsPorts")
+    def https_ports(self) -> Optional[Sequence[_builtins.int]]:
+        """
+        Ports whose server speaks HTTPS: the service's proxy reaches them over TLS, without verifying the certificate (a self-signed one works); their URL in `urls` stays the same. Never envd's port 49983. Fixed at creation: a change replaces the sandbox.
+        """
+        return pulumi.get(self, "https_ports")
+
+    @_builtins.property
     @pulumi.getter(name="maskRequestHost")
     def mask_request_host(self) -> Optional[_builtins.str]:
         """
@@ -249,7 +354,7 @@ class Network(dict):
     @pulumi.getter
     def rules(self) -> Optional[Mapping[str, Sequence['outputs.NetworkRule']]]:
         """
-        Per-domain transforms of egress HTTP(S) requests (a domain listed here is not thereby allowed: see allowOut). Changed in place with the other egress rules.
+        Per-domain transforms of egress HTTP(S) requests (a domain listed here is not thereby allowed: see allowOut). A key is a domain name or a leading wildcard (`*.example.com`, its subdomains at any depth but not itself); a request takes the rule of its exact domain, else of the longest matching wildcard. Changed in place with the other egress rules.
         """
         return pulumi.get(self, "rules")
 

@@ -26,9 +26,11 @@ class SandboxArgs:
                  auto_resume: pulumi.Input[Optional['AutoResumeArgs']] = None,
                  env_vars: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  fork_from: pulumi.Input[Optional[_builtins.str]] = None,
+                 lifecycle: pulumi.Input[Optional['LifecycleArgs']] = None,
                  mcp: Optional[Any] = None,
                  metadata: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  network: pulumi.Input[Optional['NetworkArgs']] = None,
+                 pause_mode: pulumi.Input[Optional[_builtins.str]] = None,
                  ports: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.int]]]] = None,
                  provision: pulumi.Input[Optional['ProvisionArgs']] = None,
                  secure: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -45,13 +47,15 @@ class SandboxArgs:
         :param pulumi.Input['AutoResumeArgs'] auto_resume: Resume a paused sandbox when traffic reaches it.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] env_vars: Environment variables of every process in the sandbox. Secret.
         :param pulumi.Input[_builtins.str] fork_from: ID of a running sandbox to fork (POST /sandboxes/{id}/fork) instead of creating from a template. The new sandbox starts from a checkpoint of it (the service also keeps its memory) and takes its template, metadata, environment, network, volume mounts and lifecycle settings, so those inputs must be left out; the egress rules (`network.allowOut`, `network.denyOut`, `allowInternetAccess`) are set after the fork. A change replaces the sandbox.
+        :param pulumi.Input['LifecycleArgs'] lifecycle: What happens to the sandbox when its timeout passes (the official SDKs' `lifecycle.onTimeout`), sent as `autoPause` and `autoPauseMemory`. A change replaces the sandbox.
         :param Any mcp: MCP configuration, passed through.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] metadata: Free-form string metadata; sandboxes can be listed by it.
         :param pulumi.Input['NetworkArgs'] network: Egress and ingress rules.
+        :param pulumi.Input[_builtins.str] pause_mode: What a pause by `state: paused` keeps: `full` (the default) keeps memory and files, so processes continue at the resume; `filesystem` keeps only the files (POST .../pause with `memory: false`), so the resume boots the sandbox cold. Only with `state: paused`. Changed in place, with no call: it applies at the next pause (a sandbox already paused keeps what its pause saved). One of `full`, `filesystem`.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.int]]] ports: Ports the sandbox serves; each gets a URL in `urls`. A change is made in place, with no call to the service.
         :param pulumi.Input['ProvisionArgs'] provision: Commands run inside the sandbox after it is created. A change re-runs them in the same sandbox; a change of `triggers` replaces the sandbox.
         :param pulumi.Input[_builtins.bool] secure: Require the sandbox's access token (envdAccessToken) for every in-sandbox call.
-        :param pulumi.Input[_builtins.str] state: The state to keep the sandbox in: `paused` pauses it (POST .../pause; memory and files are kept), `running` resumes it (POST .../connect). Left out, the service's own pauses (autoPause) are left alone; set, `pulumi refresh` shows them as drift and the next `up` resumes it. One of `running`, `paused`.
+        :param pulumi.Input[_builtins.str] state: The state to keep the sandbox in: `paused` pauses it (POST .../pause; memory and files are kept, or only the files with `pauseMode: filesystem`), `running` resumes it (POST .../connect). Left out, the service's own pauses (autoPause) are left alone; set, `pulumi refresh` shows them as drift and the next `up` resumes it. One of `running`, `paused`.
         :param pulumi.Input[_builtins.str] template_id: Template (ID or alias), or snapshot ID, to create the sandbox from. Required unless `forkFrom` is given.
         :param pulumi.Input[_builtins.int] timeout: Deprecated: the name of `timeoutSeconds` before 0.2, kept until 0.3. A value given here is taken as `timeoutSeconds`.
         :param pulumi.Input[_builtins.int] timeout_seconds: Time to live in seconds, counted from creation (or from the last change of this value). Service default 15. Changed in place; removing it keeps the current deadline. On a paused sandbox a change is recorded and applies from its next resume.
@@ -67,12 +71,16 @@ class SandboxArgs:
             pulumi.set(__self__, "env_vars", env_vars)
         if fork_from is not None:
             pulumi.set(__self__, "fork_from", fork_from)
+        if lifecycle is not None:
+            pulumi.set(__self__, "lifecycle", lifecycle)
         if mcp is not None:
             pulumi.set(__self__, "mcp", mcp)
         if metadata is not None:
             pulumi.set(__self__, "metadata", metadata)
         if network is not None:
             pulumi.set(__self__, "network", network)
+        if pause_mode is not None:
+            pulumi.set(__self__, "pause_mode", pause_mode)
         if ports is not None:
             pulumi.set(__self__, "ports", ports)
         if provision is not None:
@@ -155,6 +163,18 @@ class SandboxArgs:
 
     @_builtins.property
     @pulumi.getter
+    def lifecycle(self) -> pulumi.Input[Optional['LifecycleArgs']]:
+        """
+        What happens to the sandbox when its timeout passes (the official SDKs' `lifecycle.onTimeout`), sent as `autoPause` and `autoPauseMemory`. A change replaces the sandbox.
+        """
+        return pulumi.get(self, "lifecycle")
+
+    @lifecycle.setter
+    def lifecycle(self, value: pulumi.Input[Optional['LifecycleArgs']]):
+        pulumi.set(self, "lifecycle", value)
+
+    @_builtins.property
+    @pulumi.getter
     def mcp(self) -> Optional[Any]:
         """
         MCP configuration, passed through.
@@ -188,6 +208,18 @@ class SandboxArgs:
     @network.setter
     def network(self, value: pulumi.Input[Optional['NetworkArgs']]):
         pulumi.set(self, "network", value)
+
+    @_builtins.property
+    @pulumi.getter(name="pauseMode")
+    def pause_mode(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        What a pause by `state: paused` keeps: `full` (the default) keeps memory and files, so processes continue at the resume; `filesystem` keeps only the files (POST .../pause with `memory: false`), so the resume boots the sandbox cold. Only with `state: paused`. Changed in place, with no call: it applies at the next pause (a sandbox already paused keeps what its pause saved). One of `full`, `filesystem`.
+        """
+        return pulumi.get(self, "pause_mode")
+
+    @pause_mode.setter
+    def pause_mode(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "pause_mode", value)
 
     @_builtins.property
     @pulumi.getter
@@ -229,7 +261,7 @@ class SandboxArgs:
     @pulumi.getter
     def state(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        The state to keep the sandbox in: `paused` pauses it (POST .../pause; memory and files are kept), `running` resumes it (POST .../connect). Left out, the service's own pauses (autoPause) are left alone; set, `pulumi refresh` shows them as drift and the next `up` resumes it. One of `running`, `paused`.
+        The state to keep the sandbox in: `paused` pauses it (POST .../pause; memory and files are kept, or only the files with `pauseMode: filesystem`), `running` resumes it (POST .../connect). Left out, the service's own pauses (autoPause) are left alone; set, `pulumi refresh` shows them as drift and the next `up` resumes it. One of `running`, `paused`.
         """
         return pulumi.get(self, "state")
 
@@ -298,9 +330,11 @@ class Sandbox(pulumi.CustomResource):
                  auto_resume: pulumi.Input[Optional[Union['AutoResumeArgs', 'AutoResumeArgsDict']]] = None,
                  env_vars: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  fork_from: pulumi.Input[Optional[_builtins.str]] = None,
+                 lifecycle: pulumi.Input[Optional[Union['LifecycleArgs', 'LifecycleArgsDict']]] = None,
                  mcp: Optional[Any] = None,
                  metadata: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  network: pulumi.Input[Optional[Union['NetworkArgs', 'NetworkArgsDict']]] = None,
+                 pause_mode: pulumi.Input[Optional[_builtins.str]] = None,
                  ports: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.int]]]] = None,
                  provision: pulumi.Input[Optional[Union['ProvisionArgs', 'ProvisionArgsDict']]] = None,
                  secure: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -320,13 +354,15 @@ class Sandbox(pulumi.CustomResource):
         :param pulumi.Input[Union['AutoResumeArgs', 'AutoResumeArgsDict']] auto_resume: Resume a paused sandbox when traffic reaches it.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] env_vars: Environment variables of every process in the sandbox. Secret.
         :param pulumi.Input[_builtins.str] fork_from: ID of a running sandbox to fork (POST /sandboxes/{id}/fork) instead of creating from a template. The new sandbox starts from a checkpoint of it (the service also keeps its memory) and takes its template, metadata, environment, network, volume mounts and lifecycle settings, so those inputs must be left out; the egress rules (`network.allowOut`, `network.denyOut`, `allowInternetAccess`) are set after the fork. A change replaces the sandbox.
+        :param pulumi.Input[Union['LifecycleArgs', 'LifecycleArgsDict']] lifecycle: What happens to the sandbox when its timeout passes (the official SDKs' `lifecycle.onTimeout`), sent as `autoPause` and `autoPauseMemory`. A change replaces the sandbox.
         :param Any mcp: MCP configuration, passed through.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] metadata: Free-form string metadata; sandboxes can be listed by it.
         :param pulumi.Input[Union['NetworkArgs', 'NetworkArgsDict']] network: Egress and ingress rules.
+        :param pulumi.Input[_builtins.str] pause_mode: What a pause by `state: paused` keeps: `full` (the default) keeps memory and files, so processes continue at the resume; `filesystem` keeps only the files (POST .../pause with `memory: false`), so the resume boots the sandbox cold. Only with `state: paused`. Changed in place, with no call: it applies at the next pause (a sandbox already paused keeps what its pause saved). One of `full`, `filesystem`.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.int]]] ports: Ports the sandbox serves; each gets a URL in `urls`. A change is made in place, with no call to the service.
         :param pulumi.Input[Union['ProvisionArgs', 'ProvisionArgsDict']] provision: Commands run inside the sandbox after it is created. A change re-runs them in the same sandbox; a change of `triggers` replaces the sandbox.
         :param pulumi.Input[_builtins.bool] secure: Require the sandbox's access token (envdAccessToken) for every in-sandbox call.
-        :param pulumi.Input[_builtins.str] state: The state to keep the sandbox in: `paused` pauses it (POST .../pause; memory and files are kept), `running` resumes it (POST .../connect). Left out, the service's own pauses (autoPause) are left alone; set, `pulumi refresh` shows them as drift and the next `up` resumes it. One of `running`, `paused`.
+        :param pulumi.Input[_builtins.str] state: The state to keep the sandbox in: `paused` pauses it (POST .../pause; memory and files are kept, or only the files with `pauseMode: filesystem`), `running` resumes it (POST .../connect). Left out, the service's own pauses (autoPause) are left alone; set, `pulumi refresh` shows them as drift and the next `up` resumes it. One of `running`, `paused`.
         :param pulumi.Input[_builtins.str] template_id: Template (ID or alias), or snapshot ID, to create the sandbox from. Required unless `forkFrom` is given.
         :param pulumi.Input[_builtins.int] timeout: Deprecated: the name of `timeoutSeconds` before 0.2, kept until 0.3. A value given here is taken as `timeoutSeconds`.
         :param pulumi.Input[_builtins.int] timeout_seconds: Time to live in seconds, counted from creation (or from the last change of this value). Service default 15. Changed in place; removing it keeps the current deadline. On a paused sandbox a change is recorded and applies from its next resume.
@@ -361,9 +397,11 @@ class Sandbox(pulumi.CustomResource):
                  auto_resume: pulumi.Input[Optional[Union['AutoResumeArgs', 'AutoResumeArgsDict']]] = None,
                  env_vars: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  fork_from: pulumi.Input[Optional[_builtins.str]] = None,
+                 lifecycle: pulumi.Input[Optional[Union['LifecycleArgs', 'LifecycleArgsDict']]] = None,
                  mcp: Optional[Any] = None,
                  metadata: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  network: pulumi.Input[Optional[Union['NetworkArgs', 'NetworkArgsDict']]] = None,
+                 pause_mode: pulumi.Input[Optional[_builtins.str]] = None,
                  ports: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.int]]]] = None,
                  provision: pulumi.Input[Optional[Union['ProvisionArgs', 'ProvisionArgsDict']]] = None,
                  secure: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -386,9 +424,11 @@ class Sandbox(pulumi.CustomResource):
             __props__.__dict__["auto_resume"] = auto_resume
             __props__.__dict__["env_vars"] = env_vars
             __props__.__dict__["fork_from"] = fork_from
+            __props__.__dict__["lifecycle"] = lifecycle
             __props__.__dict__["mcp"] = mcp
             __props__.__dict__["metadata"] = metadata
             __props__.__dict__["network"] = network
+            __props__.__dict__["pause_mode"] = pause_mode
             __props__.__dict__["ports"] = ports
             __props__.__dict__["provision"] = provision
             __props__.__dict__["secure"] = secure
@@ -412,7 +452,7 @@ class Sandbox(pulumi.CustomResource):
             __props__.__dict__["urls"] = None
         secret_opts = pulumi.ResourceOptions(additional_secret_outputs=["envVars", "envdAccessToken", "provision", "provisionResults", "trafficAccessToken"])
         opts = pulumi.ResourceOptions.merge(opts, secret_opts)
-        replace_on_changes = pulumi.ResourceOptions(replace_on_changes=["autoPause", "autoResume", "envVars.*", "forkFrom", "mcp", "metadata.*", "network.allowPublicTraffic", "network.maskRequestHost", "provision.triggers", "secure", "templateID", "volumeMounts[*]"])
+        replace_on_changes = pulumi.ResourceOptions(replace_on_changes=["autoPause", "autoResume", "envVars.*", "forkFrom", "lifecycle", "mcp", "metadata.*", "network.allowPublicTraffic", "network.httpsPorts[*]", "network.maskRequestHost", "provision.triggers", "secure", "templateID", "volumeMounts[*]"])
         opts = pulumi.ResourceOptions.merge(opts, replace_on_changes)
         super(Sandbox, __self__).__init__(
             'sandbox:index:Sandbox',
@@ -447,10 +487,12 @@ class Sandbox(pulumi.CustomResource):
         __props__.__dict__["envd_access_token"] = None
         __props__.__dict__["envd_version"] = None
         __props__.__dict__["fork_from"] = None
+        __props__.__dict__["lifecycle"] = None
         __props__.__dict__["mcp"] = None
         __props__.__dict__["memory_mb"] = None
         __props__.__dict__["metadata"] = None
         __props__.__dict__["network"] = None
+        __props__.__dict__["pause_mode"] = None
         __props__.__dict__["ports"] = None
         __props__.__dict__["provision"] = None
         __props__.__dict__["provision_results"] = None
@@ -557,6 +599,14 @@ class Sandbox(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter
+    def lifecycle(self) -> pulumi.Output[Optional['outputs.Lifecycle']]:
+        """
+        What happens to the sandbox when its timeout passes (the official SDKs' `lifecycle.onTimeout`), sent as `autoPause` and `autoPauseMemory`. A change replaces the sandbox.
+        """
+        return pulumi.get(self, "lifecycle")
+
+    @_builtins.property
+    @pulumi.getter
     def mcp(self) -> pulumi.Output[Optional[Any]]:
         """
         MCP configuration, passed through.
@@ -586,6 +636,14 @@ class Sandbox(pulumi.CustomResource):
         Egress and ingress rules.
         """
         return pulumi.get(self, "network")
+
+    @_builtins.property
+    @pulumi.getter(name="pauseMode")
+    def pause_mode(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        What a pause by `state: paused` keeps: `full` (the default) keeps memory and files, so processes continue at the resume; `filesystem` keeps only the files (POST .../pause with `memory: false`), so the resume boots the sandbox cold. Only with `state: paused`. Changed in place, with no call: it applies at the next pause (a sandbox already paused keeps what its pause saved). One of `full`, `filesystem`.
+        """
+        return pulumi.get(self, "pause_mode")
 
     @_builtins.property
     @pulumi.getter

@@ -20,16 +20,20 @@ __all__ = ['SnapshotArgs', 'Snapshot']
 class SnapshotArgs:
     def __init__(__self__, *,
                  sandbox_id: pulumi.Input[_builtins.str],
+                 mode: pulumi.Input[Optional[_builtins.str]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  triggers: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None):
         """
         The set of arguments for constructing a Snapshot resource.
 
         :param pulumi.Input[_builtins.str] sandbox_id: The running sandbox to snapshot (a Sandbox's `sandboxID`). It is paused for a moment and resumed under the same ID. A change takes a new snapshot.
-        :param pulumi.Input[_builtins.str] name: A name for the snapshot (`alias` or `alias:tag`), which sandboxes can start from instead of its ID. Default: none (the ID alone). A change takes a new snapshot. Cannot be a secret: it is part of the Snapshot's ID, which Pulumi stores in plain text.
+        :param pulumi.Input[_builtins.str] mode: What the snapshot keeps: `full` (the service's default) keeps memory and files; `filesystem` keeps only the files (sent as `memory: false`): smaller and faster to take, and sandboxes started from it boot cold, without the sandbox's processes. A change takes a new snapshot. One of `full`, `filesystem`.
+        :param pulumi.Input[_builtins.str] name: A name for the snapshot (`alias` or `alias:tag`), which sandboxes can start from instead of its ID. Default: `<resource name>-<8 hex digits>-<8 hex digits>`, derived from the resource (its key and replacement generation) and from what the snapshot is made from (its other inputs), so that a re-run of an interrupted `up` finds the snapshot it took and adopts it (a snapshot taken by a version before this one keeps no name). A change takes a new snapshot. Cannot be a secret: it is part of the Snapshot's ID, which Pulumi stores in plain text.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] triggers: Any values; a change of one takes a new snapshot of the same sandbox (e.g. after its provisioning changed its files). Default: none.
         """
         pulumi.set(__self__, "sandbox_id", sandbox_id)
+        if mode is not None:
+            pulumi.set(__self__, "mode", mode)
         if name is not None:
             pulumi.set(__self__, "name", name)
         if triggers is not None:
@@ -49,9 +53,21 @@ class SnapshotArgs:
 
     @_builtins.property
     @pulumi.getter
+    def mode(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        What the snapshot keeps: `full` (the service's default) keeps memory and files; `filesystem` keeps only the files (sent as `memory: false`): smaller and faster to take, and sandboxes started from it boot cold, without the sandbox's processes. A change takes a new snapshot. One of `full`, `filesystem`.
+        """
+        return pulumi.get(self, "mode")
+
+    @mode.setter
+    def mode(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "mode", value)
+
+    @_builtins.property
+    @pulumi.getter
     def name(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        A name for the snapshot (`alias` or `alias:tag`), which sandboxes can start from instead of its ID. Default: none (the ID alone). A change takes a new snapshot. Cannot be a secret: it is part of the Snapshot's ID, which Pulumi stores in plain text.
+        A name for the snapshot (`alias` or `alias:tag`), which sandboxes can start from instead of its ID. Default: `<resource name>-<8 hex digits>-<8 hex digits>`, derived from the resource (its key and replacement generation) and from what the snapshot is made from (its other inputs), so that a re-run of an interrupted `up` finds the snapshot it took and adopts it (a snapshot taken by a version before this one keeps no name). A change takes a new snapshot. Cannot be a secret: it is part of the Snapshot's ID, which Pulumi stores in plain text.
         """
         return pulumi.get(self, "name")
 
@@ -78,16 +94,18 @@ class Snapshot(pulumi.CustomResource):
     def __init__(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
+                 mode: pulumi.Input[Optional[_builtins.str]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  sandbox_id: pulumi.Input[Optional[_builtins.str]] = None,
                  triggers: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  __props__=None):
         """
-        A snapshot of a running sandbox: its files and memory at the moment it is taken. A Sandbox whose `templateID` is the snapshot's `snapshotID` starts from it, with those files. The service keeps a snapshot until it is deleted: deleting the resource (or destroying the stack) deletes it, and a replaced snapshot is deleted once its successor exists (first, when it keeps a chosen `name`). The service refuses to delete a snapshot while sandboxes started from it run.
+        A snapshot of a running sandbox: its files and memory at the moment it is taken. A Sandbox whose `templateID` is the snapshot's `snapshotID` starts from it, with those files. The service keeps a snapshot until it is deleted: deleting the resource (or destroying the stack) deletes it, and a replaced snapshot is deleted once its successor exists (first, when it keeps a chosen `name`). The service refuses to delete a snapshot while sandboxes started from it run. Without a `name`, it is named after the resource, so that a re-run of an interrupted `up` adopts the snapshot the interrupted run took instead of taking a second one.
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[_builtins.str] name: A name for the snapshot (`alias` or `alias:tag`), which sandboxes can start from instead of its ID. Default: none (the ID alone). A change takes a new snapshot. Cannot be a secret: it is part of the Snapshot's ID, which Pulumi stores in plain text.
+        :param pulumi.Input[_builtins.str] mode: What the snapshot keeps: `full` (the service's default) keeps memory and files; `filesystem` keeps only the files (sent as `memory: false`): smaller and faster to take, and sandboxes started from it boot cold, without the sandbox's processes. A change takes a new snapshot. One of `full`, `filesystem`.
+        :param pulumi.Input[_builtins.str] name: A name for the snapshot (`alias` or `alias:tag`), which sandboxes can start from instead of its ID. Default: `<resource name>-<8 hex digits>-<8 hex digits>`, derived from the resource (its key and replacement generation) and from what the snapshot is made from (its other inputs), so that a re-run of an interrupted `up` finds the snapshot it took and adopts it (a snapshot taken by a version before this one keeps no name). A change takes a new snapshot. Cannot be a secret: it is part of the Snapshot's ID, which Pulumi stores in plain text.
         :param pulumi.Input[_builtins.str] sandbox_id: The running sandbox to snapshot (a Sandbox's `sandboxID`). It is paused for a moment and resumed under the same ID. A change takes a new snapshot.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] triggers: Any values; a change of one takes a new snapshot of the same sandbox (e.g. after its provisioning changed its files). Default: none.
         """
@@ -98,7 +116,7 @@ class Snapshot(pulumi.CustomResource):
                  args: SnapshotArgs,
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
-        A snapshot of a running sandbox: its files and memory at the moment it is taken. A Sandbox whose `templateID` is the snapshot's `snapshotID` starts from it, with those files. The service keeps a snapshot until it is deleted: deleting the resource (or destroying the stack) deletes it, and a replaced snapshot is deleted once its successor exists (first, when it keeps a chosen `name`). The service refuses to delete a snapshot while sandboxes started from it run.
+        A snapshot of a running sandbox: its files and memory at the moment it is taken. A Sandbox whose `templateID` is the snapshot's `snapshotID` starts from it, with those files. The service keeps a snapshot until it is deleted: deleting the resource (or destroying the stack) deletes it, and a replaced snapshot is deleted once its successor exists (first, when it keeps a chosen `name`). The service refuses to delete a snapshot while sandboxes started from it run. Without a `name`, it is named after the resource, so that a re-run of an interrupted `up` adopts the snapshot the interrupted run took instead of taking a second one.
 
         :param str resource_name: The name of the resource.
         :param SnapshotArgs args: The arguments to use to populate this resource's properties.
@@ -115,6 +133,7 @@ class Snapshot(pulumi.CustomResource):
     def _internal_init(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
+                 mode: pulumi.Input[Optional[_builtins.str]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  sandbox_id: pulumi.Input[Optional[_builtins.str]] = None,
                  triggers: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
@@ -127,6 +146,7 @@ class Snapshot(pulumi.CustomResource):
                 raise TypeError('__props__ is only valid when passed in combination with a valid opts.id to get an existing resource')
             __props__ = SnapshotArgs.__new__(SnapshotArgs)
 
+            __props__.__dict__["mode"] = mode
             __props__.__dict__["name"] = name
             if sandbox_id is None and not opts.urn:
                 raise TypeError("Missing required property 'sandbox_id'")
@@ -134,7 +154,7 @@ class Snapshot(pulumi.CustomResource):
             __props__.__dict__["triggers"] = triggers
             __props__.__dict__["names"] = None
             __props__.__dict__["snapshot_id"] = None
-        replace_on_changes = pulumi.ResourceOptions(replace_on_changes=["name", "sandboxID", "triggers.*"])
+        replace_on_changes = pulumi.ResourceOptions(replace_on_changes=["mode", "name", "sandboxID", "triggers.*"])
         opts = pulumi.ResourceOptions.merge(opts, replace_on_changes)
         super(Snapshot, __self__).__init__(
             'sandbox:index:Snapshot',
@@ -158,6 +178,7 @@ class Snapshot(pulumi.CustomResource):
 
         __props__ = SnapshotArgs.__new__(SnapshotArgs)
 
+        __props__.__dict__["mode"] = None
         __props__.__dict__["name"] = None
         __props__.__dict__["names"] = None
         __props__.__dict__["sandbox_id"] = None
@@ -167,9 +188,17 @@ class Snapshot(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter
+    def mode(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        What the snapshot keeps: `full` (the service's default) keeps memory and files; `filesystem` keeps only the files (sent as `memory: false`): smaller and faster to take, and sandboxes started from it boot cold, without the sandbox's processes. A change takes a new snapshot. One of `full`, `filesystem`.
+        """
+        return pulumi.get(self, "mode")
+
+    @_builtins.property
+    @pulumi.getter
     def name(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        A name for the snapshot (`alias` or `alias:tag`), which sandboxes can start from instead of its ID. Default: none (the ID alone). A change takes a new snapshot. Cannot be a secret: it is part of the Snapshot's ID, which Pulumi stores in plain text.
+        A name for the snapshot (`alias` or `alias:tag`), which sandboxes can start from instead of its ID. Default: `<resource name>-<8 hex digits>-<8 hex digits>`, derived from the resource (its key and replacement generation) and from what the snapshot is made from (its other inputs), so that a re-run of an interrupted `up` finds the snapshot it took and adopts it (a snapshot taken by a version before this one keeps no name). A change takes a new snapshot. Cannot be a secret: it is part of the Snapshot's ID, which Pulumi stores in plain text.
         """
         return pulumi.get(self, "name")
 
@@ -177,7 +206,7 @@ class Snapshot(pulumi.CustomResource):
     @pulumi.getter
     def names(self) -> pulumi.Output[Sequence[_builtins.str]]:
         """
-        The snapshot's names: none, or `<team>/<alias>` when named.
+        The snapshot's names: `<team>/<alias>` (its `name`, or the one given when `name` is left out), or none for a snapshot taken unnamed by a version before that.
         """
         return pulumi.get(self, "names")
 

@@ -98,7 +98,7 @@ class TemplateTag(pulumi.CustomResource):
                  template: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
         """
-        A tag of a template (`prod`) pointed at the build another tag names (`v5`). Changing `target` moves the tag with one call and builds nothing, so a stack can roll a tested build forward and back; sandboxes created from `alias:prod` start from the build it points to. A tag of that name that already exists is refused unless `takeOver` is set. Deleting it removes the tag, never a build.
+        A tag of a template (`prod`) pointed at the build another tag names (`v5`). Changing `target` moves the tag with one call and builds nothing, so a stack can roll a tested build forward and back; sandboxes created from `alias:prod` start from the build it points to. A tag of that name that already exists is refused unless `takeOver` is set, or an interrupted create of this resource set it (it is then taken as this resource's). Deleting it removes the tag, never a build.
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
@@ -114,7 +114,7 @@ class TemplateTag(pulumi.CustomResource):
                  args: TemplateTagArgs,
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
-        A tag of a template (`prod`) pointed at the build another tag names (`v5`). Changing `target` moves the tag with one call and builds nothing, so a stack can roll a tested build forward and back; sandboxes created from `alias:prod` start from the build it points to. A tag of that name that already exists is refused unless `takeOver` is set. Deleting it removes the tag, never a build.
+        A tag of a template (`prod`) pointed at the build another tag names (`v5`). Changing `target` moves the tag with one call and builds nothing, so a stack can roll a tested build forward and back; sandboxes created from `alias:prod` start from the build it points to. A tag of that name that already exists is refused unless `takeOver` is set, or an interrupted create of this resource set it (it is then taken as this resource's). Deleting it removes the tag, never a build.
 
         :param str resource_name: The name of the resource.
         :param TemplateTagArgs args: The arguments to use to populate this resource's properties.
