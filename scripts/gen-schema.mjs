@@ -18,7 +18,8 @@ export function generate(root, outDir) {
   try {
     const { buildSchema, configTable, renderReference, spliceReference } = createRequire(import.meta.url)(join(builder, "provider", "schema", "build.js"));
     const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
-    const schema = buildSchema({ version: pkg.version, description: pkg.description, license: pkg.license });
+    // The whole package.json: the schema takes its version, description, license and repository (provider/schema/release.ts).
+    const schema = buildSchema(pkg);
     const readme = spliceReference(readFileSync(join(root, "README.md"), "utf8"), renderReference(schema));
     writeFileSync(join(outDir, "schema.json"), `${JSON.stringify(schema, null, 2)}\n`);
     writeFileSync(join(outDir, "README.md"), readme);

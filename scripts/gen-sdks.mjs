@@ -24,18 +24,20 @@ export function generate(root, outDir) {
   const sdks = join(outDir, "sdks");
   rmSync(sdks, { recursive: true, force: true });
   execFileSync(tool, [join(outDir, "schema.json"), sdks, ...LANGUAGES], { stdio: ["ignore", "inherit", "inherit"] });
-  writeGoMod(root, join(sdks, "go"));
-  writeReadmes(sdks, JSON.parse(readFileSync(join(outDir, "schema.json"), "utf8")), LANGUAGES);
+  const schema = JSON.parse(readFileSync(join(outDir, "schema.json"), "utf8"));
+  writeGoMod(root, join(sdks, "go"), schema.language.go.modulePath);
+  writeReadmes(sdks, schema, LANGUAGES);
 }
 
 /**
- * The Go SDK as a module of its own (`pulumi-sandbox/sdks/go`, the schema's importBasePath less the
- * package), so a Go program uses it with `replace pulumi-sandbox/sdks/go => <path>` (examples/go-sandbox).
+ * The Go SDK as a module of its own: `modulePath` (the schema's, from package.json's `repository`:
+ * provider/schema/release.ts), the repository's folder sdks/go, which `go get` resolves from the tag
+ * `sdks/go/v<version>` once published; `npm run dist` puts it in a module proxy's layout (release/goproxy).
  * Pulumi's generator writes a go.mod only for "support pack" schemas, which change every SDK's layout.
  */
-function writeGoMod(root, goDir) {
+function writeGoMod(root, goDir, modulePath) {
   const version = createRequire(join(root, "package.json"))("@pulumi/pulumi/package.json").version;
-  writeFileSync(join(goDir, "go.mod"), `module pulumi-sandbox/sdks/go\n\ngo 1.25\n\nrequire github.com/pulumi/pulumi/sdk/v3 v${version}\n`);
+  writeFileSync(join(goDir, "go.mod"), `module ${modulePath}\n\ngo 1.25\n\nrequire github.com/pulumi/pulumi/sdk/v3 v${version}\n`);
 }
 
 function ensureTool(root) {

@@ -4,7 +4,7 @@ go 1.25.11
 
 require (
 	github.com/pulumi/pulumi/sdk/v3 v3.259.0
-	pulumi-sandbox/sdks/go v0.0.0
+	github.com/pulumi-sandbox/pulumi-sandbox/sdks/go v0.0.0
 )
 
 require (
@@ -119,5 +119,6 @@ require (
 	lukechampine.com/frand v1.4.2 // indirect
 )
 
-// The generated SDK, from this repository (not published).
-replace pulumi-sandbox/sdks/go => ../../sdks/go
+// The generated SDK of this checkout, as the suite tests it. A program outside the repository requires
+// the released module instead, with no replace (docs/installation-configuration.md).
+replace github.com/pulumi-sandbox/pulumi-sandbox/sdks/go => ../../sdks/go

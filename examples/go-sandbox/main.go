@@ -6,7 +6,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
 
-	"pulumi-sandbox/sdks/go/sandbox"
+	"github.com/pulumi-sandbox/pulumi-sandbox/sdks/go/sandbox"
 )
 
 func main() {

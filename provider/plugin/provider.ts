@@ -3,8 +3,6 @@
  * (../runtime/index.ts), the same code the dynamic provider runs. Each method translates the engine's
  * request (./adapter.ts) and the runtime's answer, and does nothing else.
  */
-import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
 import type { Provider } from "@pulumi/pulumi/provider";
 import * as runtime from "../runtime/index";
 import { VERSION } from "../runtime/migrate";
@@ -12,18 +10,16 @@ import { fromRuntime, importedInputs, importedState, kindOf, toRuntime, withKnow
 import { invoke } from "./invoke";
 import { oldInputs } from "./old-inputs";
 import { cancelAll } from "./operation";
+import { schemaText } from "./schema-text";
 import { keyFor } from "./stack-instance";
 
 type Obj = Record<string, unknown>;
-
-/** The package root, found the way the runtime finds its version (by the package's own name). */
-const ROOT = dirname(require.resolve("pulumi-sandbox/package.json"));
 
 export const plugin: Provider = {
   version: VERSION,
 
   // schema.json is generated from the specs (`npm run gen`); the plugin serves it as it is.
-  getSchema: async () => readFileSync(join(ROOT, "schema.json"), "utf8"),
+  getSchema: async () => schemaText(),
 
   async check(urn, olds, news) {
     const kind = kindOf(urn);

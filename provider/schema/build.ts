@@ -10,7 +10,8 @@ import { INTERNAL_INPUTS, type ResourceSpec } from "../spec";
 import { KINDS, SPECS as REGISTRY } from "../kinds";
 import { ObjectTypes, type JsonSchema, type ObjectTypeSpec, type PropertySpec } from "./convert";
 import { functionsOf } from "./functions";
-import { LANGUAGES } from "./languages";
+import { languages } from "./languages";
+import { releaseOf, type PackageJson } from "./release";
 import type { PackageSchema, ResourceSchema } from "./package-schema";
 
 export type { FunctionSchema, PackageSchema, ResourceSchema } from "./package-schema";
@@ -20,12 +21,8 @@ export { configTable, renderReference, spliceReference, dynamicType } from "./re
 export const PACKAGE = "sandbox";
 export const SPECS: readonly ResourceSpec[] = KINDS.map((kind) => REGISTRY[kind]);
 
-/** What the schema takes from package.json. */
-export interface PackageInfo {
-  version: string;
-  description: string;
-  license?: string;
-}
+/** What the schema takes from package.json: its version, description, license and where releases are published (./release.ts). */
+export type PackageInfo = PackageJson;
 
 /**
  * Docs of each stack config key, by key: the type makes tsc fail when CONFIG_KEYS gains or loses a key.
@@ -68,6 +65,7 @@ const CONFIG_DOCS: Record<(typeof CONFIG_KEYS)[keyof typeof CONFIG_KEYS], Omit<P
 };
 
 export function buildSchema(pkg: PackageInfo): PackageSchema {
+  const release = releaseOf(pkg);
   const types = new ObjectTypes(PACKAGE);
   const resources: Record<string, ResourceSchema> = {};
   for (const spec of [...SPECS].sort((a, b) => byName(a.kind, b.kind))) {
@@ -80,12 +78,14 @@ export function buildSchema(pkg: PackageInfo): PackageSchema {
     description: pkg.description,
     version: pkg.version,
     ...(pkg.license ? { license: pkg.license } : {}),
+    repository: release.repository,
+    pluginDownloadURL: release.pluginDownloadURL,
     keywords: ["pulumi", "e2b", "sandbox", "category/cloud"],
     config: { variables: configVariables() },
     types: Object.fromEntries([...types.types].sort(([a], [b]) => byName(a, b))),
     resources,
     functions,
-    language: LANGUAGES,
+    language: languages(release.goModule),
   };
 }
 

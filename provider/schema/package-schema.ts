@@ -27,6 +27,10 @@ export interface PackageSchema {
   description: string;
   version: string;
   license?: string;
+  /** The package's sources (./release.ts). */
+  repository: string;
+  /** Where the engine downloads the plugin of this version (./release.ts). */
+  pluginDownloadURL: string;
   keywords: string[];
   config: { variables: Record<string, PropertySpec> };
   types: Record<string, ObjectTypeSpec>;

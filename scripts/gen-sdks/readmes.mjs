@@ -1,32 +1,30 @@
 // The README of each generated SDK (called by scripts/gen-sdks.mjs after Pulumi's generators, whose own
-// READMEs hold only the schema's description): how to install it, how the engine finds the plugin it
-// needs, and the example that uses it. The SDKs are not published to a registry, so each is installed
-// from a checkout of the repository; the paths below are those its examples use.
+// READMEs hold only the schema's description): how to install it, released or built locally
+// (`npm run dist`), how the engine gets the plugin it needs, and the example that uses it. Versions,
+// module path and download address are the schema's (from package.json: provider/schema/release.ts).
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-const PLUGIN = [
+const PLUGIN = (schema) => [
   "## The plugin",
   "",
-  "The SDK calls the native provider plugin `pulumi-resource-sandbox`, shipped in the npm package `pulumi-sandbox`",
-  "(`bin/`). Name its folder in your project's Pulumi.yaml:",
+  `The SDK calls the native provider plugin \`pulumi-resource-sandbox\` v${schema.version}. The engine downloads it by`,
+  `itself from the release (the schema's \`pluginDownloadURL\`, \`${schema.pluginDownloadURL}\`): an archive per platform`,
+  "holding the plugin and the Node.js it runs on, so the machine needs no Node.js. Offline, or for a local build",
+  "(`npm run dist` in a checkout writes the archives into `release/`), install the archive of your platform:",
   "",
-  "```yaml",
-  "plugins:",
-  "  providers:",
-  "    - name: sandbox",
-  "      path: <checkout or node_modules/pulumi-sandbox>/bin",
+  "```sh",
+  `pulumi plugin install resource sandbox ${schema.version} --file pulumi-resource-sandbox-v${schema.version}-linux-amd64.tar.gz`,
   "```",
   "",
-  "or install it into Pulumi's plugin cache with `node <package>/scripts/install-plugin.mjs`. Its configuration",
-  "(`sandbox:apiKey`, ...) is in the repository's docs/installation-configuration.md.",
+  "Its configuration (`sandbox:apiKey`, ...) is in the repository's docs/installation-configuration.md.",
 ];
 
 const INSTALL = {
   nodejs: (schema) => [
     "## Install",
     "",
-    "From a checkout of the repository, build it, then add the build to your project:",
+    "This SDK is not published: build it from a checkout of the repository, then add the build to your project:",
     "",
     "```sh",
     "cd sdks/nodejs && npm install && npm run build && cp package.json bin/",
@@ -37,21 +35,24 @@ const INSTALL = {
     `import * as sandbox from "${schema.language.nodejs.packageName}";`,
     "```",
     "",
-    "A TypeScript program can use the package `pulumi-sandbox` instead (`npm install pulumi-sandbox`): the same",
+    "A TypeScript program usually takes the package `pulumi-sandbox` instead (`npm install pulumi-sandbox`): the same",
     "resources as dynamic resources, with no plugin. This SDK is for programs that want the plugin.",
   ],
   python: (schema) => [
     "## Install",
     "",
-    "Add the SDK's folder of a checkout of the repository to your project's `requirements.txt`, with the",
-    "`pulumi` the repository pins (as `examples/python-team/requirements.txt` does):",
+    "A released version, from PyPI, in your project's virtualenv:",
     "",
-    "```",
-    "pulumi==3.259.0",
-    "<checkout>/sdks/python",
+    "```sh",
+    `pip install ${schema.language.python.packageName}==${schema.version}`,
     "```",
     "",
-    "then `pip install -r requirements.txt` in the project's virtualenv, and:",
+    "A local build: `npm run dist` in a checkout writes the wheel into `release/`; pip takes it from there and",
+    "the SDK's dependencies (`pulumi`, ...) from PyPI:",
+    "",
+    "```sh",
+    `pip install --find-links <checkout>/release ${schema.language.python.packageName}==${schema.version}`,
+    "```",
     "",
     "```python",
     `import ${schema.language.python.packageName} as sandbox`,
@@ -60,12 +61,17 @@ const INSTALL = {
   go: (schema) => [
     "## Install",
     "",
-    "The SDK is the Go module `pulumi-sandbox/sdks/go`. Require it and point it at a checkout of the",
-    "repository in your `go.mod` (as `examples/go-sandbox/go.mod` does), then `go mod tidy`:",
+    `The SDK is the Go module \`${schema.language.go.modulePath}\`. A released version:`,
     "",
+    "```sh",
+    `go get ${schema.language.go.modulePath}@v${schema.version}`,
     "```",
-    "require pulumi-sandbox/sdks/go v0.0.0",
-    "replace pulumi-sandbox/sdks/go => <checkout>/sdks/go",
+    "",
+    "A local build: `npm run dist` in a checkout writes the module into `release/goproxy`, in a module proxy's",
+    "layout. Put it first in `GOPROXY`, and keep the checksum database out of it (it knows only published versions):",
+    "",
+    "```sh",
+    `GOPROXY=file://<checkout>/release/goproxy,https://proxy.golang.org GONOSUMDB=${schema.language.go.modulePath} go get ${schema.language.go.modulePath}@v${schema.version}`,
     "```",
     "",
     "```go",
@@ -88,7 +94,7 @@ export function writeReadmes(sdks, schema, languages) {
       "",
       ...INSTALL[language](schema),
       "",
-      ...PLUGIN,
+      ...PLUGIN(schema),
       "",
       `A whole program using it: \`${EXAMPLE[language]}\` in the repository.`,
       "",

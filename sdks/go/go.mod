@@ -1,4 +1,4 @@
-module pulumi-sandbox/sdks/go
+module github.com/pulumi-sandbox/pulumi-sandbox/sdks/go
 
 go 1.25
 

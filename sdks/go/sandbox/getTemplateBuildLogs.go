@@ -7,8 +7,8 @@ import (
 	"context"
 	"reflect"
 
+	"github.com/pulumi-sandbox/pulumi-sandbox/sdks/go/sandbox/internal"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-	"pulumi-sandbox/sdks/go/sandbox/internal"
 )
 
 // The whole log of one build of a template of the team (by ID or alias), oldest first, every page of it.

@@ -7,8 +7,8 @@ import (
 	"context"
 	"reflect"
 
+	"github.com/pulumi-sandbox/pulumi-sandbox/sdks/go/sandbox/internal"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-	"pulumi-sandbox/sdks/go/sandbox/internal"
 )
 
 // A sandbox created from a template, optionally provisioned by commands. Sandboxes expire: after `timeoutSeconds` seconds (service default 15) a sandbox is killed, or paused with `autoPause`. `pulumi refresh` then finds an expired sandbox gone and the next `pulumi up` creates it again. With `forkFrom`, it is a fork of a running sandbox (POST /sandboxes/{id}/fork), which takes its parent's settings.

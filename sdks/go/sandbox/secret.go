@@ -8,8 +8,8 @@ import (
 	"reflect"
 
 	"errors"
+	"github.com/pulumi-sandbox/pulumi-sandbox/sdks/go/sandbox/internal"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-	"pulumi-sandbox/sdks/go/sandbox/internal"
 )
 
 // A team secret: a value the service keeps and never returns (only its metadata). The value is secret everywhere in Pulumi (state, previews, logs). A new `value` or `metadata` writes a new version of the same secret; a new `name` replaces it. Deleting the resource deletes the secret. The service offers secrets behind a feature flag. A Sandbox refers to one by name in a header value of its `network.rules` (`${e2b.secrets.<name>}`): the service puts the value in the sandbox's matching outgoing requests, and it never enters the sandbox.

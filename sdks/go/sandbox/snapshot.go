@@ -8,8 +8,8 @@ import (
 	"reflect"
 
 	"errors"
+	"github.com/pulumi-sandbox/pulumi-sandbox/sdks/go/sandbox/internal"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-	"pulumi-sandbox/sdks/go/sandbox/internal"
 )
 
 // A snapshot of a running sandbox: its files and memory at the moment it is taken. A Sandbox whose `templateID` is the snapshot's `snapshotID` starts from it, with those files. The service keeps a snapshot until it is deleted: deleting the resource (or destroying the stack) deletes it, and a replaced snapshot is deleted once its successor exists (first, when it keeps a chosen `name`). The service refuses to delete a snapshot while sandboxes started from it run. Without a `name`, it is named after the resource, so that a re-run of an interrupted `up` adopts the snapshot the interrupted run took instead of taking a second one.

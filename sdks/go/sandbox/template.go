@@ -8,8 +8,8 @@ import (
 	"reflect"
 
 	"errors"
+	"github.com/pulumi-sandbox/pulumi-sandbox/sdks/go/sandbox/internal"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-	"pulumi-sandbox/sdks/go/sandbox/internal"
 )
 
 // A sandbox template built from a Dockerfile and a local build context. By default it builds through the service's current build system with the API key alone: the Dockerfile becomes build steps at preview, and only the COPY files the service lacks are uploaded. `buildSystem: "v1"` uses the legacy endpoints, which need an access token (`sandbox:accessToken`). The build's log lines are shown as they come; a failed build is recorded and rebuilt by the next `pulumi up`.

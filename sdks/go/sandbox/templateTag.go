@@ -8,8 +8,8 @@ import (
 	"reflect"
 
 	"errors"
+	"github.com/pulumi-sandbox/pulumi-sandbox/sdks/go/sandbox/internal"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-	"pulumi-sandbox/sdks/go/sandbox/internal"
 )
 
 // A tag of a template (`prod`) pointed at the build another tag names (`v5`). Changing `target` moves the tag with one call and builds nothing, so a stack can roll a tested build forward and back; sandboxes created from `alias:prod` start from the build it points to. A tag of that name that already exists is refused unless `takeOver` is set, or an interrupted create of this resource set it (it is then taken as this resource's). Deleting it removes the tag, never a build.

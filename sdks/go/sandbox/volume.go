@@ -7,8 +7,8 @@ import (
 	"context"
 	"reflect"
 
+	"github.com/pulumi-sandbox/pulumi-sandbox/sdks/go/sandbox/internal"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-	"pulumi-sandbox/sdks/go/sandbox/internal"
 )
 
 // A persistent team volume, mounted into sandboxes by name, optionally seeded from a local directory (`content`). The service cannot rename a volume: a new `name` replaces it, and **replacing or deleting a volume loses its data**. Guard volumes that hold data with the `protect` or `retainOnDelete` resource options.

@@ -4,9 +4,9 @@
 package config
 
 import (
+	"github.com/pulumi-sandbox/pulumi-sandbox/sdks/go/sandbox/internal"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
-	"pulumi-sandbox/sdks/go/sandbox/internal"
 )
 
 var _ = internal.GetEnvOrDefault
