@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 /**
  * `npm run contract`: runs the suites with every emulator answer checked against the service's
- * specs (test/contract/), then prints the coverage tables kept in README.md ("Contract with the
- * service"): each operation of the platform, envd HTTP and volume content specs, whether the emulator
- * serves it, the statuses it answered and the test files whose emulators answered it.
+ * specs (test/contract/), then prints the coverage tables kept in docs/service-contract.md: each
+ * operation of the platform, envd HTTP and volume content specs, whether the emulator serves it,
+ * the statuses it answered and the test files whose emulators answered it.
  *
  *   npm run contract                 unit, sdk, emulator, provider and contract suites (not e2e)
  *   npm run contract -- --all        every suite, e2e included (slow: the real Pulumi engine)

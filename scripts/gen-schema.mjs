@@ -1,29 +1,40 @@
 // The schema step of `npm run gen` (called by scripts/gen.mjs): provider specs -> schema.json and the
-// generated reference section of README.md. The specs are TypeScript, so this compiles the schema
-// builder (provider/schema/build.ts and what it imports, nothing else) into a private temp folder and
-// loads it from there. Not into dist/: other tests load dist/ while the drift test runs, and a
-// half-written dist/ would break them; and a type error elsewhere in the project must not stop gen.
+// generated reference sections of the docs pages (each kind's docs/<kind>.md, docs/lookups.md,
+// docs/configuration.md, docs/reruns-and-identity.md: provider/schema/reference.ts). The specs are
+// TypeScript, so this compiles the schema builder (provider/schema/build.ts and what it imports, nothing
+// else) into a private temp folder and loads it from there. Not into dist/: other tests load dist/ while
+// the drift test runs, and a half-written dist/ would break them; and a type error elsewhere in the
+// project must not stop gen.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { join } from "node:path";
-import { generate as generateDocs } from "./gen-docs.mjs";
+import { dirname, join } from "node:path";
+import { DOC_FILES, generate as generateDocs } from "./gen-docs.mjs";
 
 /**
- * Writes `<outDir>/schema.json`, `<outDir>/README.md` (`<root>/README.md` with its reference regenerated) and
- * the registry pages (./gen-docs.mjs), whose config table is the README's.
+ * Writes `<outDir>/schema.json`, each page of the reference (`<root>`'s page with its section
+ * regenerated; a kind's page that does not exist yet starts as its title and the section) and the
+ * registry pages (./gen-docs.mjs), whose config table is the reference's. Returns the files written
+ * besides schema.json, relative to `outDir`.
  */
 export function generate(root, outDir) {
   const builder = compileBuilder(root);
   try {
-    const { buildSchema, configTable, renderReference, spliceReference } = createRequire(import.meta.url)(join(builder, "provider", "schema", "build.js"));
+    const { buildSchema, configTable, renderReference, spliceReference, startPage } = createRequire(import.meta.url)(join(builder, "provider", "schema", "build.js"));
     const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
     // The whole package.json: the schema takes its version, description, license and repository (provider/schema/release.ts).
     const schema = buildSchema(pkg);
-    const readme = spliceReference(readFileSync(join(root, "README.md"), "utf8"), renderReference(schema));
     writeFileSync(join(outDir, "schema.json"), `${JSON.stringify(schema, null, 2)}\n`);
-    writeFileSync(join(outDir, "README.md"), readme);
+    const pages = renderReference(schema).map(({ file, section, kind }) => {
+      const committed = join(root, file);
+      if (!kind && !existsSync(committed)) throw new Error(`gen-schema: ${file} is missing; it holds a reference section between markers, so restore it`);
+      const page = existsSync(committed) ? readFileSync(committed, "utf8") : startPage(kind);
+      mkdirSync(dirname(join(outDir, file)), { recursive: true });
+      writeFileSync(join(outDir, file), spliceReference(page, section, file));
+      return file;
+    });
     generateDocs(root, outDir, configTable(schema));
+    return [...pages, ...DOC_FILES];
   } finally {
     rmSync(builder, { recursive: true, force: true });
   }

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm run gen`: regenerates every generated file of the project from its source of truth.
 //   proto/*.proto            -> sdk/gen/**/*_pb.ts       (protoc-gen-es through buf, all local)
-//   provider kinds (zod)     -> schema.json, README reference   (scripts/gen-schema.mjs, when present)
+//   provider kinds (zod)     -> schema.json, the reference of docs/<kind>.md, docs/lookups.md, docs/configuration.md,
+//                               docs/reruns-and-identity.md   (scripts/gen-schema.mjs, when present)
 //   examples/, schema.json   -> docs/_index.md, docs/installation-configuration.md (their generated parts: scripts/gen-docs.mjs)
 //   provider kinds (zod)     -> provider/classes.ts, class-shapes.ts  (scripts/gen-class-shapes.mjs)
 //   schema.json              -> sdks/{nodejs,python,go}   (scripts/gen-sdks.mjs: Pulumi's generators, needs Go)
@@ -50,8 +51,8 @@ async function main() {
   const schemaStep = join(root, "scripts", "gen-schema.mjs");
   if (existsSync(schemaStep)) {
     const { generate } = await import(schemaStep);
-    const { DOC_FILES } = await import(join(root, "scripts", "gen-docs.mjs"));
-    steps.push({ name: "schema", files: ["schema.json", "README.md", ...DOC_FILES], run: (out) => generate(root, out) });
+    // Its other files (the docs pages it writes, one per kind among them) are the ones it returns.
+    steps.push({ name: "schema", files: ["schema.json"], run: (out) => generate(root, out) });
   }
   const shapesStep = join(root, "scripts", "gen-class-shapes.mjs");
   if (existsSync(shapesStep)) {
@@ -72,15 +73,16 @@ async function main() {
   const drift = [];
   try {
     for (const step of steps) {
-      await step.run(out);
+      const written = await step.run(out);
       if (step.dir) {
         const want = snapshot(join(out, step.dir));
         const have = snapshot(join(root, step.dir));
         for (const [f, text] of want) if (have.get(f) !== text) drift.push(join(step.dir, f));
         for (const f of have.keys()) if (!want.has(f)) drift.push(`${join(step.dir, f)} (not generated)`);
       }
-      for (const f of step.files ?? []) {
-        if (readFileSync(join(out, f), "utf8") !== readFileSync(join(root, f), "utf8")) drift.push(f);
+      for (const f of [...(step.files ?? []), ...(Array.isArray(written) ? written : [])]) {
+        if (!existsSync(join(root, f))) drift.push(`${f} (missing)`);
+        else if (readFileSync(join(out, f), "utf8") !== readFileSync(join(root, f), "utf8")) drift.push(f);
       }
     }
   } finally {

@@ -16,7 +16,7 @@ import type { PackageSchema, ResourceSchema } from "./package-schema";
 
 export type { FunctionSchema, PackageSchema, ResourceSchema } from "./package-schema";
 
-export { configTable, renderReference, spliceReference, dynamicType } from "./reference";
+export { configTable, renderReference, spliceReference, dynamicType, kindPage, startPage, type ReferenceSection } from "./reference";
 
 export const PACKAGE = "sandbox";
 export const SPECS: readonly ResourceSpec[] = KINDS.map((kind) => REGISTRY[kind]);

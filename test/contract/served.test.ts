@@ -102,14 +102,13 @@ test("a path the spec does not have is still a plain 404", async () => {
   expect(await res.json()).toEqual({ code: 404, message: "no route for GET /no-such-thing" });
 });
 
-test("README's contract tables list each operation of the specs, served as the emulator serves it", () => {
-  const readme = readFileSync(join(__dirname, "..", "..", "README.md"), "utf8");
-  const section = readme.slice(readme.indexOf("## Contract with the service"));
+test("the contract tables of docs/service-contract.md list each operation of the specs, served as the emulator serves it", () => {
+  const section = readFileSync(join(__dirname, "..", "..", "docs", "service-contract.md"), "utf8");
   const rows = [...section.matchAll(/^\| `((?:envd )?[A-Z]+ [^`]+)` \| ([^|]+) \|/gm)].map((m) => [m[1], m[2]!.trim()]);
   const expected = [
     ...operations.map((op) => [op, UNSERVED_OPERATIONS.includes(op) ? "no (501)" : "yes"]),
     ...envdOperations.map((op) => [`envd ${op}`, UNSERVED_ENVD_OPERATIONS.includes(op) ? "no (501)" : "yes"]),
     ...volumeOperations.map((op) => [op, "yes"]),
   ];
-  expect(rows, "regenerate the table with `npm run contract` and paste it into README.md").toEqual(expected);
+  expect(rows, "regenerate the table with `npm run contract` and paste it into docs/service-contract.md").toEqual(expected);
 });

@@ -2,9 +2,10 @@
  * Adding a resource is one folder and one registry line (CONTRIBUTING.md, "Adding a resource"). In a
  * copy of the project, the fixture kind `Note` (./fixtures/note/: a spec, handlers on a directory of
  * JSON files, a derivation) is copied to provider/kinds/note/ and listed in provider/kinds/index.ts,
- * and nothing else is edited by hand. Then `npm run gen`'s steps give it a class and a place in
- * schema.json and the README reference, and both front ends serve it over gRPC as the engine drives
- * them: the dynamic provider in @pulumi/pulumi's host, and the native plugin.
+ * and nothing else is edited by hand. Then `npm run gen`'s steps give it a class, a place in
+ * schema.json and its page (docs/note.md, started with its reference), and both front ends serve it
+ * over gRPC as the engine drives them: the dynamic provider in @pulumi/pulumi's host, and the native
+ * plugin.
  */
 import { execFileSync } from "node:child_process";
 import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -78,7 +79,7 @@ describe("a kind added as a folder and a registry line", () => {
     expect(typecheck(copy, ["wrong.ts"])).toMatch(/wrong\.ts.*'txt' does not exist/);
   }, 120_000);
 
-  test("is in schema.json and the README reference, with its spec's docs and replace rule", async () => {
+  test("is in schema.json and on its own page, started with the reference, with its spec's docs and replace rule", async () => {
     const out = mkdtempSync(join(tmpdir(), "kind-folder-gen-"));
     try {
       (await genStep(copy, "gen-schema.mjs")).generate(copy, out);
@@ -87,7 +88,9 @@ describe("a kind added as a folder and a registry line", () => {
       expect(note.inputProperties.title).toMatchObject({ type: "string", replaceOnChanges: true });
       expect(note.inputProperties.text.replaceOnChanges).toBeUndefined();
       expect(note.properties.noteID).toMatchObject({ type: "string" });
-      expect(readFileSync(join(out, "README.md"), "utf8")).toMatch(/\| `title` \| string \|.*The note's title/);
+      const page = readFileSync(join(out, "docs", "note.md"), "utf8");
+      expect(page).toMatch(/^# Note\n\n<!-- BEGIN GENERATED REFERENCE -->/);
+      expect(page).toMatch(/\| `title` \| string \|.*The note's title/);
     } finally {
       rmSync(out, { recursive: true, force: true });
     }
@@ -96,7 +99,7 @@ describe("a kind added as a folder and a registry line", () => {
 
 describe("the tests that cover every kind", () => {
   // Run in the copy, unedited: a list of kinds written out in one of them (as schema.test.ts once had)
-  // fails here, since the Note is in none. The copy's schema.json and README are regenerated first,
+  // fails here, since the Note is in none. The copy's schema.json and docs pages are regenerated first,
   // as `npm run gen` would.
   const COVERING = ["test/unit/schema.test.ts"];
 

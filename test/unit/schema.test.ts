@@ -1,5 +1,6 @@
 // schema.json is the package's published contract: it must be a valid Pulumi package schema, say what
-// the specs say (every input, secret, replacement, default), and the README reference must be its
+// the specs say (every input, secret, replacement, default), and the reference sections of the docs
+// pages (each kind's page, docs/lookups.md, docs/configuration.md, docs/reruns-and-identity.md) must be its
 // rendering. Expectations are derived from the specs where they can be, so a new field is checked too.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -11,7 +12,7 @@ import * as classes from "../../provider/classes";
 import { KINDS } from "../../provider/kinds";
 import { buildSchema, dynamicType, renderReference, spliceReference, SPECS, type PackageInfo, type PackageSchema } from "../../provider/schema/build";
 import { ObjectTypes, type PropertySpec } from "../../provider/schema/convert";
-import { BEGIN, END } from "../../provider/schema/reference";
+import { BEGIN, END, kindPage } from "../../provider/schema/reference";
 import { INTERNAL_INPUTS, type ResourceSpec } from "../../provider/spec";
 import { resolveOptions } from "../../sdk/config";
 import { LOOKUPS } from "../../provider/lookup-shapes";
@@ -244,22 +245,39 @@ describe("config variables", () => {
   });
 });
 
-describe("README reference", () => {
-  const readme = readFileSync(join(root, "README.md"), "utf8");
+describe("the reference of the docs pages", () => {
+  const sections = renderReference(schema);
+  const sectionOf = (file: string) => sections.find((s) => s.file === file)?.section ?? "";
 
-  test("is the rendering of schema.json, between the markers", () => {
-    const section = readme.slice(readme.indexOf(BEGIN), readme.indexOf(END) + END.length);
-    expect(section).toBe(renderReference(schema));
-    expect(section).toContain("| `name` | string |  |  | yes |  | Name of the volume");
-    expect(section).toContain("| `sandbox:apiKey` | `E2B_API_KEY` |  | yes |");
-    expect(section).toContain("| `sandbox:index:Template` | `pulumi-nodejs:dynamic/sandbox:Template` | `Template` |");
+  test("each page holds its rendering of schema.json, between the markers", () => {
+    expect(sections.map((s) => s.file)).toEqual([...Object.keys(schema.resources).map((t) => kindPage(t.split(":")[2]!)), "docs/lookups.md", "docs/configuration.md", "docs/reruns-and-identity.md"]);
+    for (const { file, section } of sections) {
+      const page = readFileSync(join(root, file), "utf8");
+      expect(page.slice(page.indexOf(BEGIN), page.indexOf(END) + END.length), `${file} (run \`npm run gen\`)`).toBe(section);
+    }
+    expect(sectionOf("docs/volume.md")).toContain("| `name` | string |  |  | yes |  | Name of the volume");
+    expect(sectionOf("docs/configuration.md")).toContain("| `sandbox:apiKey` | `E2B_API_KEY` |  | yes |");
+    expect(sectionOf("docs/reruns-and-identity.md")).toContain("| `sandbox:index:Template` | `pulumi-nodejs:dynamic/sandbox:Template` | `Template` |");
+  });
+
+  test("every kind has its page, and every type a heading on the pages whose tables link to it", () => {
+    expect(KINDS.map(kindPage).filter((file) => !sections.some((s) => s.file === file))).toEqual([]);
+    expect(kindPage("TemplateTag")).toBe("docs/template-tag.md");
+    expect(kindPage("SandboxFleet")).toBe("docs/sandbox-fleet.md");
+    for (const { file, section } of sections) {
+      const headings = new Set([...section.matchAll(/^#{2,4} (\w+)$/gm)].map((m) => m[1]!.toLowerCase()));
+      const linked = [...section.matchAll(/\]\(#(\w+)\)/g)].map((m) => m[1]!);
+      expect(linked.filter((anchor) => !headings.has(anchor)), file).toEqual([]);
+    }
+    const shown = Object.keys(schema.types).filter((token) => sections.some((s) => s.section.includes(`# ${token.split(":")[2]}\n`)));
+    expect(shown).toEqual(Object.keys(schema.types));
   });
 
   test("splicing replaces only the marked section, or appends one", () => {
     const section = `${BEGIN}\nnew\n${END}`;
     expect(spliceReference(`intro\n${BEGIN}\nold\n${END}\noutro\n`, section)).toBe(`intro\n${section}\noutro\n`);
     expect(spliceReference("intro\n\n", section)).toBe(`intro\n\n${section}\n`);
-    expect(() => spliceReference(`intro\n${BEGIN}\nold\n`, section)).toThrow(/must hold <!-- BEGIN GENERATED REFERENCE --> once, then <!-- END GENERATED REFERENCE --> once/);
+    expect(() => spliceReference(`intro\n${BEGIN}\nold\n`, section, "docs/volume.md")).toThrow(/docs\/volume\.md must hold <!-- BEGIN GENERATED REFERENCE --> once, then <!-- END GENERATED REFERENCE --> once/);
   });
 
   test("the documented resource types are what the classes register", async () => {

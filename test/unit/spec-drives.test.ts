@@ -2,7 +2,8 @@
  * One declaration per resource drives everything: a field added to a spec, in a copy of the project,
  * is a compile error until the create's wire map places it (or says why it is not sent), and then
  * shows on the class's argument and output types, on the handlers' inputs, in schema.json and in the
- * README reference, with no other edit. The same probes against the unchanged project must fail.
+ * reference on the kind's page (docs/volume.md), with no other edit. The same probes against the
+ * unchanged project must fail.
  */
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -62,7 +63,7 @@ describe("a field added to a spec", () => {
     expect(typecheck(copy, "tsconfig.handler.json")).toMatch(/handler-probe\.ts.*Property 'sizeGB' does not exist/);
   }, 120_000);
 
-  test("must be placed in the wire body, then appears on the class's args and outputs, the handlers' inputs, schema.json and the README reference", () => {
+  test("must be placed in the wire body, then appears on the class's args and outputs, the handlers' inputs, schema.json and the kind's page", () => {
     const file = join(copy, "provider", "kinds", "volume", "spec.ts");
     const spec = readFileSync(file, "utf8");
     const anchor = "export const VolumeInputs = z.strictObject({\n";
@@ -83,7 +84,7 @@ describe("a field added to a spec", () => {
         type: "number", description: "A throwaway field of this test.", replaceOnChanges: true, willReplaceOnChanges: true,
       });
       expect(schema.resources["sandbox:index:Volume"].properties.sizeGB).toMatchObject({ type: "number" });
-      expect(readFileSync(join(out, "README.md"), "utf8")).toMatch(/\| `sizeGB` \| number \|.*A throwaway field of this test\. \|/);
+      expect(readFileSync(join(out, "docs", "volume.md"), "utf8")).toMatch(/\| `sizeGB` \| number \|.*A throwaway field of this test\. \|/);
     } finally {
       rmSync(out, { recursive: true, force: true });
     }

@@ -1,15 +1,20 @@
 /**
  * The repository stands alone: a clone has everything its files cite. No tracked file points at the
- * reference folder the project was first written from (outside the repository), and every
- * section of docs/service.md a tracked file cites (the file name, `#`, an anchor) is one of its headings.
+ * reference folder the project was first written from (outside the repository), and every section of
+ * a page a tracked file cites by path (README.md, CONTRIBUTING.md or docs/<page>.md, `#`, an anchor:
+ * `docs/service.md#errors` in a code comment) is one of that page's headings. Relative links between
+ * the pages are test/unit/doc-links.test.ts's.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
+import { anchors, slug } from "./markdown-links";
 
 const ROOT = join(__dirname, "..", "..");
 const DOC = "docs/service.md";
+/** A page cited by its path from the root, then `#` and an anchor; not another folder's README.md. */
+const CITED = /(?<![\w./-])((?:docs\/[\w-]+|README|CONTRIBUTING)\.md)#([\w-]+)/g;
 // Spelled in pieces so that this file does not match itself.
 const OUTSIDE = ["shared" + "/spec", ".." + "/shared"];
 
@@ -17,32 +22,6 @@ function trackedFiles(): string[] {
   return execFileSync("git", ["ls-files", "-z"], { cwd: ROOT, encoding: "utf8" })
     .split("\0")
     .filter((path) => path !== "" && existsSync(join(ROOT, path)));
-}
-
-/** GitHub's anchor for a heading: lower case, punctuation dropped, each space a hyphen. */
-function slug(heading: string): string {
-  return heading
-    .trim()
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}\s_-]/gu, "")
-    .replace(/\s/g, "-");
-}
-
-/** The anchors of a Markdown text's headings (outside code fences), with GitHub's `-1`, `-2` for repeats. */
-function anchors(markdown: string): Set<string> {
-  const seen = new Map<string, number>();
-  const out = new Set<string>();
-  let fenced = false;
-  for (const line of markdown.split("\n")) {
-    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
-    const heading = !fenced && /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
-    if (!heading) continue;
-    const base = slug((heading[1] ?? "").replace(/`/g, ""));
-    const count = seen.get(base) ?? 0;
-    seen.set(base, count + 1);
-    out.add(count === 0 ? base : `${base}-${count}`);
-  }
-  return out;
 }
 
 describe("the repository stands alone", () => {
@@ -56,17 +35,13 @@ describe("the repository stands alone", () => {
     expect(offenders).toEqual([]);
   });
 
-  test(`every section of ${DOC} cited is a heading there`, () => {
+  test("every section of a page cited by its path (docs/service.md#errors) is a heading there", () => {
     expect(files).toContain(DOC);
-    const known = anchors(readFileSync(join(ROOT, DOC), "utf8"));
-    const cited = texts.flatMap(([path, text]) => {
-      const found = [...text.matchAll(/docs\/service\.md#([\w-]+)/g)].map((m) => ({ path, anchor: m[1] ?? "" }));
-      // The page's own links, `](#anchor)`.
-      if (path === DOC) found.push(...[...text.matchAll(/\]\(#([\w-]+)\)/g)].map((m) => ({ path, anchor: m[1] ?? "" })));
-      return found;
-    });
-    expect(cited.length).toBeGreaterThan(20);
-    expect(cited.filter((c) => !known.has(c.anchor)).map((c) => `${c.path}: #${c.anchor}`)).toEqual([]);
+    const known = new Map<string, Set<string>>();
+    const anchorsOf = (page: string) => known.get(page) ?? (known.set(page, existsSync(join(ROOT, page)) ? anchors(readFileSync(join(ROOT, page), "utf8")) : new Set()), known.get(page)!);
+    const cited = texts.flatMap(([path, text]) => [...text.matchAll(CITED)].map((m) => ({ path, page: m[1] ?? "", anchor: m[2] ?? "" })));
+    expect(cited.filter((c) => c.page === DOC).length).toBeGreaterThan(20);
+    expect(cited.filter((c) => !anchorsOf(c.page).has(c.anchor)).map((c) => `${c.path}: ${c.page}#${c.anchor}`)).toEqual([]);
   });
 
   test("the slug follows GitHub's rules", () => {
