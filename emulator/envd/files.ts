@@ -103,7 +103,12 @@ async function download(res: ServerResponse, scope: RequestScope, query: URLSear
       "content-disposition": `inline; filename="${path.basename(sandbox).replaceAll('"', "")}"`,
       "last-modified": opened.mtime.toUTCString(),
     });
-    await pipeline(handle.createReadStream(), res);
+    // The read stops at the size sent as Content-Length, with no read for the end of the file after
+    // the last bytes: the answer ends (writableEnded) as soon as the client can have all of it, so a
+    // stop of the sandbox caused by the client's next request on that keep-alive connection (a kill,
+    // when the API and the sandbox share an origin) leaves the connection alone (./sandboxes.ts, cut).
+    if (opened.size === 0) return void (await handle.close(), res.end());
+    await pipeline(handle.createReadStream({ end: opened.size - 1 }), res);
   } finally {
     await at.close();
   }

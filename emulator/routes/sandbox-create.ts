@@ -13,6 +13,7 @@ import { checkMaskRequestHost } from "../mask-host";
 import { checkDnsServers, checkEgressProxy, checkHttpsPorts, EgressProxySchema } from "../network-fields";
 import { checkNetworkRules, normalizedRules } from "../network-rules";
 import type { Stores } from "../store";
+import { autoResumeTimeoutFor } from "../store/auto-resume";
 import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, type MountRecord, type NetworkConfig } from "../store/sandbox-records";
 import { parseBody } from "../validate";
 import { hostOwnerOf, resolveBase } from "./sandbox-base";
@@ -98,6 +99,8 @@ async function start(stores: Stores, base: ReturnType<typeof resolveBase>, body:
     allowInternetAccess: body.allow_internet_access ?? null,
     autoPause: body.autoPause === true,
     autoResume: body.autoResume?.enabled === true,
+    // The handler fixes it at creation for any `autoResume` given (store/auto-resume.ts).
+    ...(body.autoResume ? { autoResumeTimeoutMs: autoResumeTimeoutFor(timeoutMs) } : {}),
     autoPauseMemory: body.autoPauseMemory !== false,
     volumeMounts,
     timeoutMs,

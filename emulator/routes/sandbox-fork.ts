@@ -62,6 +62,8 @@ async function startFork(stores: Stores, parent: SandboxRecord, checkpoint: stri
     cpuCount: parent.cpuCount, memoryMB: parent.memoryMB, diskSizeMB: parent.diskSizeMB,
     metadata: { ...parent.metadata }, envVars: { ...parent.envVars }, network: parent.network,
     allowInternetAccess: parent.allowInternetAccess, autoPause: parent.autoPause, autoResume: parent.autoResume,
+    // The snapshot's auto-resume config, its timeout with it (infra: handlers/sandbox_resume.go, buildResumeSandboxDataFromSnapshot).
+    autoResumeTimeoutMs: parent.autoResumeTimeoutMs,
     volumeMounts: parent.volumeMounts.map((m) => ({ ...m })), timeoutMs, defaults: parent.defaults,
   });
   await copyTree(checkpoint, record.rootDir, record.volumeMounts.map((m) => m.path));

@@ -16,6 +16,8 @@ export const TEAM_NAME = "emulator";
 /** A query names no range: the last 7 days (handlers/team_metrics.go, defaultTimeRange). */
 const DEFAULT_RANGE_MS = 7 * 24 * 3600 * 1000;
 const MAX_METRICS = ["concurrent_sandboxes", "sandbox_start_rate"] as const;
+/** How often the service exports the team's metrics (infra: packages/api/internal/metrics/team.go, ExportPeriod). */
+const EXPORT_PERIOD_MS = 5000;
 
 /** GET /teams (access token) and the team metrics (API key). */
 export function teamRoutes(stores: Stores, apiKey: string): Route[] {
@@ -42,19 +44,63 @@ function series(stores: Stores, ctx: RequestContext): Reply {
   })));
 }
 
+/**
+ * The highest reading of the metric in the range: the service takes the max over every reading of
+ * its gauge (exported every few seconds), not over the series' steps (infra:
+ * packages/clickhouse/pkg/team.go, QueryMaxConcurrentTeamMetrics, QueryMaxStartRateTeamMetrics).
+ */
 function maximum(stores: Stores, ctx: RequestContext): Reply {
   // The validator checks the required `metric` before the handler's own checks.
   queryRequired(ctx.query, "metric");
   const metric = queryEnum(ctx.query, "metric", MAX_METRICS, "concurrent_sandboxes");
-  const points = pointsOf(stores, ctx);
-  const value = (p: Point) => (metric === "concurrent_sandboxes" ? p.concurrent : p.startRate);
-  const top = points.reduce<Point | undefined>((best, p) => (best === undefined || value(p) > value(best) ? p : best), undefined);
-  const t = top?.t ?? rangeOf(ctx.query, defaultRange()).startMs;
-  return json(200, { timestamp: new Date(t).toISOString(), timestampUnix: Math.floor(t / 1000), value: top ? value(top) : 0 });
+  const range = checkedRange(stores, ctx);
+  const sandboxes = stores.sandboxes.all();
+  const top = metric === "concurrent_sandboxes" ? peakConcurrent(sandboxes, range, Date.now()) : peakStartRate(sandboxes, range);
+  const t = top?.t ?? range.startMs;
+  return json(200, { timestamp: new Date(t).toISOString(), timestampUnix: Math.floor(t / 1000), value: top?.value ?? 0 });
 }
 
-/** The checks both metrics routes make, in the handlers' order, then one point per step. */
-function pointsOf(stores: Stores, ctx: RequestContext): Point[] {
+interface Peak {
+  t: number;
+  value: number;
+}
+
+/** Most sandboxes running at once within the range, and when that count was first reached. */
+function peakConcurrent(sandboxes: SandboxRecord[], range: MetricsRange, now: number): Peak | undefined {
+  const events = sandboxes
+    .map((s) => [Math.max(s.startedAt.getTime(), range.startMs), Math.min(lastRunning(s, now), range.endMs)] as const)
+    .filter(([from, to]) => from <= to)
+    .flatMap(([from, to]) => [[from, 1], [to, -1]] as const)
+    // A start at the moment another sandbox ends counts both.
+    .sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+  let count = 0;
+  let best: Peak | undefined;
+  for (const [t, change] of events) {
+    count += change;
+    if (best === undefined || count > best.value) best = { t, value: count };
+  }
+  return best;
+}
+
+/** Starts per second in the busiest bucket of the service's export period (5 s, aligned to the epoch). */
+function peakStartRate(sandboxes: SandboxRecord[], range: MetricsRange): Peak | undefined {
+  const buckets = new Map<number, number>();
+  for (const s of sandboxes) {
+    const t = s.startedAt.getTime();
+    if (t < range.startMs || t > range.endMs) continue;
+    const bucket = t - (t % EXPORT_PERIOD_MS);
+    buckets.set(bucket, (buckets.get(bucket) ?? 0) + 1);
+  }
+  let best: Peak | undefined;
+  for (const [t, starts] of buckets) {
+    const value = starts / (EXPORT_PERIOD_MS / 1000);
+    if (best === undefined || value > best.value) best = { t, value };
+  }
+  return best;
+}
+
+/** The checks both metrics routes make, in the handlers' order: the team, then the range. */
+function checkedRange(stores: Stores, ctx: RequestContext): MetricsRange {
   const teamID = ctx.params.teamID!;
   if (teamID !== stores.teamID) {
     throw new ApiError(403, `You (${stores.teamID}) are not authorized to access this team's (${teamID}) metrics`);
@@ -62,6 +108,12 @@ function pointsOf(stores: Stores, ctx: RequestContext): Point[] {
   const range = rangeOf(ctx.query, defaultRange());
   const problem = rangeProblem(range);
   if (problem !== undefined) throw new ApiError(400, problem);
+  return range;
+}
+
+/** The series' readings, one per step of the range, made from the sandboxes the emulator still holds. */
+function pointsOf(stores: Stores, ctx: RequestContext): Point[] {
+  const range = checkedRange(stores, ctx);
   const now = Date.now();
   const sandboxes = stores.sandboxes.all();
   if (sandboxes.length === 0) return [];

@@ -10,6 +10,7 @@ import { isUUID } from "../ids";
 import type { Route } from "../router";
 import type { Stores } from "../store";
 import { MAX_UPLOAD_BYTES, UPLOAD_PATH } from "../store/build-files";
+import { snapshotTags } from "../store/sandbox-snapshots";
 import type { TemplateRecord } from "../store/template-records";
 import { buildForTarget, removeTags, setTags, tagList } from "../store/template-tags";
 import { UPLOAD_KEY_HEADER } from "../store/template-upload-headers";
@@ -22,8 +23,9 @@ const RequestV3Schema = z.object({
   alias: z.string().max(128).optional(),
   tags: z.array(z.string()).optional(),
   teamID: z.string().optional(),
-  cpuCount: z.int32().optional(),
-  memoryMB: z.int32().optional(),
+  // The spec's CPUCount and MemoryMB minimums, which its validator checks before the handler's limits.
+  cpuCount: z.int32().min(1, "number must be at least 1").optional(),
+  memoryMB: z.int32().min(128, "number must be at least 128").optional(),
   // MiB of free disk the build should leave (docs/service.md#template-routes-of-the-newest-sdks).
   minFreeDiskMb: z.int32().min(0, "number must be at least 0").optional(),
 });
@@ -50,7 +52,7 @@ export function templateBuildRoutes(stores: Stores): Route[] {
     { method: "POST", pattern: "/v2/templates/:templateID/builds/:buildID", auth: "apiKey", handler: (ctx) => startBuild(stores, ctx) },
     { method: "POST", pattern: "/templates/tags", auth: "apiKey", handler: (ctx) => assignTags(stores, ctx) },
     { method: "DELETE", pattern: "/templates/tags", auth: "apiKey", handler: (ctx) => deleteTags(stores, ctx) },
-    { method: "GET", pattern: "/templates/:templateID/tags", auth: "apiKey", handler: (ctx) => json(200, tagList(ownTemplate(stores, ctx.params.templateID!))) },
+    { method: "GET", pattern: "/templates/:templateID/tags", auth: "apiKey", handler: (ctx) => json(200, tagsOf(stores, ctx.params.templateID!)) },
     ...templateTagRoutes(stores),
   ];
 }
@@ -173,6 +175,15 @@ async function deleteTags(stores: Stores, ctx: RequestContext): Promise<Reply> {
 
 function nameOf(ref: string): string {
   return ref.trim().toLowerCase().replace(/:[^:/]*$/, "");
+}
+
+/**
+ * The tags of a template, or of a snapshot (a template of its own kind on the service, whose tags
+ * this route lists the same way: infra handlers/template_tags.go, GetTemplatesTemplateIDTags).
+ */
+function tagsOf(stores: Stores, ref: string): { tag: string; buildID: string; createdAt: string }[] {
+  const snapshot = stores.templates.resolve(ref) ? undefined : stores.snapshots.resolve(ref)?.snapshot;
+  return snapshot ? snapshotTags(snapshot) : tagList(ownTemplate(stores, ref));
 }
 
 /** A template of ours by ID or alias: 404 when unknown, 403 for the built-in one. */

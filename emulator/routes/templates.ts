@@ -20,8 +20,9 @@ const BuildRequestSchema = z.object({
   teamID: z.string().optional(),
   startCmd: z.string().optional(),
   readyCmd: z.string().optional(),
-  cpuCount: z.int32().optional(),
-  memoryMB: z.int32().optional(),
+  // The spec's CPUCount and MemoryMB minimums, which its validator checks before the handler's limits.
+  cpuCount: z.int32().min(1, "number must be at least 1").optional(),
+  memoryMB: z.int32().min(128, "number must be at least 128").optional(),
 });
 const UpdateSchema = z.object({ public: z.boolean().optional() });
 const LEVELS: LogLevel[] = ["debug", "info", "warn", "error"];

@@ -131,11 +131,13 @@ function v2Actions(build: BuildRecord, spec: V2BuildSpec, inputs: V2Inputs, sign
   const steps = spec.steps.map((step, i) => async () => {
     const index = String(i + 1);
     const hash = hashes[i]!;
-    // A step whose layer was built before, and not forced, is taken from the cache and says so
-    // (infra: packages/orchestrator/pkg/template/build/phases/phase.go, layerInfo; steps/builder.go, Layer).
+    // A step whose layer was built before, and not forced, is taken from the cache and says so; the
+    // line is the builder's `[CACHED ][builder i/n] TYPE args [layer hash]` (infra:
+    // packages/orchestrator/pkg/template/build/phases/phase.go, layerInfo; steps/builder.go, Prefix, Layer).
     const layer = !spec.force && step.force !== true ? inputs.layers.get(hash) : undefined;
     const cached = layer !== undefined;
-    log(build, "info", `${cached ? "CACHED " : ""}[${index}/${total}] ${step.type.toUpperCase()} ${(step.args ?? []).join(" ")}`.trimEnd(), index);
+    const text = `${step.type.toUpperCase()} ${(step.args ?? []).join(" ")}`.trimEnd();
+    log(build, "info", `${cached ? "CACHED " : ""}[builder ${index}/${total}] ${text} [${hash}]`, index);
     if (layer) {
       result = cloneResult(layer);
       return false;

@@ -77,6 +77,11 @@ export interface SandboxRecord {
   /** At endAt: pause (true) or kill (false). */
   autoPause: boolean;
   autoResume: boolean;
+  /**
+   * How long an auto-resume runs it, in ms: fixed at creation from the create's timeout (at least
+   * 5 minutes, at most the plan's longest), not changed by later timeout updates (store/auto-resume.ts).
+   */
+  autoResumeTimeoutMs?: number | undefined;
   /** At an automatic pause: keep the memory (true, the default) or only the files (`autoPauseMemory: false`). */
   autoPauseMemory?: boolean | undefined;
   /**

@@ -138,6 +138,15 @@ export function newestOf(snapshot: SandboxSnapshotRecord, tag?: string): Snapsho
   return snapshot.builds.findLast((b) => tag === undefined || b.tag === tag);
 }
 
+/**
+ * GET /templates/{id}/tags of a snapshot: each tag with its newest build, by tag name (infra:
+ * packages/db/queries/templates/list_template_tags.sql, ListTemplateTags).
+ */
+export function snapshotTags(snapshot: SandboxSnapshotRecord): { tag: string; buildID: string; createdAt: string }[] {
+  const tags = [...new Set(snapshot.builds.map((b) => b.tag))].sort();
+  return tags.map((tag) => newestOf(snapshot, tag)!).map((b) => ({ tag: b.tag, buildID: b.buildID, createdAt: b.createdAt.toISOString() }));
+}
+
 /** `names[]` of the API: `<team slug>/<alias>` for a named snapshot, none otherwise. */
 export function snapshotNames(snapshot: SandboxSnapshotRecord): string[] {
   return snapshot.alias === undefined ? [] : [`${TEAM_SLUG}/${snapshot.alias}`];

@@ -31,10 +31,10 @@ describe("POST /templates (v1)", () => {
   const D = DOCKERFILE;
   test.each([
     ["no dockerfile", {}, 'validation error: request body has an error: Error at "/dockerfile": property "dockerfile" is missing'],
-    ["cpuCount 0", { dockerfile: D, cpuCount: 0 }, "CPU count must be at least 1"],
+    ["cpuCount 0", { dockerfile: D, cpuCount: 0 }, 'validation error: request body has an error: Error at "/cpuCount": number must be at least 1'],
     ["cpuCount 64", { dockerfile: D, cpuCount: 64 }, "CPU count must be at most 32"],
     ["cpuCount 3", { dockerfile: D, cpuCount: 3 }, "CPU count must be 1 or an even number"],
-    ["memoryMB 100", { dockerfile: D, memoryMB: 100 }, "Memory must be at least 128 MiB"],
+    ["memoryMB 100", { dockerfile: D, memoryMB: 100 }, 'validation error: request body has an error: Error at "/memoryMB": number must be at least 128'],
     ["memoryMB 1001", { dockerfile: D, memoryMB: 1001 }, "Memory must be divisible by 2"],
     ["cpuCount 16", { dockerfile: D, cpuCount: 16 }, "CPU count can't be higher than 8 (if you need to increase this limit, please contact support)"],
     ["memoryMB 8194", { dockerfile: D, memoryMB: 8194 }, "Memory can't be higher than 8192 MiB (if you need to increase this limit, please contact support)"],

@@ -124,7 +124,7 @@ describe("the proxy's own answers", () => {
     const page = await get(urlOf(a, 3000), BROWSER);
     expect(page).toMatchObject({ status: 502, type: "text/html; charset=utf-8" });
     expect(page.text).toContain("<title>Closed Port Error</title>");
-    expect(page.text).toContain(`The sandbox ${a.sandboxId} is running, but nothing in it serves port 3000.`);
+    expect(page.text).toContain(`${a.sandboxId}</span> is running but there&#39s no service running on port <span class="highlight" id="port-number">3000</span>.`);
     expect(page.text).toContain(a.getHost(3000));
     const fromScript = await get(urlOf(a, 3000), { ...BROWSER, "sec-fetch-mode": "cors" });
     expect(fromScript).toMatchObject({ status: 502, type: "application/json; charset=utf-8" });
@@ -145,7 +145,7 @@ describe("the proxy's own answers", () => {
     const page = await get(`http://${host}/`, BROWSER);
     expect(page).toMatchObject({ status: 502, type: "text/html; charset=utf-8" });
     expect(page.text).toContain("<title>Sandbox Not Found</title>");
-    expect(page.text).toContain("The sandbox inosuchsandbox was not found.");
+    expect(page.text).toContain('The sandbox <span class="highlight" id="sandbox-id">inosuchsandbox</span> wasn\'t found.');
   });
 
   it("a killed sandbox's port is an unknown sandbox's", async () => {

@@ -35,8 +35,15 @@ const COMMAND_OUTPUT = /^(\[(?:builder \d+\/\d+|start|ready)\] \[(?:stdout|stder
  * `[redacted]`: a RUN may print a part of a secret line (`RUN echo $TOKEN`), which no redaction
  * of whole lines or values catches.
  */
+/** The hash of a step's layer, which the builder prints after it (`[builder 3/5] RUN … [<sha256>]`). */
+const LAYER_HASH = / \[[0-9a-f]{64}\]/g;
+
 function describeEntry(e: BuildLogEntry, secretCommands: boolean): string {
-  const message = secretCommands ? e.message.replace(COMMAND_OUTPUT, "$1[redacted]") : e.message;
+  // A layer's hash covers the step's words: of a step holding a secret (whichever way it is hidden
+  // after this), it would let a reader test guesses of a short secret offline. It tells a user nothing
+  // the step's own line does not, so it is left out of every line.
+  const plain = e.message.replace(LAYER_HASH, "");
+  const message = secretCommands ? plain.replace(COMMAND_OUTPUT, "$1[redacted]") : plain;
   return `${e.step ? `step ${e.step}: ` : ""}${e.level === "info" ? "" : `${e.level}: `}${message}`;
 }
 
