@@ -36,6 +36,13 @@ export const CLASS_SHAPES: Record<ResourceKind, ClassShape> = {
     secretOutputs: ["envVars", "provision", "provisionResults", "envdAccessToken", "trafficAccessToken"],
     idOutputs: ["sandboxID"],
   },
+  SandboxFleet: {
+    inputs: ["sandbox", "members", "count", "maxParallel"],
+    outputs: ["sandboxes", "ready"],
+    secretInputs: [],
+    secretOutputs: [],
+    idOutputs: [],
+  },
   TemplateTag: {
     inputs: ["template", "tag", "target", "takeOver"],
     outputs: ["templateID", "buildID"],

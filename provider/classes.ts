@@ -38,6 +38,18 @@ export class Sandbox extends resourceClass("Sandbox") {}
 export type SandboxArgs = ArgsOf<"Sandbox">;
 
 /**
+ * Many sandboxes of one shape as one resource: a warm pool of identical sandboxes (`count`), or one
+ * per person, each a little different (`members`). Each member is made, changed and deleted as a
+ * Sandbox is, up to `maxParallel` at once, and only the members that change are touched. A member
+ * that fails (a bad template, a provisioning command that exits non-zero, the service's refusal)
+ * fails alone: the fleet is recorded with every member that exists and the next `pulumi up` retries
+ * only the failed ones. A sandbox that other resources depend on one by one is better a Sandbox.
+ */
+export interface SandboxFleet extends OutputsOf<"SandboxFleet"> {}
+export class SandboxFleet extends resourceClass("SandboxFleet") {}
+export type SandboxFleetArgs = ArgsOf<"SandboxFleet">;
+
+/**
  * A tag of a template (`prod`) pointed at the build another tag names (`v5`). Changing `target`
  * moves the tag with one call and builds nothing, so a stack can roll a tested build forward and
  * back; sandboxes created from `alias:prod` start from the build it points to. A tag of that name

@@ -6,10 +6,20 @@
  */
 import { containsUnknown, getPath, INTERNAL_INPUTS, sameValue, underCurrentNames, withoutPaths, type ResourceSpec } from "./spec";
 
+/** How one property path changed, as the engine's detailed diff names it. */
+export type PropertyChange = "add" | "delete" | "update";
+
 export interface DiffOutcome {
   changes: boolean;
   replaces: string[];
   deleteBeforeReplace: boolean;
+  /** The top-level inputs that changed (the engine's `diffs`), when a kind's diff says (../kinds/kind.ts `diff`). */
+  diffs?: string[];
+  /**
+   * Each changed path inside the inputs (`members["ada"].envVars`), when a kind's diff says: the engine
+   * shows these (`preview --diff`, `detailedDiff` of `--json`) instead of its own diff of the inputs.
+   */
+  detailedDiff?: Record<string, PropertyChange>;
 }
 
 type Obj = Record<string, unknown>;

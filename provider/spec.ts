@@ -82,6 +82,14 @@ export interface SpecDeclaration<
    */
   secretFrom?: { readonly [P in NoInfer<FieldOf<I> | FieldOf<O>>]?: readonly NoInfer<FieldOf<I>>[] };
   /**
+   * Values inside inputs and outputs kept secret on their own, as dotted paths where `*` is every key
+   * of a map (`members.*.envVars`): for a field that holds what a whole secret input of another kind
+   * holds, where wrapping the whole field would hide its keys too (a fleet's members and their IDs).
+   * Both front ends wrap them in every answer (../runtime/secrets.ts `wrapSecretsWithin`); the
+   * schema's secret flag is whole-property only and does not show them.
+   */
+  secretWithin?: readonly string[];
+  /**
    * Inputs the resource's ID is made of. Pulumi stores IDs in plain text and cannot mark one secret,
    * so `check` refuses these when they come in secret.
    */

@@ -7,6 +7,7 @@
 import type { ResourceSpec } from "../spec";
 import type { KindDefinition } from "./kind";
 import { sandboxKind } from "./sandbox";
+import { sandboxFleetKind } from "./sandbox-fleet";
 import { secretKind } from "./secret";
 import { snapshotKind } from "./snapshot";
 import { templateKind } from "./template";
@@ -17,6 +18,7 @@ export const DEFINITIONS = {
   Template: templateKind,
   Volume: volumeKind,
   Sandbox: sandboxKind,
+  SandboxFleet: sandboxFleetKind,
   TemplateTag: templateTagKind,
   Snapshot: snapshotKind,
   Secret: secretKind,

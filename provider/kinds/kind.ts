@@ -3,6 +3,8 @@
  * kind's folder (`<kind>/index.ts`) and listed once in ./index.ts. What is declared here is read
  * generically: no file outside the kind's folder names the kind.
  */
+import type { CheckOutcome } from "../check";
+import type { DiffOutcome } from "../diff";
 import type { ResourceSpec } from "../spec";
 import type { DeriveOutcome, HandlersFor } from "./handler-shape";
 
@@ -27,6 +29,18 @@ export interface KindDefinition<S extends ResourceSpec = ResourceSpec> {
    * any call: local work, at every preview, kept out of the handlers so `check` loads no client.
    */
   derive?: (inputs: Obj) => DeriveOutcome;
+  /**
+   * Replaces the generic `check` (../check.ts `checkInputs` with the spec), for a kind whose inputs
+   * hold other resources' inputs that are checked by those resources' own rules (a fleet's members).
+   * `olds`: the stored state, brought up to date; `news`: the program's inputs. Local work, as `derive`.
+   */
+  check?: (olds: Obj, news: Obj) => CheckOutcome;
+  /**
+   * Replaces the generic `diff` (../diff.ts `diffInputs`), for a kind whose changes are per part (a
+   * fleet's members): it may name each changed path (`detailedDiff`). `olds`: the stored state, brought
+   * up to date; `news`: the checked inputs. Local work: a preview makes no call.
+   */
+  diff?: (olds: Obj, news: Obj) => DiffOutcome;
   /** State migrations, oldest first. */
   migrations?: readonly Migration[];
   /** How a resource of this kind comes to be gone without Pulumi (../runtime/gone.ts); default: deleted by another client. */

@@ -13,7 +13,7 @@
  * itself a secret, as the dynamic provider's state does; a request that holds it takes the program's
  * secrets from it. One without it (state written before it was kept) hides every secret string.
  */
-import { secretKeys, wrapSecrets } from "../runtime/secrets";
+import { secretKeys, wrapSecrets, wrapSecretsWithin } from "../runtime/secrets";
 import { definitionOf, KINDS, SPECS, type ResourceKind } from "../kinds";
 import { unwrap } from "./wire-values";
 
@@ -62,7 +62,7 @@ export function toRuntime(values: Obj | undefined, fromProgram = false): ToRunti
  */
 export function fromRuntime(kind: ResourceKind, values: Obj, request: ToRuntime): Obj {
   const carried = request.programSecrets ? { __secrets: request.programSecrets } : {};
-  return wrapSecrets({ ...withoutSecrets(values), ...carried }, [...secretKeys(kind, request.values, request.secretKeys), "__secrets"]);
+  return wrapSecretsWithin(kind, wrapSecrets({ ...withoutSecrets(values), ...carried }, [...secretKeys(kind, request.values, request.secretKeys), "__secrets"]));
 }
 
 /**

@@ -23,7 +23,8 @@ import { engineAddress, engineLogSink, logsSent } from "../runtime/engine-log";
 import { likePulumi } from "../runtime/like-pulumi";
 import { setLogSink } from "../runtime/log";
 import { withOldInputs } from "./old-inputs";
-import { asOperation } from "./operation";
+import { answeringDiff } from "../runtime/detailed-diff";
+import { asOperation, type EngineCall } from "./operation";
 import { previewAnswer, type PreviewRequest } from "./preview";
 import { plugin } from "./provider";
 import { setStackInstance } from "./stack-instance";
@@ -71,15 +72,17 @@ interface RequestFields {
 
 /**
  * What the provider's methods need of a request that @pulumi/pulumi's server does not hand them: the
- * engine's deadline of a Create or Update (customTimeouts, in seconds: ./operation.ts), and the inputs
- * the engine recorded, sent with a Diff or Update (./old-inputs.ts).
+ * engine's deadline of a Create or Update (customTimeouts, in seconds: ./operation.ts) and whether its
+ * connection still stands, and the inputs the engine recorded, sent with a Diff or Update (./old-inputs.ts).
  */
-function inContext(method: string, request: RequestFields, answer: () => unknown): void {
-  const withOlds = () => withOldInputs(request.getOldInputs?.()?.toJavaScript(), answer);
-  if (method === "create") asOperation("create", request.getUrn(), request.getTimeout(), answer);
-  else if (method === "update") asOperation("update", request.getUrn(), request.getTimeout(), withOlds);
-  else if (method === "diff") withOlds();
-  else answer();
+function inContext(method: string, call: { request: unknown } & EngineCall, answer: (callback: Callback) => unknown, callback: Callback): void {
+  const request = call.request as RequestFields;
+  const withOlds = (cb: Callback) => withOldInputs(request.getOldInputs?.()?.toJavaScript(), () => answer(cb));
+  if (method === "create") asOperation("create", request.getUrn(), request.getTimeout(), () => answer(callback), call);
+  else if (method === "update") asOperation("update", request.getUrn(), request.getTimeout(), () => withOlds(callback), call);
+  // The server drops all a Diff says but its changes and replaces; the answer gets the rest (../runtime/detailed-diff.ts).
+  else if (method === "diff") answeringDiff(withOlds, callback);
+  else answer(callback);
 }
 
 export async function serve(args: string[]): Promise<void> {
@@ -110,7 +113,7 @@ export async function serve(args: string[]): Promise<void> {
           new (method === "create" ? proto.CreateResponse : proto.UpdateResponse)());
         if (planned) return (callback as Callback)(null, planned);
         const answered: Callback = (err, resp) => void logsSent().then(() => (callback as Callback)(err, resp));
-        inContext(method, call.request as unknown as RequestFields, () => implementation[method]!(call, answered));
+        inContext(method, call as unknown as { request: unknown } & EngineCall, (cb) => implementation[method]!(call, cb), answered);
       };
     }
     addService.call(this, service, wrapped);

@@ -23,8 +23,9 @@ import { logsSent, logToEngineInDynamicHost } from "./engine-log";
 import { unlessGone } from "./gone";
 import { untyped, type Inputs, type Outputs, type UntypedHandlers } from "./handlers";
 import { migrate, stamped } from "./migrate";
+import { noteDetailedDiff } from "./detailed-diff";
 import { engineBoundsInDynamicHost } from "./operation";
-import { derivedSecretKeys, hiddenValues, secretInputs, wrapSecrets } from "./secrets";
+import { derivedSecretKeys, hiddenValues, secretInputs, wrapSecrets, wrapSecretsWithin } from "./secrets";
 
 /** The kinds whose `check` adds derived inputs: those whose folder has a `derive` (test/unit/derive-kinds.test.ts). */
 export const DERIVING_KINDS = KINDS.filter((kind) => definitionOf(kind).derive !== undefined);
@@ -43,7 +44,9 @@ export async function check(kind: ResourceKind, olds: Inputs, news: Inputs): Pro
     ? { failures: outcome.failures.map((f) => ({ ...f, reason: redact(f.reason, hiddenValues(kind, given)) })) }
     : outcome;
   return hide(await scrubbed(kind, given, async () => {
-    const checked = checkInputs(SPECS[kind], migrate(kind, olds ?? {}), given);
+    const stored = migrate(kind, olds ?? {});
+    const own = definitionOf(kind).check;
+    const checked = own ? own(stored, given) : checkInputs(SPECS[kind], stored, given);
     if (!checked.inputs) return checked;
     const secretIds = secretIdInputs(kind, checked.inputs);
     if (secretIds.length) return { failures: secretIds };
@@ -98,8 +101,12 @@ function missingCredentials(kind: ResourceKind, inputs: Inputs): { property: str
   return needed.filter((c) => !o[c]).map((c) => ({ property: "", reason: CREDENTIAL_HELP[c](kind) }));
 }
 
+/** The kind's own diff where it has one (../kinds/kind.ts), else the spec's; what it says of each path goes to the engine too (./detailed-diff.ts). */
 export async function diff(kind: ResourceKind, _id: string, olds: Outputs, news: Inputs): Promise<DiffOutcome> {
-  return diffInputs(SPECS[kind], migrate(kind, olds ?? {}), news ?? {});
+  const own = definitionOf(kind).diff;
+  const outcome = own ? own(migrate(kind, olds ?? {}), news ?? {}) : diffInputs(SPECS[kind], migrate(kind, olds ?? {}), news ?? {});
+  noteDetailedDiff(outcome);
+  return outcome;
 }
 
 /**
@@ -146,7 +153,7 @@ export async function remove(kind: ResourceKind, id: string, props: Outputs): Pr
  * (./secrets.ts). The rest the engine marks itself, by name.
  */
 function withSecretsWrapped(kind: ResourceKind, values: Outputs, request: Inputs): Outputs {
-  return wrapSecrets(values, derivedSecretKeys(kind, request));
+  return wrapSecretsWithin(kind, wrapSecrets(values, derivedSecretKeys(kind, request)));
 }
 
 /** A create or update that failed once the resource existed: the state it carries (./partial.ts) is an answer too. */

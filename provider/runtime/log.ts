@@ -8,7 +8,7 @@ import { redact } from "../../sdk/errors";
 import type { ResourceKind } from "../kinds";
 import { resourceNameOf } from "../resource-key";
 import { hiddenValues } from "./secrets";
-import { currentUrn } from "./operation";
+import { currentPart, currentUrn } from "./operation";
 
 export interface Logger {
   (line: string): void;
@@ -34,8 +34,12 @@ export function setLogSink(next: LogSink): void {
 export function resourceLogger(kind: ResourceKind, inputs: Record<string, unknown>, more: () => Iterable<string | undefined> = () => []): Logger {
   const resourceKey = typeof inputs.__resource === "string" ? inputs.__resource : "";
   return (line) => {
-    // Named as the engine names it now (a renamed resource's key still holds its first name).
-    const name = resourceNameOf(currentUrn() ?? resourceKey) || kind;
+    // Named as the engine names it now (a renamed resource's key still holds its first name), with the
+    // part of it the line is about (a fleet's member: ./operation.ts runAsPart); with no URN, by its
+    // own key, which names the part already.
+    const urn = currentUrn();
+    const part = urn ? currentPart() : undefined;
+    const name = `${resourceNameOf(urn ?? resourceKey) || kind}${part ? `/${part}` : ""}`;
     const hidden = [...hiddenValues(kind, inputs), ...more()];
     for (const part of line.replace(/\r/g, "").split("\n")) {
       if (part.trim() !== "") sink(`[${kind} ${name}] ${redact(part, hidden)}`, resourceKey);

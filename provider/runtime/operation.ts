@@ -13,6 +13,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { formatDuration } from "../../sdk/transport/wait";
+import { answeringDiff } from "./detailed-diff";
 import { likePulumi } from "./like-pulumi";
 
 export interface Operation {
@@ -24,9 +25,16 @@ export interface Operation {
    * stack or project rename, an alias or a `pulumi state move` leaves behind: lines go to this one.
    */
   readonly urn?: string | undefined;
+  /**
+   * The part of the resource the code under way is about (a fleet's member: `members/ada`): its lines
+   * go to the resource's row, named `<resource>/<part>` (./log.ts).
+   */
+  readonly part?: string | undefined;
 }
 
 const current = new AsyncLocalStorage<Operation>();
+/** The signal of code that runs in no operation: it never fires. */
+const NEVER = new AbortController().signal;
 const waiting = new AsyncLocalStorage<true>();
 
 /** Runs `fn` (a handler and everything it awaits) as `op`. */
@@ -37,6 +45,25 @@ export function runAsOperation<T>(op: Operation, fn: () => T): T {
 /** The URN of the resource the current operation is about, as the engine names it now; undefined outside one. */
 export function currentUrn(): string | undefined {
   return current.getStore()?.urn;
+}
+
+/** The signal of the current operation (none outside one): what stops its long waits, and a fleet's next member. */
+export function currentSignal(): AbortSignal | undefined {
+  return current.getStore()?.signal;
+}
+
+/** The part of the resource the code under way is about (`runAsPart`), if any. */
+export function currentPart(): string | undefined {
+  return current.getStore()?.part;
+}
+
+/**
+ * Runs `fn` as `part` of the current operation's resource (its bounds stay the operation's). Outside
+ * an operation (a read, a delete) `urn` is the resource's, so lines about the part still reach its row.
+ */
+export function runAsPart<T>(part: string, urn: string | undefined, fn: () => T): T {
+  const op = current.getStore();
+  return current.run({ signal: op?.signal ?? NEVER, why: op?.why ?? (() => ""), urn: op?.urn ?? urn, part }, fn);
 }
 
 /**
@@ -84,16 +111,37 @@ function describeUrn(urn: string): string {
   return `${type.split(":").pop() ?? type} ${name}`.trim();
 }
 
+/** Why an operation stops when its request's connection closes: the engine's process ended (killed, or crashed). */
+export const ENGINE_GONE = "the engine went away before the operation ended (the `pulumi` process was killed or crashed)";
+
+/**
+ * Whether the current operation was stopped because the engine went away: whatever it makes now is
+ * never recorded, so it must not mark anything as made by a finished create (../kinds/sandbox/claim.ts).
+ */
+export function engineGone(): boolean {
+  const signal = current.getStore()?.signal;
+  return signal?.aborted === true && (signal.reason as Error | undefined)?.message === ENGINE_GONE;
+}
+
+/** A request of gRPC's server: it emits `cancelled` when its connection closes before the answer. */
+export interface EngineCall {
+  on?(event: "cancelled", listener: () => void): unknown;
+}
+
 /**
  * Runs one engine request (`run` answers it) as an operation: its waits stop when `timeoutSeconds`
- * (0: none) passes or when the engine cancels (`cancelAll`).
+ * (0: none) passes, when the engine cancels (`cancelAll`), or when the request's connection closes
+ * (`call`): a killed `pulumi up` leaves its provider running (the engine starts it in a process group
+ * of its own), and what it would start after that is for the next run to do, which finds what this
+ * one made (a fleet stops at its next member).
  */
-export function asOperation(verb: "create" | "update", urn: string, timeoutSeconds: number, run: () => unknown): void {
+export function asOperation(verb: "create" | "update", urn: string, timeoutSeconds: number, run: () => unknown, call?: EngineCall): void {
   const op: Stoppable = { controller: new AbortController(), why: "" };
   const timer = timeoutSeconds > 0
     ? setTimeout(() => stop(op, `the ${verb} of ${describeUrn(urn)} passed its timeout of ${formatDuration(timeoutSeconds * 1000)} (customTimeouts.${verb})`), timeoutSeconds * 1000)
     : undefined;
   inFlight.add(op);
+  call?.on?.("cancelled", () => stop(op, ENGINE_GONE));
   const done = () => {
     clearTimeout(timer);
     inFlight.delete(op);
@@ -140,7 +188,8 @@ let boundHost = false;
 
 /**
  * In the dynamic-provider host (started with its script as `argv[1]`), runs each Create and Update as
- * an operation with the request's deadline, and makes the host's Cancel stop them: a wrapper of the
+ * an operation with the request's deadline, makes the host's Cancel stop them, and has its Diff answer
+ * carry what the runtime's diff says of each path (./detailed-diff.ts): a wrapper of the
  * handler grpc-js looks up for each call (`Server.prototype._retrieveHandler`, @grpc/grpc-js 1.14; the
  * host's server and its service exist before the provider's code is loaded, so the lookup per call is
  * where a request can still be met). The host's own handler still answers every request. Elsewhere,
@@ -158,13 +207,16 @@ export function engineBoundsInDynamicHost(argv: string[] = process.argv): void {
     if (path === `${RPC}Cancel`) {
       return { ...handler, func: (call, callback) => (cancelAll(), handler.func(call, callback)) };
     }
+    if (path === `${RPC}Diff`) {
+      return { ...handler, func: (call, callback) => answeringDiff((answer) => handler.func(call, answer), callback) };
+    }
     const verb = path === `${RPC}Create` ? "create" : path === `${RPC}Update` ? "update" : undefined;
     if (!verb) return handler;
     return {
       ...handler,
       func: (call, callback) => {
         const request = call.request as RequestFields;
-        asOperation(verb, request.getUrn(), request.getTimeout(), () => handler.func(call, callback));
+        asOperation(verb, request.getUrn(), request.getTimeout(), () => handler.func(call, callback), call as EngineCall);
       },
     };
   };

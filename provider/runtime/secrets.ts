@@ -68,14 +68,45 @@ export function secretKeys(kind: ResourceKind, request: Obj, given: Iterable<str
   return secret;
 }
 
+const isWrapped = (value: unknown) => value !== null && typeof value === "object" && (value as Obj)[specialSigKey] === specialSecretSig;
+
 /** `values` with each of `keys` wrapped as the engine's secret (whole top-level values: coarse, never leaky). */
 export function wrapSecrets(values: Obj, keys: Iterable<string>): Obj {
   const out: Obj = { ...values };
   for (const key of keys) {
     const value = out[key];
-    const wrapped = value !== null && typeof value === "object" && (value as Obj)[specialSigKey] === specialSecretSig;
-    if (value !== undefined && value !== null && !wrapped) out[key] = { [specialSigKey]: specialSecretSig, value };
+    if (value !== undefined && value !== null && !isWrapped(value)) out[key] = { [specialSigKey]: specialSecretSig, value };
   }
+  return out;
+}
+
+/** `value` with what `path` (its parts, `*` for every key of a map) names wrapped as a secret; a copy where it changes. */
+function wrapAt(value: unknown, path: readonly string[]): unknown {
+  if (value === null || typeof value !== "object" || Array.isArray(value) || isWrapped(value)) return value;
+  const [head, ...rest] = path;
+  if (head === undefined) return value;
+  const obj = value as Obj;
+  const keys = head === "*" ? Object.keys(obj) : head in obj ? [head] : [];
+  if (keys.length === 0) return value;
+  const out: Obj = { ...obj };
+  for (const key of keys) {
+    const inner = out[key];
+    // Nothing to hide in an absent value or an empty list: left plain, which keeps state small.
+    const empty = inner === undefined || inner === null || (Array.isArray(inner) && inner.length === 0);
+    if (rest.length > 0) out[key] = wrapAt(inner, rest);
+    else if (!empty && !isWrapped(inner)) out[key] = { [specialSigKey]: specialSecretSig, value: inner };
+  }
+  return out;
+}
+
+/**
+ * `values` with each value the spec names in `secretWithin` (`members.*.envVars`) wrapped as the
+ * engine's secret: finer than `wrapSecrets`, for a field whose keys and other values are not secret.
+ * A value already wrapped (whole, or higher up) is left as it is.
+ */
+export function wrapSecretsWithin(kind: ResourceKind, values: Obj): Obj {
+  let out = values;
+  for (const path of SPECS[kind].secretWithin ?? []) out = wrapAt(out, path.split(".")) as Obj;
   return out;
 }
 

@@ -14,6 +14,13 @@ export interface JsonSchema {
   items?: JsonSchema;
   additionalProperties?: JsonSchema | boolean;
   anyOf?: JsonSchema[];
+  /**
+   * A name the spec gives an object type (zod `.meta({ title })`), where the field's would not do: a
+   * fleet's `sandbox` holds a Sandbox's inputs, and a type named for the field would be `Sandbox`, the
+   * resource's own name. Its fields' types are named after it (`SandboxSettingsNetwork`): a Sandbox's
+   * own carry its nested replace flags, which would replace a fleet whole.
+   */
+  title?: string;
   enum?: unknown[];
   description?: string;
   default?: unknown;
@@ -78,7 +85,7 @@ export class ObjectTypes {
       // The list's description is about the list; its items get their own, naming the list.
       return { type: "array", items: this.typeOf(node.items, name, owner, true, `An item of the \`${name}\` list.`) };
     }
-    if (node.type === "object" && node.properties) return this.objectType(node, typeName(name, owner, item), description);
+    if (node.type === "object" && node.properties) return this.objectType(node, node.title ?? typeName(name, owner, item), description);
     if (node.type === "object" && isUnconstrained(node.additionalProperties)) return ANY;
     if (node.type === "object" && typeof node.additionalProperties === "object") {
       return { type: "object", additionalProperties: this.typeOf(node.additionalProperties, name, owner, true) };

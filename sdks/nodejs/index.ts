@@ -80,6 +80,11 @@ export type Sandbox = import("./sandbox").Sandbox;
 export const Sandbox: typeof import("./sandbox").Sandbox = null as any;
 utilities.lazyLoad(exports, ["Sandbox"], () => require("./sandbox"));
 
+export { SandboxFleetArgs } from "./sandboxFleet";
+export type SandboxFleet = import("./sandboxFleet").SandboxFleet;
+export const SandboxFleet: typeof import("./sandboxFleet").SandboxFleet = null as any;
+utilities.lazyLoad(exports, ["SandboxFleet"], () => require("./sandboxFleet"));
+
 export { SecretArgs } from "./secret";
 export type Secret = import("./secret").Secret;
 export const Secret: typeof import("./secret").Secret = null as any;
@@ -121,6 +126,8 @@ const _module = {
         switch (type) {
             case "sandbox:index:Sandbox":
                 return new Sandbox(name, <any>undefined, { urn })
+            case "sandbox:index:SandboxFleet":
+                return new SandboxFleet(name, <any>undefined, { urn })
             case "sandbox:index:Secret":
                 return new Secret(name, <any>undefined, { urn })
             case "sandbox:index:Snapshot":

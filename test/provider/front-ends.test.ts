@@ -39,7 +39,7 @@ beforeAll(async () => {
   const bin = join(project.dir, "node_modules", "pulumi-sandbox", "bin");
   mkdirSync(bin);
   copyFileSync(join(REPO, "bin", "pulumi-resource-sandbox"), join(bin, "pulumi-resource-sandbox"));
-  for (const kind of ["Volume", "Sandbox", "Template"] as const) text[kind] = providerTextOf(kind);
+  for (const kind of ["Volume", "Sandbox", "Template", "SandboxFleet"] as const) text[kind] = providerTextOf(kind);
   for (const name of ["dynamic", "plugin"] as const) {
     const emu = await createEmulator({ buildDelayMs: 50 });
     const config = { "sandbox:apiKey": emu.apiKey, "sandbox:accessToken": emu.accessToken, "sandbox:apiUrl": emu.apiUrl, "sandbox:sandboxUrl": emu.sandboxUrl };
@@ -162,6 +162,44 @@ describe("Sandbox: the same inputs give the same answers", () => {
     const [diff] = await same((e) => e.host.diff(at(created, e).id, urn(e), at(created, e).properties, at(longer, e).inputs));
     expect(diff).toEqual({ changes: "some", replaces: [], deleteBeforeReplace: false });
     const updated = await same((e) => e.host.update(at(created, e).id, urn(e), at(created, e).properties, at(longer, e).inputs));
+    await same((e) => e.host.read(at(created, e).id, urn(e), at(updated, e).properties));
+    await same((e) => e.host.delete(at(created, e).id, urn(e), at(updated, e).properties));
+    for (const e of ends) expect(e.emu.state.sandboxes(), e.name).toEqual([]);
+  });
+});
+
+/** Whether `value` is wrapped as the engine's secret. */
+const isSecret = (value: unknown) => (value as Obj | null)?.[specialSigKey] === specialSecretSig;
+
+describe("SandboxFleet: the same inputs give the same answers, and both name the member that changes", () => {
+  const sandbox = { templateID: "base", timeoutSeconds: 600, envVars: { TEAM: "core" } };
+  const props = { sandbox, members: { ada: {}, grace: { envVars: { ROLE: "lead" } } } };
+  test("check, create, diff by member path, update of that member alone, read, delete", async () => {
+    const urn = (e: FrontEnd) => e.urn("SandboxFleet", "pool");
+    const checked = await same((e) => e.host.check(urn(e), {}, e.bag("SandboxFleet", props)));
+    for (const [i, e] of ends.entries()) {
+      // Secret value by value (the spec's secretWithin), so the members' keys stay readable.
+      const inputs = checked[i]!.inputs as { sandbox: Obj; members: Record<string, Obj> };
+      expect(secretKeysOf(inputs), e.name).toEqual([]);
+      expect([isSecret(inputs.sandbox.envVars), isSecret(inputs.members.grace!.envVars), isSecret(inputs.sandbox.templateID)], e.name).toEqual([true, true, false]);
+    }
+    const created = await same((e) => e.host.create(urn(e), at(checked, e).inputs));
+    for (const [i, e] of ends.entries()) {
+      const ada = (created[i]!.properties.sandboxes as Record<string, Obj>).ada!;
+      expect([isSecret(ada.envdAccessToken), isSecret(ada.sandboxID)], e.name).toEqual([true, false]);
+    }
+    const edited = await same((e) => e.host.check(urn(e), at(checked, e).inputs, e.bag("SandboxFleet", { ...props, members: { ...props.members, ada: { envVars: { X: "1" } } } })));
+    const [diff] = await same((e) => e.host.diff(at(created, e).id, urn(e), at(created, e).properties, at(edited, e).inputs));
+    expect(diff).toEqual({
+      changes: "some", replaces: [], deleteBeforeReplace: false, diffs: ["members"],
+      detailedDiff: { 'members["ada"].envVars': { kind: "UPDATE", inputDiff: true } },
+    });
+    const updated = await same((e) => e.host.update(at(created, e).id, urn(e), at(created, e).properties, at(edited, e).inputs));
+    const idsOf = (p: Obj) => Object.fromEntries(Object.entries(p.sandboxes as Record<string, Obj>).map(([k, v]) => [k, v.sandboxID]));
+    for (const [i, e] of ends.entries()) {
+      const [before, after] = [idsOf(created[i]!.properties), idsOf(updated[i]!.properties)];
+      expect([after.grace === before.grace, after.ada === before.ada], e.name).toEqual([true, false]);
+    }
     await same((e) => e.host.read(at(created, e).id, urn(e), at(updated, e).properties));
     await same((e) => e.host.delete(at(created, e).id, urn(e), at(updated, e).properties));
     for (const e of ends) expect(e.emu.state.sandboxes(), e.name).toEqual([]);

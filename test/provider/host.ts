@@ -33,7 +33,10 @@ export interface ProviderHost {
   /** `providerID`: the provider's ID, which the engine sends with Configure (a native plugin keys new resources with it). */
   configure(config: Record<string, string>, providerID?: string): Promise<{ acceptSecrets: boolean }>;
   check(urn: string, olds: Obj, news: Obj): Promise<{ inputs: Obj; failures: { property: string; reason: string }[] }>;
-  diff(id: string, urn: string, olds: Obj, news: Obj): Promise<{ changes: "some" | "none" | "unknown"; replaces: string[]; deleteBeforeReplace: boolean }>;
+  /** `diffs` and `detailedDiff` only when the answer has them (a kind with a diff of its own: provider/runtime/detailed-diff.ts). */
+  diff(id: string, urn: string, olds: Obj, news: Obj): Promise<{
+    changes: "some" | "none" | "unknown"; replaces: string[]; deleteBeforeReplace: boolean; diffs?: string[]; detailedDiff?: Record<string, { kind: string; inputDiff: boolean }>;
+  }>;
   /** `timeoutSeconds`: the resource's `customTimeouts.create`, as the engine sends it (0 or left out: none). */
   create(urn: string, properties: Obj, timeoutSeconds?: number): Promise<{ id: string; properties: Obj }>;
   read(id: string, urn: string, properties: Obj): Promise<{ id: string; properties: Obj }>;
@@ -49,6 +52,8 @@ export interface ProviderHost {
 /** Longest a call may take: builds and provisioning here take a second or two. */
 const CALL_DEADLINE_MS = 20_000;
 const HOST = require.resolve("@pulumi/pulumi/cmd/dynamic-provider");
+/** `UPDATE`, ... by the number the wire carries. */
+const KIND_NAMES = Object.fromEntries(Object.entries(proto.PropertyDiff.Kind).map(([name, n]) => [n, name])) as Record<number, string>;
 const CHANGES = { [proto.DiffResponse.DiffChanges.DIFF_SOME]: "some", [proto.DiffResponse.DiffChanges.DIFF_NONE]: "none", [proto.DiffResponse.DiffChanges.DIFF_UNKNOWN]: "unknown" } as const;
 
 /**
@@ -92,7 +97,12 @@ export async function startHost(opts: { cwd: string; project: string; env?: Reco
     async diff(id, urn, olds, news) {
       const req = new proto.DiffRequest().setId(id).setUrn(urn).setOlds(struct(olds)).setNews(struct(news));
       const res = await call<proto.DiffRequest, proto.DiffResponse>(client.diff, req);
-      return { changes: CHANGES[res.getChanges()], replaces: res.getReplacesList(), deleteBeforeReplace: res.getDeletebeforereplace() };
+      const answer = { changes: CHANGES[res.getChanges()], replaces: res.getReplacesList(), deleteBeforeReplace: res.getDeletebeforereplace() };
+      const diffs = res.getDiffsList();
+      const detailedDiff: Record<string, { kind: string; inputDiff: boolean }> = {};
+      res.getDetaileddiffMap().forEach((d, path) => (detailedDiff[path] = { kind: KIND_NAMES[d.getKind()]!, inputDiff: d.getInputdiff() }));
+      const detailed = res.getHasdetaileddiff() ? { detailedDiff } : {};
+      return { ...answer, ...(diffs.length ? { diffs } : {}), ...detailed };
     },
     async create(urn, properties, timeoutSeconds = 0) {
       const req = new proto.CreateRequest().setUrn(urn).setProperties(struct(properties)).setTimeout(timeoutSeconds);

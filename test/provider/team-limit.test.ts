@@ -43,6 +43,23 @@ describe("creates past the limit", () => {
     }
   });
 
+  test("a fleet's member past the limit waits for a slot as a Sandbox does, on the fleet's row, and the fleet is made once one frees", async () => {
+    const held = await runtime.create("Sandbox", await checked("Sandbox", { templateID: "base", __resource: "proj/dev/holder" }));
+    const key = "inst/urn:pulumi:dev::proj::pulumi-nodejs:dynamic/sandbox:SandboxFleet::pool";
+    const inputs = await checked("SandboxFleet", { sandbox: { templateID: "base" }, count: 2, __resource: key });
+    const fleet = runtime.create("SandboxFleet", inputs);
+    // The holder's slot frees once a member has waited: then both members are made.
+    while (!/\[Sandbox pool\/members\/[01]\] waiting for the team's concurrent-sandbox limit/.test(stderr.text())) await new Promise((r) => setTimeout(r, 20));
+    await runtime.remove("Sandbox", held.id, held.outs);
+    const { id, outs } = await fleet;
+    expect(Object.keys(outs.sandboxes as object).sort()).toEqual(["0", "1"]);
+    const waited = ["0", "1"].filter((k) => linesOf(`pool/members/${k}`).length > 0);
+    expect(waited).toHaveLength(1);
+    expect(linesOf(`pool/members/${waited[0]}`).at(-1)).toMatch(/^\[Sandbox pool\/members\/[01]\] create went through after waiting [\d.]+ m?s for the team's concurrent-sandbox limit$/);
+    await runtime.remove("SandboxFleet", id, outs);
+    expect(emu().state.sandboxes()).toEqual([]);
+  });
+
   test("a paused sandbox's resume waits for a slot too", async () => {
     const inputs = await checked("Sandbox", { templateID: "base", state: "paused", __resource: "proj/dev/sleeper" });
     const paused = await runtime.create("Sandbox", inputs);

@@ -20,6 +20,7 @@
  * made from the inputs the create has is adopted; one made from others is stale, and the create
  * removes it and makes a new one.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { Sandbox } from "../../../sdk/schemas/sandboxes";
 import type { PlatformClient } from "../../../sdk/platform/client";
 import { stackOf } from "../../resource-key";
@@ -72,15 +73,13 @@ interface Snapshot {
 
 // Per client (a configure with other endpoints is another service), then per stack.
 const snapshots = new WeakMap<PlatformClient, Map<string, Snapshot>>();
+/** The lists one operation of many sandboxes holds for its whole length (`oneListing`), by stack. */
+const held = new AsyncLocalStorage<Map<string, Snapshot>>();
 
-function madeFor(stack: string): Promise<Map<string, Made[]>> {
-  const client = platform();
-  const ofClient = snapshots.get(client) ?? new Map<string, Snapshot>();
-  snapshots.set(client, ofClient);
-  const kept = ofClient.get(stack);
-  if (kept && Date.now() - kept.at <= SNAPSHOT_MS) return kept.byMarker;
+/** The stack's sandboxes by marker, as the service lists them now. */
+function listedNow(client: PlatformClient, stack: string): Snapshot {
   const listed = client.sandboxes.listAll({ metadata: { [STACK_KEY]: stack }, state: ["running", "paused"] });
-  const snapshot: Snapshot = {
+  return {
     at: Date.now(),
     byMarker: listed.then((list) => {
       const byMarker = new Map<string, Made[]>();
@@ -92,10 +91,30 @@ function madeFor(stack: string): Promise<Map<string, Made[]>> {
       return byMarker;
     }),
   };
+}
+
+function madeFor(stack: string): Promise<Map<string, Made[]>> {
+  const client = platform();
+  const pinned = held.getStore();
+  const ofClient = pinned ?? snapshots.get(client) ?? new Map<string, Snapshot>();
+  if (!pinned) snapshots.set(client, ofClient);
+  const kept = ofClient.get(stack);
+  if (kept && (pinned || Date.now() - kept.at <= SNAPSHOT_MS)) return kept.byMarker;
+  const snapshot = listedNow(client, stack);
   ofClient.set(stack, snapshot);
   // A failed list is not kept: the next create asks again.
   snapshot.byMarker.catch(() => ofClient.get(stack) === snapshot && ofClient.delete(stack));
   return snapshot.byMarker;
+}
+
+/**
+ * Runs `fn` (the creates of one operation of many sandboxes: a fleet's) with one list of each stack
+ * answering all of them, however long it takes: SNAPSHOT_MS would have a fleet of hundreds list its
+ * stack again every 10 s. The window it leaves is SNAPSHOT_MS's, widened to the operation: a sandbox
+ * made for one of its creates by another process after the list was taken.
+ */
+export function oneListing<T>(fn: () => Promise<T>): Promise<T> {
+  return held.run(new Map(), fn);
 }
 
 /** A sandbox an earlier run made for the resource from other inputs: which inputs differ (none named: it recorded none). */

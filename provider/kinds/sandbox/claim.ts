@@ -13,7 +13,9 @@
  * A paused sandbox's files cannot be read without resuming it, which only its owner may do: its standing
  * is unknown, and unknown is treated as claimed (left alone, never adopted).
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { platform } from "../../runtime/context";
+import { engineGone } from "../../runtime/operation";
 import { isNotFound } from "../../runtime/handlers";
 import { inSandbox } from "./in-sandbox";
 
@@ -23,8 +25,38 @@ export const CLAIMS = "/tmp/.pulumi-sandbox-claims";
 /** Whether a finished create made the sandbox: `claimed`, `unclaimed` (a killed run's), or `unknown` (paused). */
 export type Standing = "claimed" | "unclaimed" | "unknown";
 
-/** Marks the sandbox as made by a finished create of the resource with this nonce. */
+/** A claim a create holds back (`holdingClaims`). */
+export interface HeldClaim {
+  sandboxID: string;
+  envdAccessToken: string | null | undefined;
+  nonce: string;
+}
+
+const holding = new AsyncLocalStorage<HeldClaim[]>();
+
+/**
+ * Marks the sandbox as made by a finished create of the resource with this nonce (inside
+ * `holdingClaims`: noted for later). Not when the engine went away during the create (a killed `up`
+ * whose provider lives on): its result is never recorded, and the re-run must adopt the sandbox.
+ */
 export async function claim(sandboxID: string, envdAccessToken: string | null | undefined, nonce: string): Promise<void> {
+  const later = holding.getStore();
+  if (later) later.push({ sandboxID, envdAccessToken, nonce });
+  else if (!engineGone()) await inSandbox(sandboxID, (fs) => fs.makeDir(`${CLAIMS}/${nonce}`), envdAccessToken ?? null);
+}
+
+/**
+ * Runs `fn` with the claims of its creates held back in `held`, for the caller to make (`claim` each)
+ * once the create they are part of has finished: a fleet's members are made long before the fleet's
+ * create ends, and the re-run of a killed one (checked anew, with another nonce) must find them
+ * unclaimed, so it adopts them.
+ */
+export function holdingClaims<T>(held: HeldClaim[], fn: () => T): T {
+  return holding.run(held, fn);
+}
+
+/** Makes a held claim now. */
+export async function claimHeld({ sandboxID, envdAccessToken, nonce }: HeldClaim): Promise<void> {
   await inSandbox(sandboxID, (fs) => fs.makeDir(`${CLAIMS}/${nonce}`), envdAccessToken ?? null);
 }
 

@@ -23,6 +23,8 @@ func (m *module) Construct(ctx *pulumi.Context, name, typ, urn string) (r pulumi
 	switch typ {
 	case "sandbox:index:Sandbox":
 		r = &Sandbox{}
+	case "sandbox:index:SandboxFleet":
+		r = &SandboxFleet{}
 	case "sandbox:index:Secret":
 		r = &Secret{}
 	case "sandbox:index:Snapshot":

@@ -416,6 +416,166 @@ func (o ContentPtrOutput) Target() pulumi.StringPtrOutput {
 	}).(pulumi.StringPtrOutput)
 }
 
+type FleetMember struct {
+	// Access token of the in-sandbox API (secure sandboxes only). Secret.
+	EnvdAccessToken *string `pulumi:"envdAccessToken"`
+	// Per provisioning command: exit code, duration and output tails (secrets redacted); left out without commands.
+	ProvisionResults []FleetMemberProvisionResult `pulumi:"provisionResults"`
+	// Whether every provisioning command succeeded.
+	Provisioned bool `pulumi:"provisioned"`
+	// The sandbox's ID.
+	SandboxID string `pulumi:"sandboxID"`
+	// running or paused.
+	State string `pulumi:"state"`
+	// Token to reach the sandbox's ports when public traffic is off. Secret.
+	TrafficAccessToken *string `pulumi:"trafficAccessToken"`
+	// URL of each port in the member's `ports`, by port number (left out without ports). When public traffic is off, requests need the header `e2b-traffic-access-token: <trafficAccessToken>`.
+	Urls map[string]string `pulumi:"urls"`
+}
+
+type FleetMemberOutput struct{ *pulumi.OutputState }
+
+func (FleetMemberOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*FleetMember)(nil)).Elem()
+}
+
+func (o FleetMemberOutput) ToFleetMemberOutput() FleetMemberOutput {
+	return o
+}
+
+func (o FleetMemberOutput) ToFleetMemberOutputWithContext(ctx context.Context) FleetMemberOutput {
+	return o
+}
+
+// Access token of the in-sandbox API (secure sandboxes only). Secret.
+func (o FleetMemberOutput) EnvdAccessToken() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v FleetMember) *string { return v.EnvdAccessToken }).(pulumi.StringPtrOutput)
+}
+
+// Per provisioning command: exit code, duration and output tails (secrets redacted); left out without commands.
+func (o FleetMemberOutput) ProvisionResults() FleetMemberProvisionResultArrayOutput {
+	return o.ApplyT(func(v FleetMember) []FleetMemberProvisionResult { return v.ProvisionResults }).(FleetMemberProvisionResultArrayOutput)
+}
+
+// Whether every provisioning command succeeded.
+func (o FleetMemberOutput) Provisioned() pulumi.BoolOutput {
+	return o.ApplyT(func(v FleetMember) bool { return v.Provisioned }).(pulumi.BoolOutput)
+}
+
+// The sandbox's ID.
+func (o FleetMemberOutput) SandboxID() pulumi.StringOutput {
+	return o.ApplyT(func(v FleetMember) string { return v.SandboxID }).(pulumi.StringOutput)
+}
+
+// running or paused.
+func (o FleetMemberOutput) State() pulumi.StringOutput {
+	return o.ApplyT(func(v FleetMember) string { return v.State }).(pulumi.StringOutput)
+}
+
+// Token to reach the sandbox's ports when public traffic is off. Secret.
+func (o FleetMemberOutput) TrafficAccessToken() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v FleetMember) *string { return v.TrafficAccessToken }).(pulumi.StringPtrOutput)
+}
+
+// URL of each port in the member's `ports`, by port number (left out without ports). When public traffic is off, requests need the header `e2b-traffic-access-token: <trafficAccessToken>`.
+func (o FleetMemberOutput) Urls() pulumi.StringMapOutput {
+	return o.ApplyT(func(v FleetMember) map[string]string { return v.Urls }).(pulumi.StringMapOutput)
+}
+
+type FleetMemberMapOutput struct{ *pulumi.OutputState }
+
+func (FleetMemberMapOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*map[string]FleetMember)(nil)).Elem()
+}
+
+func (o FleetMemberMapOutput) ToFleetMemberMapOutput() FleetMemberMapOutput {
+	return o
+}
+
+func (o FleetMemberMapOutput) ToFleetMemberMapOutputWithContext(ctx context.Context) FleetMemberMapOutput {
+	return o
+}
+
+func (o FleetMemberMapOutput) MapIndex(k pulumi.StringInput) FleetMemberOutput {
+	return pulumi.All(o, k).ApplyT(func(vs []interface{}) FleetMember {
+		return vs[0].(map[string]FleetMember)[vs[1].(string)]
+	}).(FleetMemberOutput)
+}
+
+// An item of the `provisionResults` list.
+type FleetMemberProvisionResult struct {
+	// The command, with every secret value redacted.
+	Command string `pulumi:"command"`
+	// How long it ran, in milliseconds.
+	DurationMs float64 `pulumi:"durationMs"`
+	// Its exit code; -1 when it was killed or timed out.
+	ExitCode float64 `pulumi:"exitCode"`
+	// The last 4 KiB of its stderr, secrets redacted.
+	StderrTail string `pulumi:"stderrTail"`
+	// The last 4 KiB of its stdout, secrets redacted.
+	StdoutTail string `pulumi:"stdoutTail"`
+}
+
+// An item of the `provisionResults` list.
+type FleetMemberProvisionResultOutput struct{ *pulumi.OutputState }
+
+func (FleetMemberProvisionResultOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*FleetMemberProvisionResult)(nil)).Elem()
+}
+
+func (o FleetMemberProvisionResultOutput) ToFleetMemberProvisionResultOutput() FleetMemberProvisionResultOutput {
+	return o
+}
+
+func (o FleetMemberProvisionResultOutput) ToFleetMemberProvisionResultOutputWithContext(ctx context.Context) FleetMemberProvisionResultOutput {
+	return o
+}
+
+// The command, with every secret value redacted.
+func (o FleetMemberProvisionResultOutput) Command() pulumi.StringOutput {
+	return o.ApplyT(func(v FleetMemberProvisionResult) string { return v.Command }).(pulumi.StringOutput)
+}
+
+// How long it ran, in milliseconds.
+func (o FleetMemberProvisionResultOutput) DurationMs() pulumi.Float64Output {
+	return o.ApplyT(func(v FleetMemberProvisionResult) float64 { return v.DurationMs }).(pulumi.Float64Output)
+}
+
+// Its exit code; -1 when it was killed or timed out.
+func (o FleetMemberProvisionResultOutput) ExitCode() pulumi.Float64Output {
+	return o.ApplyT(func(v FleetMemberProvisionResult) float64 { return v.ExitCode }).(pulumi.Float64Output)
+}
+
+// The last 4 KiB of its stderr, secrets redacted.
+func (o FleetMemberProvisionResultOutput) StderrTail() pulumi.StringOutput {
+	return o.ApplyT(func(v FleetMemberProvisionResult) string { return v.StderrTail }).(pulumi.StringOutput)
+}
+
+// The last 4 KiB of its stdout, secrets redacted.
+func (o FleetMemberProvisionResultOutput) StdoutTail() pulumi.StringOutput {
+	return o.ApplyT(func(v FleetMemberProvisionResult) string { return v.StdoutTail }).(pulumi.StringOutput)
+}
+
+type FleetMemberProvisionResultArrayOutput struct{ *pulumi.OutputState }
+
+func (FleetMemberProvisionResultArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]FleetMemberProvisionResult)(nil)).Elem()
+}
+
+func (o FleetMemberProvisionResultArrayOutput) ToFleetMemberProvisionResultArrayOutput() FleetMemberProvisionResultArrayOutput {
+	return o
+}
+
+func (o FleetMemberProvisionResultArrayOutput) ToFleetMemberProvisionResultArrayOutputWithContext(ctx context.Context) FleetMemberProvisionResultArrayOutput {
+	return o
+}
+
+func (o FleetMemberProvisionResultArrayOutput) Index(i pulumi.IntInput) FleetMemberProvisionResultOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) FleetMemberProvisionResult {
+		return vs[0].([]FleetMemberProvisionResult)[vs[1].(int)]
+	}).(FleetMemberProvisionResultOutput)
+}
+
 // What happens to the sandbox when its timeout passes (the official SDKs' `lifecycle.onTimeout`), sent as `autoPause` and `autoPauseMemory`. A change replaces the sandbox.
 type Lifecycle struct {
 	// What happens when the timeout passes, and what a pause then keeps.
@@ -1830,6 +1990,1599 @@ func (o SandboxMetricArrayOutput) Index(i pulumi.IntInput) SandboxMetricOutput {
 	}).(SandboxMetricOutput)
 }
 
+type SandboxSettings struct {
+	// When false, all egress is denied (as denyOut 0.0.0.0/0). Sent as `allow_internet_access`.
+	AllowInternetAccess *bool `pulumi:"allowInternetAccess"`
+	// Pause instead of killing the sandbox when its timeout passes. Default false.
+	AutoPause *bool `pulumi:"autoPause"`
+	// Resume a paused sandbox when traffic reaches it.
+	AutoResume *SandboxSettingsAutoResume `pulumi:"autoResume"`
+	// Environment variables of every process in the sandbox. Secret.
+	EnvVars map[string]string `pulumi:"envVars"`
+	// What happens to the sandbox when its timeout passes (the official SDKs' `lifecycle.onTimeout`), sent as `autoPause` and `autoPauseMemory`. A change replaces the sandbox.
+	Lifecycle *SandboxSettingsLifecycle `pulumi:"lifecycle"`
+	// MCP configuration, passed through.
+	Mcp interface{} `pulumi:"mcp"`
+	// Free-form string metadata; sandboxes can be listed by it.
+	Metadata map[string]string `pulumi:"metadata"`
+	// Egress and ingress rules.
+	Network *SandboxSettingsNetwork `pulumi:"network"`
+	// What a pause by `state: paused` keeps: `full` (the default) keeps memory and files, so processes continue at the resume; `filesystem` keeps only the files (POST .../pause with `memory: false`), so the resume boots the sandbox cold. Only with `state: paused`. Changed in place, with no call: it applies at the next pause (a sandbox already paused keeps what its pause saved). One of `full`, `filesystem`.
+	PauseMode *string `pulumi:"pauseMode"`
+	// Ports the sandbox serves; each gets a URL in `urls`. A change is made in place, with no call to the service.
+	Ports []int `pulumi:"ports"`
+	// Commands run inside the sandbox after it is created. A change re-runs them in the same sandbox; a change of `triggers` replaces the sandbox.
+	Provision *SandboxSettingsProvision `pulumi:"provision"`
+	// Require the sandbox's access token (envdAccessToken) for every in-sandbox call.
+	Secure *bool `pulumi:"secure"`
+	// The state to keep the sandbox in: `paused` pauses it (POST .../pause; memory and files are kept, or only the files with `pauseMode: filesystem`), `running` resumes it (POST .../connect). Left out, the service's own pauses (autoPause) are left alone; set, `pulumi refresh` shows them as drift and the next `up` resumes it. One of `running`, `paused`.
+	State *string `pulumi:"state"`
+	// Template (ID or alias), or snapshot ID, to create the sandbox from. Required unless `forkFrom` is given.
+	TemplateID *string `pulumi:"templateID"`
+	// Time to live in seconds, counted from creation (or from the last change of this value). Service default 15. Changed in place; removing it keeps the current deadline. On a paused sandbox a change is recorded and applies from its next resume.
+	TimeoutSeconds *int `pulumi:"timeoutSeconds"`
+	// Volumes to mount, by name, at absolute paths.
+	VolumeMounts []SandboxSettingsVolumeMount `pulumi:"volumeMounts"`
+}
+
+// Defaults sets the appropriate defaults for SandboxSettings
+func (val *SandboxSettings) Defaults() *SandboxSettings {
+	if val == nil {
+		return nil
+	}
+	tmp := *val
+	tmp.Provision = tmp.Provision.Defaults()
+
+	return &tmp
+}
+
+// SandboxSettingsInput is an input type that accepts SandboxSettingsArgs and SandboxSettingsOutput values.
+// You can construct a concrete instance of `SandboxSettingsInput` via:
+//
+//	SandboxSettingsArgs{...}
+type SandboxSettingsInput interface {
+	pulumi.Input
+
+	ToSandboxSettingsOutput() SandboxSettingsOutput
+	ToSandboxSettingsOutputWithContext(context.Context) SandboxSettingsOutput
+}
+
+type SandboxSettingsArgs struct {
+	// When false, all egress is denied (as denyOut 0.0.0.0/0). Sent as `allow_internet_access`.
+	AllowInternetAccess pulumi.BoolPtrInput `pulumi:"allowInternetAccess"`
+	// Pause instead of killing the sandbox when its timeout passes. Default false.
+	AutoPause pulumi.BoolPtrInput `pulumi:"autoPause"`
+	// Resume a paused sandbox when traffic reaches it.
+	AutoResume SandboxSettingsAutoResumePtrInput `pulumi:"autoResume"`
+	// Environment variables of every process in the sandbox. Secret.
+	EnvVars pulumi.StringMapInput `pulumi:"envVars"`
+	// What happens to the sandbox when its timeout passes (the official SDKs' `lifecycle.onTimeout`), sent as `autoPause` and `autoPauseMemory`. A change replaces the sandbox.
+	Lifecycle SandboxSettingsLifecyclePtrInput `pulumi:"lifecycle"`
+	// MCP configuration, passed through.
+	Mcp pulumi.Input `pulumi:"mcp"`
+	// Free-form string metadata; sandboxes can be listed by it.
+	Metadata pulumi.StringMapInput `pulumi:"metadata"`
+	// Egress and ingress rules.
+	Network SandboxSettingsNetworkPtrInput `pulumi:"network"`
+	// What a pause by `state: paused` keeps: `full` (the default) keeps memory and files, so processes continue at the resume; `filesystem` keeps only the files (POST .../pause with `memory: false`), so the resume boots the sandbox cold. Only with `state: paused`. Changed in place, with no call: it applies at the next pause (a sandbox already paused keeps what its pause saved). One of `full`, `filesystem`.
+	PauseMode pulumi.StringPtrInput `pulumi:"pauseMode"`
+	// Ports the sandbox serves; each gets a URL in `urls`. A change is made in place, with no call to the service.
+	Ports pulumi.IntArrayInput `pulumi:"ports"`
+	// Commands run inside the sandbox after it is created. A change re-runs them in the same sandbox; a change of `triggers` replaces the sandbox.
+	Provision SandboxSettingsProvisionPtrInput `pulumi:"provision"`
+	// Require the sandbox's access token (envdAccessToken) for every in-sandbox call.
+	Secure pulumi.BoolPtrInput `pulumi:"secure"`
+	// The state to keep the sandbox in: `paused` pauses it (POST .../pause; memory and files are kept, or only the files with `pauseMode: filesystem`), `running` resumes it (POST .../connect). Left out, the service's own pauses (autoPause) are left alone; set, `pulumi refresh` shows them as drift and the next `up` resumes it. One of `running`, `paused`.
+	State pulumi.StringPtrInput `pulumi:"state"`
+	// Template (ID or alias), or snapshot ID, to create the sandbox from. Required unless `forkFrom` is given.
+	TemplateID pulumi.StringPtrInput `pulumi:"templateID"`
+	// Time to live in seconds, counted from creation (or from the last change of this value). Service default 15. Changed in place; removing it keeps the current deadline. On a paused sandbox a change is recorded and applies from its next resume.
+	TimeoutSeconds pulumi.IntPtrInput `pulumi:"timeoutSeconds"`
+	// Volumes to mount, by name, at absolute paths.
+	VolumeMounts SandboxSettingsVolumeMountArrayInput `pulumi:"volumeMounts"`
+}
+
+// Defaults sets the appropriate defaults for SandboxSettingsArgs
+func (val *SandboxSettingsArgs) Defaults() *SandboxSettingsArgs {
+	if val == nil {
+		return nil
+	}
+	tmp := *val
+
+	return &tmp
+}
+func (SandboxSettingsArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*SandboxSettings)(nil)).Elem()
+}
+
+func (i SandboxSettingsArgs) ToSandboxSettingsOutput() SandboxSettingsOutput {
+	return i.ToSandboxSettingsOutputWithContext(context.Background())
+}
+
+func (i SandboxSettingsArgs) ToSandboxSettingsOutputWithContext(ctx context.Context) SandboxSettingsOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(SandboxSettingsOutput)
+}
+
+// SandboxSettingsMapInput is an input type that accepts SandboxSettingsMap and SandboxSettingsMapOutput values.
+// You can construct a concrete instance of `SandboxSettingsMapInput` via:
+//
+//	SandboxSettingsMap{ "key": SandboxSettingsArgs{...} }
+type SandboxSettingsMapInput interface {
+	pulumi.Input
+
+	ToSandboxSettingsMapOutput() SandboxSettingsMapOutput
+	ToSandboxSettingsMapOutputWithContext(context.Context) SandboxSettingsMapOutput
+}
+
+type SandboxSettingsMap map[string]SandboxSettingsInput
+
+func (SandboxSettingsMap) ElementType() reflect.Type {
+	return reflect.TypeOf((*map[string]SandboxSettings)(nil)).Elem()
+}
+
+func (i SandboxSettingsMap) ToSandboxSettingsMapOutput() SandboxSettingsMapOutput {
+	return i.ToSandboxSettingsMapOutputWithContext(context.Background())
+}
+
+func (i SandboxSettingsMap) ToSandboxSettingsMapOutputWithContext(ctx context.Context) SandboxSettingsMapOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(SandboxSettingsMapOutput)
+}
+
+type SandboxSettingsOutput struct{ *pulumi.OutputState }
+
+func (SandboxSettingsOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*SandboxSettings)(nil)).Elem()
+}
+
+func (o SandboxSettingsOutput) ToSandboxSettingsOutput() SandboxSettingsOutput {
+	return o
+}
+
+func (o SandboxSettingsOutput) ToSandboxSettingsOutputWithContext(ctx context.Context) SandboxSettingsOutput {
+	return o
+}
+
+// When false, all egress is denied (as denyOut 0.0.0.0/0). Sent as `allow_internet_access`.
+func (o SandboxSettingsOutput) AllowInternetAccess() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v SandboxSettings) *bool { return v.AllowInternetAccess }).(pulumi.BoolPtrOutput)
+}
+
+// Pause instead of killing the sandbox when its timeout passes. Default false.
+func (o SandboxSettingsOutput) AutoPause() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v SandboxSettings) *bool { return v.AutoPause }).(pulumi.BoolPtrOutput)
+}
+
+// Resume a paused sandbox when traffic reaches it.
+func (o SandboxSettingsOutput) AutoResume() SandboxSettingsAutoResumePtrOutput {
+	return o.ApplyT(func(v SandboxSettings) *SandboxSettingsAutoResume { return v.AutoResume }).(SandboxSettingsAutoResumePtrOutput)
+}
+
+// Environment variables of every process in the sandbox. Secret.
+func (o SandboxSettingsOutput) EnvVars() pulumi.StringMapOutput {
+	return o.ApplyT(func(v SandboxSettings) map[string]string { return v.EnvVars }).(pulumi.StringMapOutput)
+}
+
+// What happens to the sandbox when its timeout passes (the official SDKs' `lifecycle.onTimeout`), sent as `autoPause` and `autoPauseMemory`. A change replaces the sandbox.
+func (o SandboxSettingsOutput) Lifecycle() SandboxSettingsLifecyclePtrOutput {
+	return o.ApplyT(func(v SandboxSettings) *SandboxSettingsLifecycle { return v.Lifecycle }).(SandboxSettingsLifecyclePtrOutput)
+}
+
+// MCP configuration, passed through.
+func (o SandboxSettingsOutput) Mcp() pulumi.AnyOutput {
+	return o.ApplyT(func(v SandboxSettings) interface{} { return v.Mcp }).(pulumi.AnyOutput)
+}
+
+// Free-form string metadata; sandboxes can be listed by it.
+func (o SandboxSettingsOutput) Metadata() pulumi.StringMapOutput {
+	return o.ApplyT(func(v SandboxSettings) map[string]string { return v.Metadata }).(pulumi.StringMapOutput)
+}
+
+// Egress and ingress rules.
+func (o SandboxSettingsOutput) Network() SandboxSettingsNetworkPtrOutput {
+	return o.ApplyT(func(v SandboxSettings) *SandboxSettingsNetwork { return v.Network }).(SandboxSettingsNetworkPtrOutput)
+}
+
+// What a pause by `state: paused` keeps: `full` (the default) keeps memory and files, so processes continue at the resume; `filesystem` keeps only the files (POST .../pause with `memory: false`), so the resume boots the sandbox cold. Only with `state: paused`. Changed in place, with no call: it applies at the next pause (a sandbox already paused keeps what its pause saved). One of `full`, `filesystem`.
+func (o SandboxSettingsOutput) PauseMode() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v SandboxSettings) *string { return v.PauseMode }).(pulumi.StringPtrOutput)
+}
+
+// Ports the sandbox serves; each gets a URL in `urls`. A change is made in place, with no call to the service.
+func (o SandboxSettingsOutput) Ports() pulumi.IntArrayOutput {
+	return o.ApplyT(func(v SandboxSettings) []int { return v.Ports }).(pulumi.IntArrayOutput)
+}
+
+// Commands run inside the sandbox after it is created. A change re-runs them in the same sandbox; a change of `triggers` replaces the sandbox.
+func (o SandboxSettingsOutput) Provision() SandboxSettingsProvisionPtrOutput {
+	return o.ApplyT(func(v SandboxSettings) *SandboxSettingsProvision { return v.Provision }).(SandboxSettingsProvisionPtrOutput)
+}
+
+// Require the sandbox's access token (envdAccessToken) for every in-sandbox call.
+func (o SandboxSettingsOutput) Secure() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v SandboxSettings) *bool { return v.Secure }).(pulumi.BoolPtrOutput)
+}
+
+// The state to keep the sandbox in: `paused` pauses it (POST .../pause; memory and files are kept, or only the files with `pauseMode: filesystem`), `running` resumes it (POST .../connect). Left out, the service's own pauses (autoPause) are left alone; set, `pulumi refresh` shows them as drift and the next `up` resumes it. One of `running`, `paused`.
+func (o SandboxSettingsOutput) State() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v SandboxSettings) *string { return v.State }).(pulumi.StringPtrOutput)
+}
+
+// Template (ID or alias), or snapshot ID, to create the sandbox from. Required unless `forkFrom` is given.
+func (o SandboxSettingsOutput) TemplateID() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v SandboxSettings) *string { return v.TemplateID }).(pulumi.StringPtrOutput)
+}
+
+// Time to live in seconds, counted from creation (or from the last change of this value). Service default 15. Changed in place; removing it keeps the current deadline. On a paused sandbox a change is recorded and applies from its next resume.
+func (o SandboxSettingsOutput) TimeoutSeconds() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v SandboxSettings) *int { return v.TimeoutSeconds }).(pulumi.IntPtrOutput)
+}
+
+// Volumes to mount, by name, at absolute paths.
+func (o SandboxSettingsOutput) VolumeMounts() SandboxSettingsVolumeMountArrayOutput {
+	return o.ApplyT(func(v SandboxSettings) []SandboxSettingsVolumeMount { return v.VolumeMounts }).(SandboxSettingsVolumeMountArrayOutput)
+}
+
+type SandboxSettingsMapOutput struct{ *pulumi.OutputState }
+
+func (SandboxSettingsMapOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*map[string]SandboxSettings)(nil)).Elem()
+}
+
+func (o SandboxSettingsMapOutput) ToSandboxSettingsMapOutput() SandboxSettingsMapOutput {
+	return o
+}
+
+func (o SandboxSettingsMapOutput) ToSandboxSettingsMapOutputWithContext(ctx context.Context) SandboxSettingsMapOutput {
+	return o
+}
+
+func (o SandboxSettingsMapOutput) MapIndex(k pulumi.StringInput) SandboxSettingsOutput {
+	return pulumi.All(o, k).ApplyT(func(vs []interface{}) SandboxSettings {
+		return vs[0].(map[string]SandboxSettings)[vs[1].(string)]
+	}).(SandboxSettingsOutput)
+}
+
+// Resume a paused sandbox when traffic reaches it.
+type SandboxSettingsAutoResume struct {
+	Enabled bool `pulumi:"enabled"`
+}
+
+// SandboxSettingsAutoResumeInput is an input type that accepts SandboxSettingsAutoResumeArgs and SandboxSettingsAutoResumeOutput values.
+// You can construct a concrete instance of `SandboxSettingsAutoResumeInput` via:
+//
+//	SandboxSettingsAutoResumeArgs{...}
+type SandboxSettingsAutoResumeInput interface {
+	pulumi.Input
+
+	ToSandboxSettingsAutoResumeOutput() SandboxSettingsAutoResumeOutput
+	ToSandboxSettingsAutoResumeOutputWithContext(context.Context) SandboxSettingsAutoResumeOutput
+}
+
+// Resume a paused sandbox when traffic reaches it.
+type SandboxSettingsAutoResumeArgs struct {
+	Enabled pulumi.BoolInput `pulumi:"enabled"`
+}
+
+func (SandboxSettingsAutoResumeArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*SandboxSettingsAutoResume)(nil)).Elem()
+}
+
+func (i SandboxSettingsAutoResumeArgs) ToSandboxSettingsAutoResumeOutput() SandboxSettingsAutoResumeOutput {
+	return i.ToSandboxSettingsAutoResumeOutputWithContext(context.Background())
+}
+
+func (i SandboxSettingsAutoResumeArgs) ToSandboxSettingsAutoResumeOutputWithContext(ctx context.Context) SandboxSettingsAutoResumeOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(SandboxSettingsAutoResumeOutput)
+}
+
+func (i SandboxSettingsAutoResumeArgs) ToSandboxSettingsAutoResumePtrOutput() SandboxSettingsAutoResumePtrOutput {
+	return i.ToSandboxSettingsAutoResumePtrOutputWithContext(context.Background())
+}
+
+func (i SandboxSettingsAutoResumeArgs) ToSandboxSettingsAutoResumePtrOutputWithContext(ctx context.Context) SandboxSettingsAutoResumePtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(SandboxSettingsAutoResumeOutput).ToSandboxSettingsAutoResumePtrOutputWithContext(ctx)
+}
+
+// SandboxSettingsAutoResumePtrInput is an input type that accepts SandboxSettingsAutoResumeArgs, SandboxSettingsAutoResumePtr and SandboxSettingsAutoResumePtrOutput values.
+// You can construct a concrete instance of `SandboxSettingsAutoResumePtrInput` via:
+//
+//	        SandboxSettingsAutoResumeArgs{...}
+//
+//	or:
+//
+//	        nil
+type SandboxSettingsAutoResumePtrInput interface {
+	pulumi.Input
+
+	ToSandboxSettingsAutoResumePtrOutput() SandboxSettingsAutoResumePtrOutput
+	ToSandboxSettingsAutoResumePtrOutputWithContext(context.Context) SandboxSettingsAutoResumePtrOutput
+}
+
+type sandboxSettingsAutoResumePtrType SandboxSettingsAutoResumeArgs
+
+func SandboxSettingsAutoResumePtr(v *SandboxSettingsAutoResumeArgs) SandboxSettingsAutoResumePtrInput {
+	return (*sandboxSettingsAutoResumePtrType)(v)
+}
+
+func (*sandboxSettingsAutoResumePtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**SandboxSettingsAutoResume)(nil)).Elem()
+}
+
+func (i *sandboxSettingsAutoResumePtrType) ToSandboxSettingsAutoResumePtrOutput() SandboxSettingsAutoResumePtrOutput {
+	return i.ToSandboxSettingsAutoResumePtrOutputWithContext(context.Background())
+}
+
+func (i *sandboxSettingsAutoResumePtrType) ToSandboxSettingsAutoResumePtrOutputWithContext(ctx context.Context) SandboxSettingsAutoResumePtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(SandboxSettingsAutoResumePtrOutput)
+}
+
+// Resume a paused sandbox when traffic reaches it.
+type SandboxSettingsAutoResumeOutput struct{ *pulumi.OutputState }
+
+func (SandboxSettingsAutoResumeOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*SandboxSettingsAutoResume)(nil)).Elem()
+}
+
+func (o SandboxSettingsAutoResumeOutput) ToSandboxSettingsAutoResumeOutput() SandboxSettingsAutoResumeOutput {
+	return o
+}
+
+func (o SandboxSettingsAutoResumeOutput) ToSandboxSettingsAutoResumeOutputWithContext(ctx context.Context) SandboxSettingsAutoResumeOutput {
+	return o
+}
+
+func (o SandboxSettingsAutoResumeOutput) ToSandboxSettingsAutoResumePtrOutput() SandboxSettingsAutoResumePtrOutput {
+	return o.ToSandboxSettingsAutoResumePtrOutputWithContext(context.Background())
+}
+
+func (o SandboxSettingsAutoResumeOutput) ToSandboxSettingsAutoResumePtrOutputWithContext(ctx context.Context) SandboxSettingsAutoResumePtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v SandboxSettingsAutoResume) *SandboxSettingsAutoResume {
+		return &v
+	}).(SandboxSettingsAutoResumePtrOutput)
+}
+
+func (o SandboxSettingsAutoResumeOutput) Enabled() pulumi.BoolOutput {
+	return o.ApplyT(func(v SandboxSettingsAutoResume) bool { return v.Enabled }).(pulumi.BoolOutput)
+}
+
+type SandboxSettingsAutoResumePtrOutput struct{ *pulumi.OutputState }
+
+func (SandboxSettingsAutoResumePtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**SandboxSettingsAutoResume)(nil)).Elem()
+}
+
+func (o SandboxSettingsAutoResumePtrOutput) ToSandboxSettingsAutoResumePtrOutput() SandboxSettingsAutoResumePtrOutput {
+	return o
+}
+
+func (o SandboxSettingsAutoResumePtrOutput) ToSandboxSettingsAutoResumePtrOutputWithContext(ctx context.Context) SandboxSettingsAutoResumePtrOutput {
+	return o
+}
+
+func (o SandboxSettingsAutoResumePtrOutput) Elem() SandboxSettingsAutoResumeOutput {
+	return o.ApplyT(func(v *SandboxSettingsAutoResume) SandboxSettingsAutoResume {
+		if v != nil {
+			return *v
+		}
+		var ret SandboxSettingsAutoResume
+		return ret
+	}).(SandboxSettingsAutoResumeOutput)
+}
+
+func (o SandboxSettingsAutoResumePtrOutput) Enabled() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v *SandboxSettingsAutoResume) *bool {
+		if v == nil {
+			return nil
+		}
+		return &v.Enabled
+	}).(pulumi.BoolPtrOutput)
+}
+
+// What happens to the sandbox when its timeout passes (the official SDKs' `lifecycle.onTimeout`), sent as `autoPause` and `autoPauseMemory`. A change replaces the sandbox.
+type SandboxSettingsLifecycle struct {
+	// What happens when the timeout passes, and what a pause then keeps.
+	OnTimeout SandboxSettingsLifecycleOnTimeout `pulumi:"onTimeout"`
+}
+
+// SandboxSettingsLifecycleInput is an input type that accepts SandboxSettingsLifecycleArgs and SandboxSettingsLifecycleOutput values.
+// You can construct a concrete instance of `SandboxSettingsLifecycleInput` via:
+//
+//	SandboxSettingsLifecycleArgs{...}
+type SandboxSettingsLifecycleInput interface {
+	pulumi.Input
+
+	ToSandboxSettingsLifecycleOutput() SandboxSettingsLifecycleOutput
+	ToSandboxSettingsLifecycleOutputWithContext(context.Context) SandboxSettingsLifecycleOutput
+}
+
+// What happens to the sandbox when its timeout passes (the official SDKs' `lifecycle.onTimeout`), sent as `autoPause` and `autoPauseMemory`. A change replaces the sandbox.
+type SandboxSettingsLifecycleArgs struct {
+	// What happens when the timeout passes, and what a pause then keeps.
+	OnTimeout SandboxSettingsLifecycleOnTimeoutInput `pulumi:"onTimeout"`
+}
+
+func (SandboxSettingsLifecycleArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*SandboxSettingsLifecycle)(nil)).Elem()
+}
+
+func (i SandboxSettingsLifecycleArgs) ToSandboxSettingsLifecycleOutput() SandboxSettingsLifecycleOutput {
+	return i.ToSandboxSettingsLifecycleOutputWithContext(context.Background())
+}
+
+func (i SandboxSettingsLifecycleArgs) ToSandboxSettingsLifecycleOutputWithContext(ctx context.Context) SandboxSettingsLifecycleOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(SandboxSettingsLifecycleOutput)
+}
+
+func (i SandboxSettingsLifecycleArgs) ToSandboxSettingsLifecyclePtrOutput() SandboxSettingsLifecyclePtrOutput {
+	return i.ToSandboxSettingsLifecyclePtrOutputWithContext(context.Background())
+}
+
+func (i SandboxSettingsLifecycleArgs) ToSandboxSettingsLifecyclePtrOutputWithContext(ctx context.Context) SandboxSettingsLifecyclePtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(SandboxSettingsLifecycleOutput).ToSandboxSettingsLifecyclePtrOutputWithContext(ctx)
+}
+
+// SandboxSettingsLifecyclePtrInput is an input type that accepts SandboxSettingsLifecycleArgs, SandboxSettingsLifecyclePtr and SandboxSettingsLifecyclePtrOutput values.
+// You can construct a concrete instance of `SandboxSettingsLifecyclePtrInput` via:
+//
+//	        SandboxSettingsLifecycleArgs{...}
+//
+//	or:
+//
+//	        nil
+type SandboxSettingsLifecyclePtrInput interface {
+	pulumi.Input
+
+	ToSandboxSettingsLifecyclePtrOutput() SandboxSettingsLifecyclePtrOutput
+	ToSandboxSettingsLifecyclePtrOutputWithContext(context.Context) SandboxSettingsLifecyclePtrOutput
+}
+
+type sandboxSettingsLifecyclePtrType SandboxSettingsLifecycleArgs
+
+func SandboxSettingsLifecyclePtr(v *SandboxSettingsLifecycleArgs) SandboxSettingsLifecyclePtrInput {
+	return (*sandboxSettingsLifecyclePtrType)(v)
+}
+
+func (*sandboxSettingsLifecyclePtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**SandboxSettingsLifecycle)(nil)).Elem()
+}
+
+func (i *sandboxSettingsLifecyclePtrType) ToSandboxSettingsLifecyclePtrOutput() SandboxSettingsLifecyclePtrOutput {
+	return i.ToSandboxSettingsLifecyclePtrOutputWithContext(context.Background())
+}
+
+func (i *sandboxSettingsLifecyclePtrType) ToSandboxSettingsLifecyclePtrOutputWithContext(ctx context.Context) SandboxSettingsLifecyclePtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(SandboxSettingsLifecyclePtrOutput)
+}
+
+// What happens to the sandbox when its timeout passes (the official SDKs' `lifecycle.onTimeout`), sent as `autoPause` and `autoPauseMemory`. A change replaces the sandbox.
+type SandboxSettingsLifecycleOutput struct{ *pulumi.OutputState }
+
+func (SandboxSettingsLifecycleOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*SandboxSettingsLifecycle)(nil)).Elem()
+}
+
+func (o SandboxSettingsLifecycleOutput) ToSandboxSettingsLifecycleOutput() SandboxSettingsLifecycleOutput {
+	return o
+}
+
+func (o SandboxSettingsLifecycleOutput) ToSandboxSettingsLifecycleOutputWithContext(ctx context.Context) SandboxSettingsLifecycleOutput {
+	return o
+}
+
+func (o SandboxSettingsLifecycleOutput) ToSandboxSettingsLifecyclePtrOutput() SandboxSettingsLifecyclePtrOutput {
+	return o.ToSandboxSettingsLifecyclePtrOutputWithContext(context.Background())
+}
+
+func (o SandboxSettingsLifecycleOutput) ToSandboxSettingsLifecyclePtrOutputWithContext(ctx context.Context) SandboxSettingsLifecyclePtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v SandboxSettingsLifecycle) *SandboxSettingsLifecycle {
+		return &v
+	}).(SandboxSettingsLifecyclePtrOutput)
+}
+
+// What happens when the timeout passes, and what a pause then keeps.
+func (o SandboxSettingsLifecycleOutput) OnTimeout() SandboxSettingsLifecycleOnTimeoutOutput {
+	return o.ApplyT(func(v SandboxSettingsLifecycle) SandboxSettingsLifecycleOnTimeout { return v.OnTimeout }).(SandboxSettingsLifecycleOnTimeoutOutput)
+}
+
+type SandboxSettingsLifecyclePtrOutput struct{ *pulumi.OutputState }
+
+func (SandboxSettingsLifecyclePtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**SandboxSettingsLifecycle)(nil)).Elem()
+}
+
+func (o SandboxSettingsLifecyclePtrOutput) ToSandboxSettingsLifecyclePtrOutput() SandboxSettingsLifecyclePtrOutput {
+	return o
+}
+
+func (o SandboxSettingsLifecyclePtrOutput) ToSandboxSettingsLifecyclePtrOutputWithContext(ctx context.Context) SandboxSettingsLifecyclePtrOutput {
+	return o
+}
+
+func (o SandboxSettingsLifecyclePtrOutput) Elem() SandboxSettingsLifecycleOutput {
+	return o.ApplyT(func(v *SandboxSettingsLifecycle) SandboxSettingsLifecycle {
+		if v != nil {
+			return *v
+		}
+		var ret SandboxSettingsLifecycle
+		return ret
+	}).(SandboxSettingsLifecycleOutput)
+}
+
+// What happens when the timeout passes, and what a pause then keeps.
+func (o SandboxSettingsLifecyclePtrOutput) OnTimeout() SandboxSettingsLifecycleOnTimeoutPtrOutput {
+	return o.ApplyT(func(v *SandboxSettingsLifecycle) *SandboxSettingsLifecycleOnTimeout {
+		if v == nil {
+			return nil
+		}
+		return &v.OnTimeout
+	}).(SandboxSettingsLifecycleOnTimeoutPtrOutput)
+}
+
+// What happens when the timeout passes, and what a pause then keeps.
+type SandboxSettingsLifecycleOnTimeout struct {
+	// What happens when the sandbox's timeout passes: `kill` (the service's default) or `pause`. The same as `autoPause` (true is `pause`), which may be given too when it agrees. One of `pause`, `kill`.
+	Action string `pulumi:"action"`
+	// With `action: pause`, what the timeout's pause keeps: `full` (the service's default) keeps memory and files; `filesystem` keeps only the files (sent as `autoPauseMemory: false`), so the resume boots the sandbox cold, and cannot be combined with `autoResume` (such a sandbox is resumed only explicitly). One of `full`, `filesystem`.
+	Mode *string `pulumi:"mode"`
+}
+
+// SandboxSettingsLifecycleOnTimeoutInput is an input type that accepts SandboxSettingsLifecycleOnTimeoutArgs and SandboxSettingsLifecycleOnTimeoutOutput values.
+// You can construct a concrete instance of `SandboxSettingsLifecycleOnTimeoutInput` via:
+//
+//	SandboxSettingsLifecycleOnTimeoutArgs{...}
+type SandboxSettingsLifecycleOnTimeoutInput interface {
+	pulumi.Input
+
+	ToSandboxSettingsLifecycleOnTimeoutOutput() SandboxSettingsLifecycleOnTimeoutOutput
+	ToSandboxSettingsLifecycleOnTimeoutOutputWithContext(context.Context) SandboxSettingsLifecycleOnTimeoutOutput
+}
+
+// What happens when the timeout passes, and what a pause then keeps.
+type SandboxSettingsLifecycleOnTimeoutArgs struct {
+	// What happens when the sandbox's timeout passes: `kill` (the service's default) or `pause`. The same as `autoPause` (true is `pause`), which may be given too when it agrees. One of `pause`, `kill`.
+	Action pulumi.StringInput `pulumi:"action"`
+	// With `action: pause`, what the timeout's pause keeps: `full` (the service's default) keeps memory and files; `filesystem` keeps only the files (sent as `autoPauseMemory: false`), so the resume boots the sandbox cold, and cannot be combined with `autoResume` (such a sandbox is resumed only explicitly). One of `full`, `filesystem`.
+	Mode pulumi.StringPtrInput `pulumi:"mode"`
+}
+
+func (SandboxSettingsLifecycleOnTimeoutArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*SandboxSettingsLifecycleOnTimeout)(nil)).Elem()
+}
+
+func (i SandboxSettingsLifecycleOnTimeoutArgs) ToSandboxSettingsLifecycleOnTimeoutOutput() SandboxSettingsLifecycleOnTimeoutOutput {
+	return i.ToSandboxSettingsLifecycleOnTimeoutOutputWithContext(context.Background())
+}
+
+func (i SandboxSettingsLifecycleOnTimeoutArgs) ToSandboxSettingsLifecycleOnTimeoutOutputWithContext(ctx context.Context) SandboxSettingsLifecycleOnTimeoutOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(SandboxSettingsLifecycleOnTimeoutOutput)
+}
+
+func (i SandboxSettingsLifecycleOnTimeoutArgs) ToSandboxSettingsLifecycleOnTimeoutPtrOutput() SandboxSettingsLifecycleOnTimeoutPtrOutput {
+	return i.ToSandboxSettingsLifecycleOnTimeoutPtrOutputWithContext(context.Background())
+}
+
+func (i SandboxSettingsLifecycleOnTimeoutArgs) ToSandboxSettingsLifecycleOnTimeoutPtrOutputWithContext(ctx context.Context) SandboxSettingsLifecycleOnTimeoutPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(SandboxSettingsLifecycleOnTimeoutOutput).ToSandboxSettingsLifecycleOnTimeoutPtrOutputWithContext(ctx)
+}
+
+// SandboxSettingsLifecycleOnTimeoutPtrInput is an input type that accepts SandboxSettingsLifecycleOnTimeoutArgs, SandboxSettingsLifecycleOnTimeoutPtr and SandboxSettingsLifecycleOnTimeoutPtrOutput values.
+// You can construct a concrete instance of `SandboxSettingsLifecycleOnTimeoutPtrInput` via:
+//
+//	        SandboxSettingsLifecycleOnTimeoutArgs{...}
+//
+//	or:
+//
+//	        nil
+type SandboxSettingsLifecycleOnTimeoutPtrInput interface {
+	pulumi.Input
+
+	ToSandboxSettingsLifecycleOnTimeoutPtrOutput() SandboxSettingsLifecycleOnTimeoutPtrOutput
+	ToSandboxSettingsLifecycleOnTimeoutPtrOutputWithContext(context.Context) SandboxSettingsLifecycleOnTimeoutPtrOutput
+}
+
+type sandboxSettingsLifecycleOnTimeoutPtrType SandboxSettingsLifecycleOnTimeoutArgs
+
+func SandboxSettingsLifecycleOnTimeoutPtr(v *SandboxSettingsLifecycleOnTimeoutArgs) SandboxSettingsLifecycleOnTimeoutPtrInput {
+	return (*sandboxSettingsLifecycleOnTimeoutPtrType)(v)
+}
+
+func (*sandboxSettingsLifecycleOnTimeoutPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**SandboxSettingsLifecycleOnTimeout)(nil)).Elem()
+}
+
+func (i *sandboxSettingsLifecycleOnTimeoutPtrType) ToSandboxSettingsLifecycleOnTimeoutPtrOutput() SandboxSettingsLifecycleOnTimeoutPtrOutput {
+	return i.ToSandboxSettingsLifecycleOnTimeoutPtrOutputWithContext(context.Background())
+}
+
+func (i *sandboxSettingsLifecycleOnTimeoutPtrType) ToSandboxSettingsLifecycleOnTimeoutPtrOutputWithContext(ctx context.Context) SandboxSettingsLifecycleOnTimeoutPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(SandboxSettingsLifecycleOnTimeoutPtrOutput)
+}
+
+// What happens when the timeout passes, and what a pause then keeps.
+type SandboxSettingsLifecycleOnTimeoutOutput struct{ *pulumi.OutputState }
+
+func (SandboxSettingsLifecycleOnTimeoutOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*SandboxSettingsLifecycleOnTimeout)(nil)).Elem()
+}
+
+func (o SandboxSettingsLifecycleOnTimeoutOutput) ToSandboxSettingsLifecycleOnTimeoutOutput() SandboxSettingsLifecycleOnTimeoutOutput {
+	return o
+}
+
+func (o SandboxSettingsLifecycleOnTimeoutOutput) ToSandboxSettingsLifecycleOnTimeoutOutputWithContext(ctx context.Context) SandboxSettingsLifecycleOnTimeoutOutput {
+	return o
+}
+
+func (o SandboxSettingsLifecycleOnTimeoutOutput) ToSandboxSettingsLifecycleOnTimeoutPtrOutput() SandboxSettingsLifecycleOnTimeoutPtrOutput {
+	return o.ToSandboxSettingsLifecycleOnTimeoutPtrOutputWithContext(context.Background())
+}
+
+func (o SandboxSettingsLifecycleOnTimeoutOutput) ToSandboxSettingsLifecycleOnTimeoutPtrOutputWithContext(ctx context.Context) SandboxSettingsLifecycleOnTimeoutPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v SandboxSettingsLifecycleOnTimeout) *SandboxSettingsLifecycleOnTimeout {
+		return &v
+	}).(SandboxSettingsLifecycleOnTimeoutPtrOutput)
+}
+
+// What happens when the sandbox's timeout passes: `kill` (the service's default) or `pause`. The same as `autoPause` (true is `pause`), which may be given too when it agrees. One of `pause`, `kill`.
+func (o SandboxSettingsLifecycleOnTimeoutOutput) Action() pulumi.StringOutput {
+	return o.ApplyT(func(v SandboxSettingsLifecycleOnTimeout) string { return v.Action }).(pulumi.StringOutput)
+}
+
+// With `action: pause`, what the timeout's pause keeps: `full` (the service's default) keeps memory and files; `filesystem` keeps only the files (sent as `autoPauseMemory: false`), so the resume boots the sandbox cold, and cannot be combined with `autoResume` (such a sandbox is resumed only explicitly). One of `full`, `filesystem`.
+func (o SandboxSettingsLifecycleOnTimeoutOutput) Mode() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v SandboxSettingsLifecycleOnTimeout) *string { return v.Mode }).(pulumi.StringPtrOutput)
+}
+
+type SandboxSettingsLifecycleOnTimeoutPtrOutput struct{ *pulumi.OutputState }
+
+func (SandboxSettingsLifecycleOnTimeoutPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**SandboxSettingsLifecycleOnTimeout)(nil)).Elem()
+}
+
+func (o SandboxSettingsLifecycleOnTimeoutPtrOutput) ToSandboxSettingsLifecycleOnTimeoutPtrOutput() SandboxSettingsLifecycleOnTimeoutPtrOutput {
+	return o
+}
+
+func (o SandboxSettingsLifecycleOnTimeoutPtrOutput) ToSandboxSettingsLifecycleOnTimeoutPtrOutputWithContext(ctx context.Context) SandboxSettingsLifecycleOnTimeoutPtrOutput {
+	return o
+}
+
+func (o SandboxSettingsLifecycleOnTimeoutPtrOutput) Elem() SandboxSettingsLifecycleOnTimeoutOutput {
+	return o.ApplyT(func(v *SandboxSettingsLifecycleOnTimeout) SandboxSettingsLifecycleOnTimeout {
+		if v != nil {
+			return *v
+		}
+		var ret SandboxSettingsLifecycleOnTimeout
+		return ret
+	}).(SandboxSettingsLifecycleOnTimeoutOutput)
+}
+
+// What happens when the sandbox's timeout passes: `kill` (the service's default) or `pause`. The same as `autoPause` (true is `pause`), which may be given too when it agrees. One of `pause`, `kill`.
+func (o SandboxSettingsLifecycleOnTimeoutPtrOutput) Action() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *SandboxSettingsLifecycleOnTimeout) *string {
+		if v == nil {
+			return nil
+		}
+		return &v.Action
+	}).(pulumi.StringPtrOutput)
+}
+
+// With `action: pause`, what the timeout's pause keeps: `full` (the service's default) keeps memory and files; `filesystem` keeps only the files (sent as `autoPauseMemory: false`), so the resume boots the sandbox cold, and cannot be combined with `autoResume` (such a sandbox is resumed only explicitly). One of `full`, `filesystem`.
+func (o SandboxSettingsLifecycleOnTimeoutPtrOutput) Mode() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *SandboxSettingsLifecycleOnTimeout) *string {
+		if v == nil {
+			return nil
+		}
+		return v.Mode
+	}).(pulumi.StringPtrOutput)
+}
+
+// Egress and ingress rules.
+type SandboxSettingsNetwork struct {
+	// Egress allowed (CIDRs, IPs or domain names), taking precedence over denyOut. Domain names need `0.0.0.0/0` in denyOut.
+	AllowOut []string `pulumi:"allowOut"`
+	// Whether the sandbox's ports are reachable without the traffic access token. Default true; false requires `secure`.
+	AllowPublicTraffic *bool `pulumi:"allowPublicTraffic"`
+	// Egress denied (CIDRs or IPs); `0.0.0.0/0` denies all.
+	DenyOut []string `pulumi:"denyOut"`
+	// DNS servers (IPv4 addresses) the sandbox may reach when `allowOut` names a domain. Left out, the service's default (8.8.8.8); `[]`, none. It does not change the sandbox's /etc/resolv.conf. Changed in place with the other egress rules.
+	DnsServers []string `pulumi:"dnsServers"`
+	// Ports whose server speaks HTTPS: the service's proxy reaches them over TLS, without verifying the certificate (a self-signed one works); their URL in `urls` stays the same. Never envd's port 49983. Fixed at creation: a change replaces the sandbox.
+	HttpsPorts []int `pulumi:"httpsPorts"`
+	// Host header to present to the sandbox's services.
+	MaskRequestHost *string `pulumi:"maskRequestHost"`
+	// Per-domain transforms of egress HTTP(S) requests (a domain listed here is not thereby allowed: see allowOut). A key is a domain name or a leading wildcard (`*.example.com`, its subdomains at any depth but not itself); a request takes the rule of its exact domain, else of the longest matching wildcard. Changed in place with the other egress rules.
+	Rules map[string][]SandboxSettingsNetworkRule `pulumi:"rules"`
+}
+
+// SandboxSettingsNetworkInput is an input type that accepts SandboxSettingsNetworkArgs and SandboxSettingsNetworkOutput values.
+// You can construct a concrete instance of `SandboxSettingsNetworkInput` via:
+//
+//	SandboxSettingsNetworkArgs{...}
+type SandboxSettingsNetworkInput interface {
+	pulumi.Input
+
+	ToSandboxSettingsNetworkOutput() SandboxSettingsNetworkOutput
+	ToSandboxSettingsNetworkOutputWithContext(context.Context) SandboxSettingsNetworkOutput
+}
+
+// Egress and ingress rules.
+type SandboxSettingsNetworkArgs struct {
+	// Egress allowed (CIDRs, IPs or domain names), taking precedence over denyOut. Domain names need `0.0.0.0/0` in denyOut.
+	AllowOut pulumi.StringArrayInput `pulumi:"allowOut"`
+	// Whether the sandbox's ports are reachable without the traffic access token. Default true; false requires `secure`.
+	AllowPublicTraffic pulumi.BoolPtrInput `pulumi:"allowPublicTraffic"`
+	// Egress denied (CIDRs or IPs); `0.0.0.0/0` denies all.
+	DenyOut pulumi.StringArrayInput `pulumi:"denyOut"`
+	// DNS servers (IPv4 addresses) the sandbox may reach when `allowOut` names a domain. Left out, the service's default (8.8.8.8); `[]`, none. It does not change the sandbox's /etc/resolv.conf. Changed in place with the other egress rules.
+	DnsServers pulumi.StringArrayInput `pulumi:"dnsServers"`
+	// Ports whose server speaks HTTPS: the service's proxy reaches them over TLS, without verifying the certificate (a self-signed one works); their URL in `urls` stays the same. Never envd's port 49983. Fixed at creation: a change replaces the sandbox.
+	HttpsPorts pulumi.IntArrayInput `pulumi:"httpsPorts"`
+	// Host header to present to the sandbox's services.
+	MaskRequestHost pulumi.StringPtrInput `pulumi:"maskRequestHost"`
+	// Per-domain transforms of egress HTTP(S) requests (a domain listed here is not thereby allowed: see allowOut). A key is a domain name or a leading wildcard (`*.example.com`, its subdomains at any depth but not itself); a request takes the rule of its exact domain, else of the longest matching wildcard. Changed in place with the other egress rules.
+	Rules SandboxSettingsNetworkRuleArrayMapInput `pulumi:"rules"`
+}
+
+func (SandboxSettingsNetworkArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*SandboxSettingsNetwork)(nil)).Elem()
+}
+
+func (i SandboxSettingsNetworkArgs) ToSandboxSettingsNetworkOutput() SandboxSettingsNetworkOutput {
+	return i.ToSandboxSettingsNetworkOutputWithContext(context.Background())
+}
+
+func (i SandboxSettingsNetworkArgs) ToSandboxSettingsNetworkOutputWithContext(ctx context.Context) SandboxSettingsNetworkOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(SandboxSettingsNetworkOutput)
+}
+
+func (i SandboxSettingsNetworkArgs) ToSandboxSettingsNetworkPtrOutput() SandboxSettingsNetworkPtrOutput {
+	return i.ToSandboxSettingsNetworkPtrOutputWithContext(context.Background())
+}
+
+func (i SandboxSettingsNetworkArgs) ToSandboxSettingsNetworkPtrOutputWithContext(ctx context.Context) SandboxSettingsNetworkPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(SandboxSettingsNetworkOutput).ToSandboxSettingsNetworkPtrOutputWithContext(ctx)
+}
+
+// SandboxSettingsNetworkPtrInput is an input type that accepts SandboxSettingsNetworkArgs, SandboxSettingsNetworkPtr and SandboxSettingsNetworkPtrOutput values.
+// You can construct a concrete instance of `SandboxSettingsNetworkPtrInput` via:
+//
+//	        SandboxSettingsNetworkArgs{...}
+//
+//	or:
+//
+//	        nil
+type SandboxSettingsNetworkPtrInput interface {
+	pulumi.Input
+
+	ToSandboxSettingsNetworkPtrOutput() SandboxSettingsNetworkPtrOutput
+	ToSandboxSettingsNetworkPtrOutputWithContext(context.Context) SandboxSettingsNetworkPtrOutput
+}
+
+type sandboxSettingsNetworkPtrType SandboxSettingsNetworkArgs
+
+func SandboxSettingsNetworkPtr(v *SandboxSettingsNetworkArgs) SandboxSettingsNetworkPtrInput {
+	return (*sandboxSettingsNetworkPtrType)(v)
+}
+
+func (*sandboxSettingsNetworkPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**SandboxSettingsNetwork)(nil)).Elem()
+}
+
+func (i *sandboxSettingsNetworkPtrType) ToSandboxSettingsNetworkPtrOutput() SandboxSettingsNetworkPtrOutput {
+	return i.ToSandboxSettingsNetworkPtrOutputWithContext(context.Background())
+}
+
+func (i *sandboxSettingsNetworkPtrType) ToSandboxSettingsNetworkPtrOutputWithContext(ctx context.Context) SandboxSettingsNetworkPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(SandboxSettingsNetworkPtrOutput)
+}
+
+// Egress and ingress rules.
+type SandboxSettingsNetworkOutput struct{ *pulumi.OutputState }
+
+func (SandboxSettingsNetworkOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*SandboxSettingsNetwork)(nil)).Elem()
+}
+
+func (o SandboxSettingsNetworkOutput) ToSandboxSettingsNetworkOutput() SandboxSettingsNetworkOutput {
+	return o
+}
+
+func (o SandboxSettingsNetworkOutput) ToSandboxSettingsNetworkOutputWithContext(ctx context.Context) SandboxSettingsNetworkOutput {
+	return o
+}
+
+func (o SandboxSettingsNetworkOutput) ToSandboxSettingsNetworkPtrOutput() SandboxSettingsNetworkPtrOutput {
+	return o.ToSandboxSettingsNetworkPtrOutputWithContext(context.Background())
+}
+
+func (o SandboxSettingsNetworkOutput) ToSandboxSettingsNetworkPtrOutputWithContext(ctx context.Context) SandboxSettingsNetworkPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v SandboxSettingsNetwork) *SandboxSettingsNetwork {
+		return &v
+	}).(SandboxSettingsNetworkPtrOutput)
+}
+
+// Egress allowed (CIDRs, IPs or domain names), taking precedence over denyOut. Domain names need `0.0.0.0/0` in denyOut.
+func (o SandboxSettingsNetworkOutput) AllowOut() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v SandboxSettingsNetwork) []string { return v.AllowOut }).(pulumi.StringArrayOutput)
+}
+
+// Whether the sandbox's ports are reachable without the traffic access token. Default true; false requires `secure`.
+func (o SandboxSettingsNetworkOutput) AllowPublicTraffic() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v SandboxSettingsNetwork) *bool { return v.AllowPublicTraffic }).(pulumi.BoolPtrOutput)
+}
+
+// Egress denied (CIDRs or IPs); `0.0.0.0/0` denies all.
+func (o SandboxSettingsNetworkOutput) DenyOut() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v SandboxSettingsNetwork) []string { return v.DenyOut }).(pulumi.StringArrayOutput)
+}
+
+// DNS servers (IPv4 addresses) the sandbox may reach when `allowOut` names a domain. Left out, the service's default (8.8.8.8); `[]`, none. It does not change the sandbox's /etc/resolv.conf. Changed in place with the other egress rules.
+func (o SandboxSettingsNetworkOutput) DnsServers() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v SandboxSettingsNetwork) []string { return v.DnsServers }).(pulumi.StringArrayOutput)
+}
+
+// Ports whose server speaks HTTPS: the service's proxy reaches them over TLS, without verifying the certificate (a self-signed one works); their URL in `urls` stays the same. Never envd's port 49983. Fixed at creation: a change replaces the sandbox.
+func (o SandboxSettingsNetworkOutput) HttpsPorts() pulumi.IntArrayOutput {
+	return o.ApplyT(func(v SandboxSettingsNetwork) []int { return v.HttpsPorts }).(pulumi.IntArrayOutput)
+}
+
+// Host header to present to the sandbox's services.
+func (o SandboxSettingsNetworkOutput) MaskRequestHost() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v SandboxSettingsNetwork) *string { return v.MaskRequestHost }).(pulumi.StringPtrOutput)
+}
+
+// Per-domain transforms of egress HTTP(S) requests (a domain listed here is not thereby allowed: see allowOut). A key is a domain name or a leading wildcard (`*.example.com`, its subdomains at any depth but not itself); a request takes the rule of its exact domain, else of the longest matching wildcard. Changed in place with the other egress rules.
+func (o SandboxSettingsNetworkOutput) Rules() SandboxSettingsNetworkRuleArrayMapOutput {
+	return o.ApplyT(func(v SandboxSettingsNetwork) map[string][]SandboxSettingsNetworkRule { return v.Rules }).(SandboxSettingsNetworkRuleArrayMapOutput)
+}
+
+type SandboxSettingsNetworkPtrOutput struct{ *pulumi.OutputState }
+
+func (SandboxSettingsNetworkPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**SandboxSettingsNetwork)(nil)).Elem()
+}
+
+func (o SandboxSettingsNetworkPtrOutput) ToSandboxSettingsNetworkPtrOutput() SandboxSettingsNetworkPtrOutput {
+	return o
+}
+
+func (o SandboxSettingsNetworkPtrOutput) ToSandboxSettingsNetworkPtrOutputWithContext(ctx context.Context) SandboxSettingsNetworkPtrOutput {
+	return o
+}
+
+func (o SandboxSettingsNetworkPtrOutput) Elem() SandboxSettingsNetworkOutput {
+	return o.ApplyT(func(v *SandboxSettingsNetwork) SandboxSettingsNetwork {
+		if v != nil {
+			return *v
+		}
+		var ret SandboxSettingsNetwork
+		return ret
+	}).(SandboxSettingsNetworkOutput)
+}
+
+// Egress allowed (CIDRs, IPs or domain names), taking precedence over denyOut. Domain names need `0.0.0.0/0` in denyOut.
+func (o SandboxSettingsNetworkPtrOutput) AllowOut() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v *SandboxSettingsNetwork) []string {
+		if v == nil {
+			return nil
+		}
+		return v.AllowOut
+	}).(pulumi.StringArrayOutput)
+}
+
+// Whether the sandbox's ports are reachable without the traffic access token. Default true; false requires `secure`.
+func (o SandboxSettingsNetworkPtrOutput) AllowPublicTraffic() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v *SandboxSettingsNetwork) *bool {
+		if v == nil {
+			return nil
+		}
+		return v.AllowPublicTraffic
+	}).(pulumi.BoolPtrOutput)
+}
+
+// Egress denied (CIDRs or IPs); `0.0.0.0/0` denies all.
+func (o SandboxSettingsNetworkPtrOutput) DenyOut() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v *SandboxSettingsNetwork) []string {
+		if v == nil {
+			return nil
+		}
+		return v.DenyOut
+	}).(pulumi.StringArrayOutput)
+}
+
+// DNS servers (IPv4 addresses) the sandbox may reach when `allowOut` names a domain. Left out, the service's default (8.8.8.8); `[]`, none. It does not change the sandbox's /etc/resolv.conf. Changed in place with the other egress rules.
+func (o SandboxSettingsNetworkPtrOutput) DnsServers() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v *SandboxSettingsNetwork) []string {
+		if v == nil {
+			return nil
+		}
+		return v.DnsServers
+	}).(pulumi.StringArrayOutput)
+}
+
+// Ports whose server speaks HTTPS: the service's proxy reaches them over TLS, without verifying the certificate (a self-signed one works); their URL in `urls` stays the same. Never envd's port 49983. Fixed at creation: a change replaces the sandbox.
+func (o SandboxSettingsNetworkPtrOutput) HttpsPorts() pulumi.IntArrayOutput {
+	return o.ApplyT(func(v *SandboxSettingsNetwork) []int {
+		if v == nil {
+			return nil
+		}
+		return v.HttpsPorts
+	}).(pulumi.IntArrayOutput)
+}
+
+// Host header to present to the sandbox's services.
+func (o SandboxSettingsNetworkPtrOutput) MaskRequestHost() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *SandboxSettingsNetwork) *string {
+		if v == nil {
+			return nil
+		}
+		return v.MaskRequestHost
+	}).(pulumi.StringPtrOutput)
+}
+
+// Per-domain transforms of egress HTTP(S) requests (a domain listed here is not thereby allowed: see allowOut). A key is a domain name or a leading wildcard (`*.example.com`, its subdomains at any depth but not itself); a request takes the rule of its exact domain, else of the longest matching wildcard. Changed in place with the other egress rules.
+func (o SandboxSettingsNetworkPtrOutput) Rules() SandboxSettingsNetworkRuleArrayMapOutput {
+	return o.ApplyT(func(v *SandboxSettingsNetwork) map[string][]SandboxSettingsNetworkRule {
+		if v == nil {
+			return nil
+		}
+		return v.Rules
+	}).(SandboxSettingsNetworkRuleArrayMapOutput)
+}
+
+// An item of the `rules` list.
+type SandboxSettingsNetworkRule struct {
+	// What to change in matching requests.
+	Transform SandboxSettingsNetworkRuleTransform `pulumi:"transform"`
+}
+
+// SandboxSettingsNetworkRuleInput is an input type that accepts SandboxSettingsNetworkRuleArgs and SandboxSettingsNetworkRuleOutput values.
+// You can construct a concrete instance of `SandboxSettingsNetworkRuleInput` via:
+//
+//	SandboxSettingsNetworkRuleArgs{...}
+type SandboxSettingsNetworkRuleInput interface {
+	pulumi.Input
+
+	ToSandboxSettingsNetworkRuleOutput() SandboxSettingsNetworkRuleOutput
+	ToSandboxSettingsNetworkRuleOutputWithContext(context.Context) SandboxSettingsNetworkRuleOutput
+}
+
+// An item of the `rules` list.
+type SandboxSettingsNetworkRuleArgs struct {
+	// What to change in matching requests.
+	Transform SandboxSettingsNetworkRuleTransformInput `pulumi:"transform"`
+}
+
+func (SandboxSettingsNetworkRuleArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*SandboxSettingsNetworkRule)(nil)).Elem()
+}
+
+func (i SandboxSettingsNetworkRuleArgs) ToSandboxSettingsNetworkRuleOutput() SandboxSettingsNetworkRuleOutput {
+	return i.ToSandboxSettingsNetworkRuleOutputWithContext(context.Background())
+}
+
+func (i SandboxSettingsNetworkRuleArgs) ToSandboxSettingsNetworkRuleOutputWithContext(ctx context.Context) SandboxSettingsNetworkRuleOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(SandboxSettingsNetworkRuleOutput)
+}
+
+// SandboxSettingsNetworkRuleArrayInput is an input type that accepts SandboxSettingsNetworkRuleArray and SandboxSettingsNetworkRuleArrayOutput values.
+// You can construct a concrete instance of `SandboxSettingsNetworkRuleArrayInput` via:
+//
+//	SandboxSettingsNetworkRuleArray{ SandboxSettingsNetworkRuleArgs{...} }
+type SandboxSettingsNetworkRuleArrayInput interface {
+	pulumi.Input
+
+	ToSandboxSettingsNetworkRuleArrayOutput() SandboxSettingsNetworkRuleArrayOutput
+	ToSandboxSettingsNetworkRuleArrayOutputWithContext(context.Context) SandboxSettingsNetworkRuleArrayOutput
+}
+
+type SandboxSettingsNetworkRuleArray []SandboxSettingsNetworkRuleInput
+
+func (SandboxSettingsNetworkRuleArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]SandboxSettingsNetworkRule)(nil)).Elem()
+}
+
+func (i SandboxSettingsNetworkRuleArray) ToSandboxSettingsNetworkRuleArrayOutput() SandboxSettingsNetworkRuleArrayOutput {
+	return i.ToSandboxSettingsNetworkRuleArrayOutputWithContext(context.Background())
+}
+
+func (i SandboxSettingsNetworkRuleArray) ToSandboxSettingsNetworkRuleArrayOutputWithContext(ctx context.Context) SandboxSettingsNetworkRuleArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(SandboxSettingsNetworkRuleArrayOutput)
+}
+
+// An item of the `rules` list.
+type SandboxSettingsNetworkRuleOutput struct{ *pulumi.OutputState }
+
+func (SandboxSettingsNetworkRuleOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*SandboxSettingsNetworkRule)(nil)).Elem()
+}
+
+func (o SandboxSettingsNetworkRuleOutput) ToSandboxSettingsNetworkRuleOutput() SandboxSettingsNetworkRuleOutput {
+	return o
+}
+
+func (o SandboxSettingsNetworkRuleOutput) ToSandboxSettingsNetworkRuleOutputWithContext(ctx context.Context) SandboxSettingsNetworkRuleOutput {
+	return o
+}
+
+// What to change in matching requests.
+func (o SandboxSettingsNetworkRuleOutput) Transform() SandboxSettingsNetworkRuleTransformOutput {
+	return o.ApplyT(func(v SandboxSettingsNetworkRule) SandboxSettingsNetworkRuleTransform { return v.Transform }).(SandboxSettingsNetworkRuleTransformOutput)
+}
+
+type SandboxSettingsNetworkRuleArrayOutput struct{ *pulumi.OutputState }
+
+func (SandboxSettingsNetworkRuleArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]SandboxSettingsNetworkRule)(nil)).Elem()
+}
+
+func (o SandboxSettingsNetworkRuleArrayOutput) ToSandboxSettingsNetworkRuleArrayOutput() SandboxSettingsNetworkRuleArrayOutput {
+	return o
+}
+
+func (o SandboxSettingsNetworkRuleArrayOutput) ToSandboxSettingsNetworkRuleArrayOutputWithContext(ctx context.Context) SandboxSettingsNetworkRuleArrayOutput {
+	return o
+}
+
+func (o SandboxSettingsNetworkRuleArrayOutput) Index(i pulumi.IntInput) SandboxSettingsNetworkRuleOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) SandboxSettingsNetworkRule {
+		return vs[0].([]SandboxSettingsNetworkRule)[vs[1].(int)]
+	}).(SandboxSettingsNetworkRuleOutput)
+}
+
+// What to change in matching requests.
+type SandboxSettingsNetworkRuleTransform struct {
+	// Headers to set (replacing one of the same name) on matching requests. A value may contain `${e2b.secrets.<name>}`, which the service replaces with that team secret's value at egress.
+	Headers map[string]string `pulumi:"headers"`
+}
+
+// SandboxSettingsNetworkRuleTransformInput is an input type that accepts SandboxSettingsNetworkRuleTransformArgs and SandboxSettingsNetworkRuleTransformOutput values.
+// You can construct a concrete instance of `SandboxSettingsNetworkRuleTransformInput` via:
+//
+//	SandboxSettingsNetworkRuleTransformArgs{...}
+type SandboxSettingsNetworkRuleTransformInput interface {
+	pulumi.Input
+
+	ToSandboxSettingsNetworkRuleTransformOutput() SandboxSettingsNetworkRuleTransformOutput
+	ToSandboxSettingsNetworkRuleTransformOutputWithContext(context.Context) SandboxSettingsNetworkRuleTransformOutput
+}
+
+// What to change in matching requests.
+type SandboxSettingsNetworkRuleTransformArgs struct {
+	// Headers to set (replacing one of the same name) on matching requests. A value may contain `${e2b.secrets.<name>}`, which the service replaces with that team secret's value at egress.
+	Headers pulumi.StringMapInput `pulumi:"headers"`
+}
+
+func (SandboxSettingsNetworkRuleTransformArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*SandboxSettingsNetworkRuleTransform)(nil)).Elem()
+}
+
+func (i SandboxSettingsNetworkRuleTransformArgs) ToSandboxSettingsNetworkRuleTransformOutput() SandboxSettingsNetworkRuleTransformOutput {
+	return i.ToSandboxSettingsNetworkRuleTransformOutputWithContext(context.Background())
+}
+
+func (i SandboxSettingsNetworkRuleTransformArgs) ToSandboxSettingsNetworkRuleTransformOutputWithContext(ctx context.Context) SandboxSettingsNetworkRuleTransformOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(SandboxSettingsNetworkRuleTransformOutput)
+}
+
+// What to change in matching requests.
+type SandboxSettingsNetworkRuleTransformOutput struct{ *pulumi.OutputState }
+
+func (SandboxSettingsNetworkRuleTransformOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*SandboxSettingsNetworkRuleTransform)(nil)).Elem()
+}
+
+func (o SandboxSettingsNetworkRuleTransformOutput) ToSandboxSettingsNetworkRuleTransformOutput() SandboxSettingsNetworkRuleTransformOutput {
+	return o
+}
+
+func (o SandboxSettingsNetworkRuleTransformOutput) ToSandboxSettingsNetworkRuleTransformOutputWithContext(ctx context.Context) SandboxSettingsNetworkRuleTransformOutput {
+	return o
+}
+
+// Headers to set (replacing one of the same name) on matching requests. A value may contain `${e2b.secrets.<name>}`, which the service replaces with that team secret's value at egress.
+func (o SandboxSettingsNetworkRuleTransformOutput) Headers() pulumi.StringMapOutput {
+	return o.ApplyT(func(v SandboxSettingsNetworkRuleTransform) map[string]string { return v.Headers }).(pulumi.StringMapOutput)
+}
+
+// Commands run inside the sandbox after it is created. A change re-runs them in the same sandbox; a change of `triggers` replaces the sandbox.
+type SandboxSettingsProvision struct {
+	// Commands, run in order; a non-zero exit or a timeout stops the sequence.
+	Commands []SandboxSettingsProvisionCommand `pulumi:"commands"`
+	// Which output streams of the commands are shown in the `pulumi up` log as they come. Default `both`. A change re-runs nothing. One of `stdout`, `stderr`, `both`, `none`.
+	Logging *string `pulumi:"logging"`
+	// On a failed command: `keep` records the sandbox and the next `up` re-runs the provisioning; `delete` kills it and fails. One of `keep`, `delete`.
+	OnFailure *string `pulumi:"onFailure"`
+	// Any values; a change replaces the sandbox (a fresh one is provisioned).
+	Triggers interface{} `pulumi:"triggers"`
+}
+
+// Defaults sets the appropriate defaults for SandboxSettingsProvision
+func (val *SandboxSettingsProvision) Defaults() *SandboxSettingsProvision {
+	if val == nil {
+		return nil
+	}
+	tmp := *val
+	if tmp.Logging == nil {
+		logging_ := "both"
+		tmp.Logging = &logging_
+	}
+	if tmp.OnFailure == nil {
+		onFailure_ := "keep"
+		tmp.OnFailure = &onFailure_
+	}
+	return &tmp
+}
+
+// SandboxSettingsProvisionInput is an input type that accepts SandboxSettingsProvisionArgs and SandboxSettingsProvisionOutput values.
+// You can construct a concrete instance of `SandboxSettingsProvisionInput` via:
+//
+//	SandboxSettingsProvisionArgs{...}
+type SandboxSettingsProvisionInput interface {
+	pulumi.Input
+
+	ToSandboxSettingsProvisionOutput() SandboxSettingsProvisionOutput
+	ToSandboxSettingsProvisionOutputWithContext(context.Context) SandboxSettingsProvisionOutput
+}
+
+// Commands run inside the sandbox after it is created. A change re-runs them in the same sandbox; a change of `triggers` replaces the sandbox.
+type SandboxSettingsProvisionArgs struct {
+	// Commands, run in order; a non-zero exit or a timeout stops the sequence.
+	Commands SandboxSettingsProvisionCommandArrayInput `pulumi:"commands"`
+	// Which output streams of the commands are shown in the `pulumi up` log as they come. Default `both`. A change re-runs nothing. One of `stdout`, `stderr`, `both`, `none`.
+	Logging pulumi.StringPtrInput `pulumi:"logging"`
+	// On a failed command: `keep` records the sandbox and the next `up` re-runs the provisioning; `delete` kills it and fails. One of `keep`, `delete`.
+	OnFailure pulumi.StringPtrInput `pulumi:"onFailure"`
+	// Any values; a change replaces the sandbox (a fresh one is provisioned).
+	Triggers pulumi.Input `pulumi:"triggers"`
+}
+
+// Defaults sets the appropriate defaults for SandboxSettingsProvisionArgs
+func (val *SandboxSettingsProvisionArgs) Defaults() *SandboxSettingsProvisionArgs {
+	if val == nil {
+		return nil
+	}
+	tmp := *val
+	if tmp.Logging == nil {
+		tmp.Logging = pulumi.StringPtr("both")
+	}
+	if tmp.OnFailure == nil {
+		tmp.OnFailure = pulumi.StringPtr("keep")
+	}
+	return &tmp
+}
+func (SandboxSettingsProvisionArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*SandboxSettingsProvision)(nil)).Elem()
+}
+
+func (i SandboxSettingsProvisionArgs) ToSandboxSettingsProvisionOutput() SandboxSettingsProvisionOutput {
+	return i.ToSandboxSettingsProvisionOutputWithContext(context.Background())
+}
+
+func (i SandboxSettingsProvisionArgs) ToSandboxSettingsProvisionOutputWithContext(ctx context.Context) SandboxSettingsProvisionOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(SandboxSettingsProvisionOutput)
+}
+
+func (i SandboxSettingsProvisionArgs) ToSandboxSettingsProvisionPtrOutput() SandboxSettingsProvisionPtrOutput {
+	return i.ToSandboxSettingsProvisionPtrOutputWithContext(context.Background())
+}
+
+func (i SandboxSettingsProvisionArgs) ToSandboxSettingsProvisionPtrOutputWithContext(ctx context.Context) SandboxSettingsProvisionPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(SandboxSettingsProvisionOutput).ToSandboxSettingsProvisionPtrOutputWithContext(ctx)
+}
+
+// SandboxSettingsProvisionPtrInput is an input type that accepts SandboxSettingsProvisionArgs, SandboxSettingsProvisionPtr and SandboxSettingsProvisionPtrOutput values.
+// You can construct a concrete instance of `SandboxSettingsProvisionPtrInput` via:
+//
+//	        SandboxSettingsProvisionArgs{...}
+//
+//	or:
+//
+//	        nil
+type SandboxSettingsProvisionPtrInput interface {
+	pulumi.Input
+
+	ToSandboxSettingsProvisionPtrOutput() SandboxSettingsProvisionPtrOutput
+	ToSandboxSettingsProvisionPtrOutputWithContext(context.Context) SandboxSettingsProvisionPtrOutput
+}
+
+type sandboxSettingsProvisionPtrType SandboxSettingsProvisionArgs
+
+func SandboxSettingsProvisionPtr(v *SandboxSettingsProvisionArgs) SandboxSettingsProvisionPtrInput {
+	return (*sandboxSettingsProvisionPtrType)(v)
+}
+
+func (*sandboxSettingsProvisionPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**SandboxSettingsProvision)(nil)).Elem()
+}
+
+func (i *sandboxSettingsProvisionPtrType) ToSandboxSettingsProvisionPtrOutput() SandboxSettingsProvisionPtrOutput {
+	return i.ToSandboxSettingsProvisionPtrOutputWithContext(context.Background())
+}
+
+func (i *sandboxSettingsProvisionPtrType) ToSandboxSettingsProvisionPtrOutputWithContext(ctx context.Context) SandboxSettingsProvisionPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(SandboxSettingsProvisionPtrOutput)
+}
+
+// Commands run inside the sandbox after it is created. A change re-runs them in the same sandbox; a change of `triggers` replaces the sandbox.
+type SandboxSettingsProvisionOutput struct{ *pulumi.OutputState }
+
+func (SandboxSettingsProvisionOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*SandboxSettingsProvision)(nil)).Elem()
+}
+
+func (o SandboxSettingsProvisionOutput) ToSandboxSettingsProvisionOutput() SandboxSettingsProvisionOutput {
+	return o
+}
+
+func (o SandboxSettingsProvisionOutput) ToSandboxSettingsProvisionOutputWithContext(ctx context.Context) SandboxSettingsProvisionOutput {
+	return o
+}
+
+func (o SandboxSettingsProvisionOutput) ToSandboxSettingsProvisionPtrOutput() SandboxSettingsProvisionPtrOutput {
+	return o.ToSandboxSettingsProvisionPtrOutputWithContext(context.Background())
+}
+
+func (o SandboxSettingsProvisionOutput) ToSandboxSettingsProvisionPtrOutputWithContext(ctx context.Context) SandboxSettingsProvisionPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v SandboxSettingsProvision) *SandboxSettingsProvision {
+		return &v
+	}).(SandboxSettingsProvisionPtrOutput)
+}
+
+// Commands, run in order; a non-zero exit or a timeout stops the sequence.
+func (o SandboxSettingsProvisionOutput) Commands() SandboxSettingsProvisionCommandArrayOutput {
+	return o.ApplyT(func(v SandboxSettingsProvision) []SandboxSettingsProvisionCommand { return v.Commands }).(SandboxSettingsProvisionCommandArrayOutput)
+}
+
+// Which output streams of the commands are shown in the `pulumi up` log as they come. Default `both`. A change re-runs nothing. One of `stdout`, `stderr`, `both`, `none`.
+func (o SandboxSettingsProvisionOutput) Logging() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v SandboxSettingsProvision) *string { return v.Logging }).(pulumi.StringPtrOutput)
+}
+
+// On a failed command: `keep` records the sandbox and the next `up` re-runs the provisioning; `delete` kills it and fails. One of `keep`, `delete`.
+func (o SandboxSettingsProvisionOutput) OnFailure() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v SandboxSettingsProvision) *string { return v.OnFailure }).(pulumi.StringPtrOutput)
+}
+
+// Any values; a change replaces the sandbox (a fresh one is provisioned).
+func (o SandboxSettingsProvisionOutput) Triggers() pulumi.AnyOutput {
+	return o.ApplyT(func(v SandboxSettingsProvision) interface{} { return v.Triggers }).(pulumi.AnyOutput)
+}
+
+type SandboxSettingsProvisionPtrOutput struct{ *pulumi.OutputState }
+
+func (SandboxSettingsProvisionPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**SandboxSettingsProvision)(nil)).Elem()
+}
+
+func (o SandboxSettingsProvisionPtrOutput) ToSandboxSettingsProvisionPtrOutput() SandboxSettingsProvisionPtrOutput {
+	return o
+}
+
+func (o SandboxSettingsProvisionPtrOutput) ToSandboxSettingsProvisionPtrOutputWithContext(ctx context.Context) SandboxSettingsProvisionPtrOutput {
+	return o
+}
+
+func (o SandboxSettingsProvisionPtrOutput) Elem() SandboxSettingsProvisionOutput {
+	return o.ApplyT(func(v *SandboxSettingsProvision) SandboxSettingsProvision {
+		if v != nil {
+			return *v
+		}
+		var ret SandboxSettingsProvision
+		return ret
+	}).(SandboxSettingsProvisionOutput)
+}
+
+// Commands, run in order; a non-zero exit or a timeout stops the sequence.
+func (o SandboxSettingsProvisionPtrOutput) Commands() SandboxSettingsProvisionCommandArrayOutput {
+	return o.ApplyT(func(v *SandboxSettingsProvision) []SandboxSettingsProvisionCommand {
+		if v == nil {
+			return nil
+		}
+		return v.Commands
+	}).(SandboxSettingsProvisionCommandArrayOutput)
+}
+
+// Which output streams of the commands are shown in the `pulumi up` log as they come. Default `both`. A change re-runs nothing. One of `stdout`, `stderr`, `both`, `none`.
+func (o SandboxSettingsProvisionPtrOutput) Logging() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *SandboxSettingsProvision) *string {
+		if v == nil {
+			return nil
+		}
+		return v.Logging
+	}).(pulumi.StringPtrOutput)
+}
+
+// On a failed command: `keep` records the sandbox and the next `up` re-runs the provisioning; `delete` kills it and fails. One of `keep`, `delete`.
+func (o SandboxSettingsProvisionPtrOutput) OnFailure() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *SandboxSettingsProvision) *string {
+		if v == nil {
+			return nil
+		}
+		return v.OnFailure
+	}).(pulumi.StringPtrOutput)
+}
+
+// Any values; a change replaces the sandbox (a fresh one is provisioned).
+func (o SandboxSettingsProvisionPtrOutput) Triggers() pulumi.AnyOutput {
+	return o.ApplyT(func(v *SandboxSettingsProvision) interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.Triggers
+	}).(pulumi.AnyOutput)
+}
+
+// An item of the `commands` list.
+type SandboxSettingsProvisionCommand struct {
+	// Shell command, run as `/bin/bash -l -c <command>`.
+	Command string `pulumi:"command"`
+	// Working directory. Default: the user's home.
+	Cwd *string `pulumi:"cwd"`
+	// Environment variables of this command. Values the program marks secret are redacted from logs and stored output.
+	Envs map[string]string `pulumi:"envs"`
+	// Deadline of the command, in seconds; the process is killed when it passes. Default 300.
+	TimeoutSeconds *int `pulumi:"timeoutSeconds"`
+	// User to run as. Default: the template's default user.
+	User *string `pulumi:"user"`
+}
+
+// Defaults sets the appropriate defaults for SandboxSettingsProvisionCommand
+func (val *SandboxSettingsProvisionCommand) Defaults() *SandboxSettingsProvisionCommand {
+	if val == nil {
+		return nil
+	}
+	tmp := *val
+	if tmp.TimeoutSeconds == nil {
+		timeoutSeconds_ := 300
+		tmp.TimeoutSeconds = &timeoutSeconds_
+	}
+	return &tmp
+}
+
+// SandboxSettingsProvisionCommandInput is an input type that accepts SandboxSettingsProvisionCommandArgs and SandboxSettingsProvisionCommandOutput values.
+// You can construct a concrete instance of `SandboxSettingsProvisionCommandInput` via:
+//
+//	SandboxSettingsProvisionCommandArgs{...}
+type SandboxSettingsProvisionCommandInput interface {
+	pulumi.Input
+
+	ToSandboxSettingsProvisionCommandOutput() SandboxSettingsProvisionCommandOutput
+	ToSandboxSettingsProvisionCommandOutputWithContext(context.Context) SandboxSettingsProvisionCommandOutput
+}
+
+// An item of the `commands` list.
+type SandboxSettingsProvisionCommandArgs struct {
+	// Shell command, run as `/bin/bash -l -c <command>`.
+	Command pulumi.StringInput `pulumi:"command"`
+	// Working directory. Default: the user's home.
+	Cwd pulumi.StringPtrInput `pulumi:"cwd"`
+	// Environment variables of this command. Values the program marks secret are redacted from logs and stored output.
+	Envs pulumi.StringMapInput `pulumi:"envs"`
+	// Deadline of the command, in seconds; the process is killed when it passes. Default 300.
+	TimeoutSeconds pulumi.IntPtrInput `pulumi:"timeoutSeconds"`
+	// User to run as. Default: the template's default user.
+	User pulumi.StringPtrInput `pulumi:"user"`
+}
+
+// Defaults sets the appropriate defaults for SandboxSettingsProvisionCommandArgs
+func (val *SandboxSettingsProvisionCommandArgs) Defaults() *SandboxSettingsProvisionCommandArgs {
+	if val == nil {
+		return nil
+	}
+	tmp := *val
+	if tmp.TimeoutSeconds == nil {
+		tmp.TimeoutSeconds = pulumi.IntPtr(300)
+	}
+	return &tmp
+}
+func (SandboxSettingsProvisionCommandArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*SandboxSettingsProvisionCommand)(nil)).Elem()
+}
+
+func (i SandboxSettingsProvisionCommandArgs) ToSandboxSettingsProvisionCommandOutput() SandboxSettingsProvisionCommandOutput {
+	return i.ToSandboxSettingsProvisionCommandOutputWithContext(context.Background())
+}
+
+func (i SandboxSettingsProvisionCommandArgs) ToSandboxSettingsProvisionCommandOutputWithContext(ctx context.Context) SandboxSettingsProvisionCommandOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(SandboxSettingsProvisionCommandOutput)
+}
+
+// SandboxSettingsProvisionCommandArrayInput is an input type that accepts SandboxSettingsProvisionCommandArray and SandboxSettingsProvisionCommandArrayOutput values.
+// You can construct a concrete instance of `SandboxSettingsProvisionCommandArrayInput` via:
+//
+//	SandboxSettingsProvisionCommandArray{ SandboxSettingsProvisionCommandArgs{...} }
+type SandboxSettingsProvisionCommandArrayInput interface {
+	pulumi.Input
+
+	ToSandboxSettingsProvisionCommandArrayOutput() SandboxSettingsProvisionCommandArrayOutput
+	ToSandboxSettingsProvisionCommandArrayOutputWithContext(context.Context) SandboxSettingsProvisionCommandArrayOutput
+}
+
+type SandboxSettingsProvisionCommandArray []SandboxSettingsProvisionCommandInput
+
+func (SandboxSettingsProvisionCommandArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]SandboxSettingsProvisionCommand)(nil)).Elem()
+}
+
+func (i SandboxSettingsProvisionCommandArray) ToSandboxSettingsProvisionCommandArrayOutput() SandboxSettingsProvisionCommandArrayOutput {
+	return i.ToSandboxSettingsProvisionCommandArrayOutputWithContext(context.Background())
+}
+
+func (i SandboxSettingsProvisionCommandArray) ToSandboxSettingsProvisionCommandArrayOutputWithContext(ctx context.Context) SandboxSettingsProvisionCommandArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(SandboxSettingsProvisionCommandArrayOutput)
+}
+
+// An item of the `commands` list.
+type SandboxSettingsProvisionCommandOutput struct{ *pulumi.OutputState }
+
+func (SandboxSettingsProvisionCommandOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*SandboxSettingsProvisionCommand)(nil)).Elem()
+}
+
+func (o SandboxSettingsProvisionCommandOutput) ToSandboxSettingsProvisionCommandOutput() SandboxSettingsProvisionCommandOutput {
+	return o
+}
+
+func (o SandboxSettingsProvisionCommandOutput) ToSandboxSettingsProvisionCommandOutputWithContext(ctx context.Context) SandboxSettingsProvisionCommandOutput {
+	return o
+}
+
+// Shell command, run as `/bin/bash -l -c <command>`.
+func (o SandboxSettingsProvisionCommandOutput) Command() pulumi.StringOutput {
+	return o.ApplyT(func(v SandboxSettingsProvisionCommand) string { return v.Command }).(pulumi.StringOutput)
+}
+
+// Working directory. Default: the user's home.
+func (o SandboxSettingsProvisionCommandOutput) Cwd() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v SandboxSettingsProvisionCommand) *string { return v.Cwd }).(pulumi.StringPtrOutput)
+}
+
+// Environment variables of this command. Values the program marks secret are redacted from logs and stored output.
+func (o SandboxSettingsProvisionCommandOutput) Envs() pulumi.StringMapOutput {
+	return o.ApplyT(func(v SandboxSettingsProvisionCommand) map[string]string { return v.Envs }).(pulumi.StringMapOutput)
+}
+
+// Deadline of the command, in seconds; the process is killed when it passes. Default 300.
+func (o SandboxSettingsProvisionCommandOutput) TimeoutSeconds() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v SandboxSettingsProvisionCommand) *int { return v.TimeoutSeconds }).(pulumi.IntPtrOutput)
+}
+
+// User to run as. Default: the template's default user.
+func (o SandboxSettingsProvisionCommandOutput) User() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v SandboxSettingsProvisionCommand) *string { return v.User }).(pulumi.StringPtrOutput)
+}
+
+type SandboxSettingsProvisionCommandArrayOutput struct{ *pulumi.OutputState }
+
+func (SandboxSettingsProvisionCommandArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]SandboxSettingsProvisionCommand)(nil)).Elem()
+}
+
+func (o SandboxSettingsProvisionCommandArrayOutput) ToSandboxSettingsProvisionCommandArrayOutput() SandboxSettingsProvisionCommandArrayOutput {
+	return o
+}
+
+func (o SandboxSettingsProvisionCommandArrayOutput) ToSandboxSettingsProvisionCommandArrayOutputWithContext(ctx context.Context) SandboxSettingsProvisionCommandArrayOutput {
+	return o
+}
+
+func (o SandboxSettingsProvisionCommandArrayOutput) Index(i pulumi.IntInput) SandboxSettingsProvisionCommandOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) SandboxSettingsProvisionCommand {
+		return vs[0].([]SandboxSettingsProvisionCommand)[vs[1].(int)]
+	}).(SandboxSettingsProvisionCommandOutput)
+}
+
+// An item of the `volumeMounts` list.
+type SandboxSettingsVolumeMount struct {
+	// Name of the volume to mount.
+	Name string `pulumi:"name"`
+	// Absolute path in the sandbox where the volume appears.
+	Path string `pulumi:"path"`
+}
+
+// SandboxSettingsVolumeMountInput is an input type that accepts SandboxSettingsVolumeMountArgs and SandboxSettingsVolumeMountOutput values.
+// You can construct a concrete instance of `SandboxSettingsVolumeMountInput` via:
+//
+//	SandboxSettingsVolumeMountArgs{...}
+type SandboxSettingsVolumeMountInput interface {
+	pulumi.Input
+
+	ToSandboxSettingsVolumeMountOutput() SandboxSettingsVolumeMountOutput
+	ToSandboxSettingsVolumeMountOutputWithContext(context.Context) SandboxSettingsVolumeMountOutput
+}
+
+// An item of the `volumeMounts` list.
+type SandboxSettingsVolumeMountArgs struct {
+	// Name of the volume to mount.
+	Name pulumi.StringInput `pulumi:"name"`
+	// Absolute path in the sandbox where the volume appears.
+	Path pulumi.StringInput `pulumi:"path"`
+}
+
+func (SandboxSettingsVolumeMountArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*SandboxSettingsVolumeMount)(nil)).Elem()
+}
+
+func (i SandboxSettingsVolumeMountArgs) ToSandboxSettingsVolumeMountOutput() SandboxSettingsVolumeMountOutput {
+	return i.ToSandboxSettingsVolumeMountOutputWithContext(context.Background())
+}
+
+func (i SandboxSettingsVolumeMountArgs) ToSandboxSettingsVolumeMountOutputWithContext(ctx context.Context) SandboxSettingsVolumeMountOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(SandboxSettingsVolumeMountOutput)
+}
+
+// SandboxSettingsVolumeMountArrayInput is an input type that accepts SandboxSettingsVolumeMountArray and SandboxSettingsVolumeMountArrayOutput values.
+// You can construct a concrete instance of `SandboxSettingsVolumeMountArrayInput` via:
+//
+//	SandboxSettingsVolumeMountArray{ SandboxSettingsVolumeMountArgs{...} }
+type SandboxSettingsVolumeMountArrayInput interface {
+	pulumi.Input
+
+	ToSandboxSettingsVolumeMountArrayOutput() SandboxSettingsVolumeMountArrayOutput
+	ToSandboxSettingsVolumeMountArrayOutputWithContext(context.Context) SandboxSettingsVolumeMountArrayOutput
+}
+
+type SandboxSettingsVolumeMountArray []SandboxSettingsVolumeMountInput
+
+func (SandboxSettingsVolumeMountArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]SandboxSettingsVolumeMount)(nil)).Elem()
+}
+
+func (i SandboxSettingsVolumeMountArray) ToSandboxSettingsVolumeMountArrayOutput() SandboxSettingsVolumeMountArrayOutput {
+	return i.ToSandboxSettingsVolumeMountArrayOutputWithContext(context.Background())
+}
+
+func (i SandboxSettingsVolumeMountArray) ToSandboxSettingsVolumeMountArrayOutputWithContext(ctx context.Context) SandboxSettingsVolumeMountArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(SandboxSettingsVolumeMountArrayOutput)
+}
+
+// An item of the `volumeMounts` list.
+type SandboxSettingsVolumeMountOutput struct{ *pulumi.OutputState }
+
+func (SandboxSettingsVolumeMountOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*SandboxSettingsVolumeMount)(nil)).Elem()
+}
+
+func (o SandboxSettingsVolumeMountOutput) ToSandboxSettingsVolumeMountOutput() SandboxSettingsVolumeMountOutput {
+	return o
+}
+
+func (o SandboxSettingsVolumeMountOutput) ToSandboxSettingsVolumeMountOutputWithContext(ctx context.Context) SandboxSettingsVolumeMountOutput {
+	return o
+}
+
+// Name of the volume to mount.
+func (o SandboxSettingsVolumeMountOutput) Name() pulumi.StringOutput {
+	return o.ApplyT(func(v SandboxSettingsVolumeMount) string { return v.Name }).(pulumi.StringOutput)
+}
+
+// Absolute path in the sandbox where the volume appears.
+func (o SandboxSettingsVolumeMountOutput) Path() pulumi.StringOutput {
+	return o.ApplyT(func(v SandboxSettingsVolumeMount) string { return v.Path }).(pulumi.StringOutput)
+}
+
+type SandboxSettingsVolumeMountArrayOutput struct{ *pulumi.OutputState }
+
+func (SandboxSettingsVolumeMountArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]SandboxSettingsVolumeMount)(nil)).Elem()
+}
+
+func (o SandboxSettingsVolumeMountArrayOutput) ToSandboxSettingsVolumeMountArrayOutput() SandboxSettingsVolumeMountArrayOutput {
+	return o
+}
+
+func (o SandboxSettingsVolumeMountArrayOutput) ToSandboxSettingsVolumeMountArrayOutputWithContext(ctx context.Context) SandboxSettingsVolumeMountArrayOutput {
+	return o
+}
+
+func (o SandboxSettingsVolumeMountArrayOutput) Index(i pulumi.IntInput) SandboxSettingsVolumeMountOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) SandboxSettingsVolumeMount {
+		return vs[0].([]SandboxSettingsVolumeMount)[vs[1].(int)]
+	}).(SandboxSettingsVolumeMountOutput)
+}
+
 type SecretInfo struct {
 	// Its name, unique in the team (lower-case).
 	Name string `pulumi:"name"`
@@ -2499,6 +4252,51 @@ func (o NetworkRuleArrayMapOutput) MapIndex(k pulumi.StringInput) NetworkRuleArr
 	}).(NetworkRuleArrayOutput)
 }
 
+type SandboxSettingsNetworkRuleArrayMap map[string]SandboxSettingsNetworkRuleArrayInput
+
+func (SandboxSettingsNetworkRuleArrayMap) ElementType() reflect.Type {
+	return reflect.TypeOf((*map[string][]SandboxSettingsNetworkRule)(nil)).Elem()
+}
+
+func (i SandboxSettingsNetworkRuleArrayMap) ToSandboxSettingsNetworkRuleArrayMapOutput() SandboxSettingsNetworkRuleArrayMapOutput {
+	return i.ToSandboxSettingsNetworkRuleArrayMapOutputWithContext(context.Background())
+}
+
+func (i SandboxSettingsNetworkRuleArrayMap) ToSandboxSettingsNetworkRuleArrayMapOutputWithContext(ctx context.Context) SandboxSettingsNetworkRuleArrayMapOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(SandboxSettingsNetworkRuleArrayMapOutput)
+}
+
+// SandboxSettingsNetworkRuleArrayMapInput is an input type that accepts SandboxSettingsNetworkRuleArrayMap and SandboxSettingsNetworkRuleArrayMapOutput values.
+// You can construct a concrete instance of `SandboxSettingsNetworkRuleArrayMapInput` via:
+//
+//	SandboxSettingsNetworkRuleArrayMap{ "key": SandboxSettingsNetworkRuleArray{ SandboxSettingsNetworkRuleArgs{...} } }
+type SandboxSettingsNetworkRuleArrayMapInput interface {
+	pulumi.Input
+
+	ToSandboxSettingsNetworkRuleArrayMapOutput() SandboxSettingsNetworkRuleArrayMapOutput
+	ToSandboxSettingsNetworkRuleArrayMapOutputWithContext(context.Context) SandboxSettingsNetworkRuleArrayMapOutput
+}
+
+type SandboxSettingsNetworkRuleArrayMapOutput struct{ *pulumi.OutputState }
+
+func (SandboxSettingsNetworkRuleArrayMapOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*map[string][]SandboxSettingsNetworkRule)(nil)).Elem()
+}
+
+func (o SandboxSettingsNetworkRuleArrayMapOutput) ToSandboxSettingsNetworkRuleArrayMapOutput() SandboxSettingsNetworkRuleArrayMapOutput {
+	return o
+}
+
+func (o SandboxSettingsNetworkRuleArrayMapOutput) ToSandboxSettingsNetworkRuleArrayMapOutputWithContext(ctx context.Context) SandboxSettingsNetworkRuleArrayMapOutput {
+	return o
+}
+
+func (o SandboxSettingsNetworkRuleArrayMapOutput) MapIndex(k pulumi.StringInput) SandboxSettingsNetworkRuleArrayOutput {
+	return pulumi.All(o, k).ApplyT(func(vs []interface{}) []SandboxSettingsNetworkRule {
+		return vs[0].(map[string][]SandboxSettingsNetworkRule)[vs[1].(string)]
+	}).(SandboxSettingsNetworkRuleArrayOutput)
+}
+
 func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*AutoResumeInput)(nil)).Elem(), AutoResumeArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*AutoResumePtrInput)(nil)).Elem(), AutoResumeArgs{})
@@ -2517,15 +4315,39 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*ProvisionPtrInput)(nil)).Elem(), ProvisionArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ProvisionCommandInput)(nil)).Elem(), ProvisionCommandArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ProvisionCommandArrayInput)(nil)).Elem(), ProvisionCommandArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*SandboxSettingsInput)(nil)).Elem(), SandboxSettingsArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*SandboxSettingsMapInput)(nil)).Elem(), SandboxSettingsMap{})
+	pulumi.RegisterInputType(reflect.TypeOf((*SandboxSettingsAutoResumeInput)(nil)).Elem(), SandboxSettingsAutoResumeArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*SandboxSettingsAutoResumePtrInput)(nil)).Elem(), SandboxSettingsAutoResumeArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*SandboxSettingsLifecycleInput)(nil)).Elem(), SandboxSettingsLifecycleArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*SandboxSettingsLifecyclePtrInput)(nil)).Elem(), SandboxSettingsLifecycleArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*SandboxSettingsLifecycleOnTimeoutInput)(nil)).Elem(), SandboxSettingsLifecycleOnTimeoutArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*SandboxSettingsLifecycleOnTimeoutPtrInput)(nil)).Elem(), SandboxSettingsLifecycleOnTimeoutArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*SandboxSettingsNetworkInput)(nil)).Elem(), SandboxSettingsNetworkArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*SandboxSettingsNetworkPtrInput)(nil)).Elem(), SandboxSettingsNetworkArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*SandboxSettingsNetworkRuleInput)(nil)).Elem(), SandboxSettingsNetworkRuleArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*SandboxSettingsNetworkRuleArrayInput)(nil)).Elem(), SandboxSettingsNetworkRuleArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*SandboxSettingsNetworkRuleTransformInput)(nil)).Elem(), SandboxSettingsNetworkRuleTransformArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*SandboxSettingsProvisionInput)(nil)).Elem(), SandboxSettingsProvisionArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*SandboxSettingsProvisionPtrInput)(nil)).Elem(), SandboxSettingsProvisionArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*SandboxSettingsProvisionCommandInput)(nil)).Elem(), SandboxSettingsProvisionCommandArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*SandboxSettingsProvisionCommandArrayInput)(nil)).Elem(), SandboxSettingsProvisionCommandArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*SandboxSettingsVolumeMountInput)(nil)).Elem(), SandboxSettingsVolumeMountArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*SandboxSettingsVolumeMountArrayInput)(nil)).Elem(), SandboxSettingsVolumeMountArray{})
 	pulumi.RegisterInputType(reflect.TypeOf((*VolumeMountInput)(nil)).Elem(), VolumeMountArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*VolumeMountArrayInput)(nil)).Elem(), VolumeMountArray{})
 	pulumi.RegisterInputType(reflect.TypeOf((*NetworkRuleArrayMapInput)(nil)).Elem(), NetworkRuleArrayMap{})
+	pulumi.RegisterInputType(reflect.TypeOf((*SandboxSettingsNetworkRuleArrayMapInput)(nil)).Elem(), SandboxSettingsNetworkRuleArrayMap{})
 	pulumi.RegisterOutputType(AutoResumeOutput{})
 	pulumi.RegisterOutputType(AutoResumePtrOutput{})
 	pulumi.RegisterOutputType(BuildLogEntryOutput{})
 	pulumi.RegisterOutputType(BuildLogEntryArrayOutput{})
 	pulumi.RegisterOutputType(ContentOutput{})
 	pulumi.RegisterOutputType(ContentPtrOutput{})
+	pulumi.RegisterOutputType(FleetMemberOutput{})
+	pulumi.RegisterOutputType(FleetMemberMapOutput{})
+	pulumi.RegisterOutputType(FleetMemberProvisionResultOutput{})
+	pulumi.RegisterOutputType(FleetMemberProvisionResultArrayOutput{})
 	pulumi.RegisterOutputType(LifecycleOutput{})
 	pulumi.RegisterOutputType(LifecyclePtrOutput{})
 	pulumi.RegisterOutputType(LifecycleOnTimeoutOutput{})
@@ -2547,6 +4369,25 @@ func init() {
 	pulumi.RegisterOutputType(SandboxLogEntryArrayOutput{})
 	pulumi.RegisterOutputType(SandboxMetricOutput{})
 	pulumi.RegisterOutputType(SandboxMetricArrayOutput{})
+	pulumi.RegisterOutputType(SandboxSettingsOutput{})
+	pulumi.RegisterOutputType(SandboxSettingsMapOutput{})
+	pulumi.RegisterOutputType(SandboxSettingsAutoResumeOutput{})
+	pulumi.RegisterOutputType(SandboxSettingsAutoResumePtrOutput{})
+	pulumi.RegisterOutputType(SandboxSettingsLifecycleOutput{})
+	pulumi.RegisterOutputType(SandboxSettingsLifecyclePtrOutput{})
+	pulumi.RegisterOutputType(SandboxSettingsLifecycleOnTimeoutOutput{})
+	pulumi.RegisterOutputType(SandboxSettingsLifecycleOnTimeoutPtrOutput{})
+	pulumi.RegisterOutputType(SandboxSettingsNetworkOutput{})
+	pulumi.RegisterOutputType(SandboxSettingsNetworkPtrOutput{})
+	pulumi.RegisterOutputType(SandboxSettingsNetworkRuleOutput{})
+	pulumi.RegisterOutputType(SandboxSettingsNetworkRuleArrayOutput{})
+	pulumi.RegisterOutputType(SandboxSettingsNetworkRuleTransformOutput{})
+	pulumi.RegisterOutputType(SandboxSettingsProvisionOutput{})
+	pulumi.RegisterOutputType(SandboxSettingsProvisionPtrOutput{})
+	pulumi.RegisterOutputType(SandboxSettingsProvisionCommandOutput{})
+	pulumi.RegisterOutputType(SandboxSettingsProvisionCommandArrayOutput{})
+	pulumi.RegisterOutputType(SandboxSettingsVolumeMountOutput{})
+	pulumi.RegisterOutputType(SandboxSettingsVolumeMountArrayOutput{})
 	pulumi.RegisterOutputType(SecretInfoOutput{})
 	pulumi.RegisterOutputType(SecretInfoArrayOutput{})
 	pulumi.RegisterOutputType(SnapshotInfoOutput{})
@@ -2566,4 +4407,5 @@ func init() {
 	pulumi.RegisterOutputType(VolumeMountOutput{})
 	pulumi.RegisterOutputType(VolumeMountArrayOutput{})
 	pulumi.RegisterOutputType(NetworkRuleArrayMapOutput{})
+	pulumi.RegisterOutputType(SandboxSettingsNetworkRuleArrayMapOutput{})
 }

@@ -186,6 +186,248 @@ export function provisionCommandArgsProvideDefaults(val: ProvisionCommandArgs): 
     };
 }
 
+export interface SandboxSettingsArgs {
+    /**
+     * When false, all egress is denied (as denyOut 0.0.0.0/0). Sent as `allow_internet_access`.
+     */
+    allowInternetAccess?: pulumi.Input<boolean | undefined>;
+    /**
+     * Pause instead of killing the sandbox when its timeout passes. Default false.
+     */
+    autoPause?: pulumi.Input<boolean | undefined>;
+    /**
+     * Resume a paused sandbox when traffic reaches it.
+     */
+    autoResume?: pulumi.Input<inputs.SandboxSettingsAutoResumeArgs | undefined>;
+    /**
+     * Environment variables of every process in the sandbox. Secret.
+     */
+    envVars?: pulumi.Input<{[key: string]: pulumi.Input<string>} | undefined>;
+    /**
+     * What happens to the sandbox when its timeout passes (the official SDKs' `lifecycle.onTimeout`), sent as `autoPause` and `autoPauseMemory`. A change replaces the sandbox.
+     */
+    lifecycle?: pulumi.Input<inputs.SandboxSettingsLifecycleArgs | undefined>;
+    /**
+     * MCP configuration, passed through.
+     */
+    mcp?: any | undefined;
+    /**
+     * Free-form string metadata; sandboxes can be listed by it.
+     */
+    metadata?: pulumi.Input<{[key: string]: pulumi.Input<string>} | undefined>;
+    /**
+     * Egress and ingress rules.
+     */
+    network?: pulumi.Input<inputs.SandboxSettingsNetworkArgs | undefined>;
+    /**
+     * What a pause by `state: paused` keeps: `full` (the default) keeps memory and files, so processes continue at the resume; `filesystem` keeps only the files (POST .../pause with `memory: false`), so the resume boots the sandbox cold. Only with `state: paused`. Changed in place, with no call: it applies at the next pause (a sandbox already paused keeps what its pause saved). One of `full`, `filesystem`.
+     */
+    pauseMode?: pulumi.Input<string | undefined>;
+    /**
+     * Ports the sandbox serves; each gets a URL in `urls`. A change is made in place, with no call to the service.
+     */
+    ports?: pulumi.Input<pulumi.Input<number>[] | undefined>;
+    /**
+     * Commands run inside the sandbox after it is created. A change re-runs them in the same sandbox; a change of `triggers` replaces the sandbox.
+     */
+    provision?: pulumi.Input<inputs.SandboxSettingsProvisionArgs | undefined>;
+    /**
+     * Require the sandbox's access token (envdAccessToken) for every in-sandbox call.
+     */
+    secure?: pulumi.Input<boolean | undefined>;
+    /**
+     * The state to keep the sandbox in: `paused` pauses it (POST .../pause; memory and files are kept, or only the files with `pauseMode: filesystem`), `running` resumes it (POST .../connect). Left out, the service's own pauses (autoPause) are left alone; set, `pulumi refresh` shows them as drift and the next `up` resumes it. One of `running`, `paused`.
+     */
+    state?: pulumi.Input<string | undefined>;
+    /**
+     * Template (ID or alias), or snapshot ID, to create the sandbox from. Required unless `forkFrom` is given.
+     */
+    templateID?: pulumi.Input<string | undefined>;
+    /**
+     * Time to live in seconds, counted from creation (or from the last change of this value). Service default 15. Changed in place; removing it keeps the current deadline. On a paused sandbox a change is recorded and applies from its next resume.
+     */
+    timeoutSeconds?: pulumi.Input<number | undefined>;
+    /**
+     * Volumes to mount, by name, at absolute paths.
+     */
+    volumeMounts?: pulumi.Input<pulumi.Input<inputs.SandboxSettingsVolumeMountArgs>[] | undefined>;
+}
+/**
+ * sandboxSettingsArgsProvideDefaults sets the appropriate defaults for SandboxSettingsArgs
+ */
+export function sandboxSettingsArgsProvideDefaults(val: SandboxSettingsArgs): SandboxSettingsArgs {
+    return {
+        ...val,
+        provision: pulumi.output(val.provision).apply(v => v === undefined ? undefined : inputs.sandboxSettingsProvisionArgsProvideDefaults(v)),
+    };
+}
+
+/**
+ * Resume a paused sandbox when traffic reaches it.
+ */
+export interface SandboxSettingsAutoResumeArgs {
+    enabled: pulumi.Input<boolean>;
+}
+
+/**
+ * What happens to the sandbox when its timeout passes (the official SDKs' `lifecycle.onTimeout`), sent as `autoPause` and `autoPauseMemory`. A change replaces the sandbox.
+ */
+export interface SandboxSettingsLifecycleArgs {
+    /**
+     * What happens when the timeout passes, and what a pause then keeps.
+     */
+    onTimeout: pulumi.Input<inputs.SandboxSettingsLifecycleOnTimeoutArgs>;
+}
+
+/**
+ * What happens when the timeout passes, and what a pause then keeps.
+ */
+export interface SandboxSettingsLifecycleOnTimeoutArgs {
+    /**
+     * What happens when the sandbox's timeout passes: `kill` (the service's default) or `pause`. The same as `autoPause` (true is `pause`), which may be given too when it agrees. One of `pause`, `kill`.
+     */
+    action: pulumi.Input<string>;
+    /**
+     * With `action: pause`, what the timeout's pause keeps: `full` (the service's default) keeps memory and files; `filesystem` keeps only the files (sent as `autoPauseMemory: false`), so the resume boots the sandbox cold, and cannot be combined with `autoResume` (such a sandbox is resumed only explicitly). One of `full`, `filesystem`.
+     */
+    mode?: pulumi.Input<string | undefined>;
+}
+
+/**
+ * Egress and ingress rules.
+ */
+export interface SandboxSettingsNetworkArgs {
+    /**
+     * Egress allowed (CIDRs, IPs or domain names), taking precedence over denyOut. Domain names need `0.0.0.0/0` in denyOut.
+     */
+    allowOut?: pulumi.Input<pulumi.Input<string>[] | undefined>;
+    /**
+     * Whether the sandbox's ports are reachable without the traffic access token. Default true; false requires `secure`.
+     */
+    allowPublicTraffic?: pulumi.Input<boolean | undefined>;
+    /**
+     * Egress denied (CIDRs or IPs); `0.0.0.0/0` denies all.
+     */
+    denyOut?: pulumi.Input<pulumi.Input<string>[] | undefined>;
+    /**
+     * DNS servers (IPv4 addresses) the sandbox may reach when `allowOut` names a domain. Left out, the service's default (8.8.8.8); `[]`, none. It does not change the sandbox's /etc/resolv.conf. Changed in place with the other egress rules.
+     */
+    dnsServers?: pulumi.Input<pulumi.Input<string>[] | undefined>;
+    /**
+     * Ports whose server speaks HTTPS: the service's proxy reaches them over TLS, without verifying the certificate (a self-signed one works); their URL in `urls` stays the same. Never envd's port 49983. Fixed at creation: a change replaces the sandbox.
+     */
+    httpsPorts?: pulumi.Input<pulumi.Input<number>[] | undefined>;
+    /**
+     * Host header to present to the sandbox's services.
+     */
+    maskRequestHost?: pulumi.Input<string | undefined>;
+    /**
+     * Per-domain transforms of egress HTTP(S) requests (a domain listed here is not thereby allowed: see allowOut). A key is a domain name or a leading wildcard (`*.example.com`, its subdomains at any depth but not itself); a request takes the rule of its exact domain, else of the longest matching wildcard. Changed in place with the other egress rules.
+     */
+    rules?: pulumi.Input<{[key: string]: pulumi.Input<pulumi.Input<inputs.SandboxSettingsNetworkRuleArgs>[]>} | undefined>;
+}
+
+/**
+ * An item of the `rules` list.
+ */
+export interface SandboxSettingsNetworkRuleArgs {
+    /**
+     * What to change in matching requests.
+     */
+    transform: pulumi.Input<inputs.SandboxSettingsNetworkRuleTransformArgs>;
+}
+
+/**
+ * What to change in matching requests.
+ */
+export interface SandboxSettingsNetworkRuleTransformArgs {
+    /**
+     * Headers to set (replacing one of the same name) on matching requests. A value may contain `${e2b.secrets.<name>}`, which the service replaces with that team secret's value at egress.
+     */
+    headers: pulumi.Input<{[key: string]: pulumi.Input<string>}>;
+}
+
+/**
+ * Commands run inside the sandbox after it is created. A change re-runs them in the same sandbox; a change of `triggers` replaces the sandbox.
+ */
+export interface SandboxSettingsProvisionArgs {
+    /**
+     * Commands, run in order; a non-zero exit or a timeout stops the sequence.
+     */
+    commands: pulumi.Input<pulumi.Input<inputs.SandboxSettingsProvisionCommandArgs>[]>;
+    /**
+     * Which output streams of the commands are shown in the `pulumi up` log as they come. Default `both`. A change re-runs nothing. One of `stdout`, `stderr`, `both`, `none`.
+     */
+    logging?: pulumi.Input<string | undefined>;
+    /**
+     * On a failed command: `keep` records the sandbox and the next `up` re-runs the provisioning; `delete` kills it and fails. One of `keep`, `delete`.
+     */
+    onFailure?: pulumi.Input<string | undefined>;
+    /**
+     * Any values; a change replaces the sandbox (a fresh one is provisioned).
+     */
+    triggers?: any | undefined;
+}
+/**
+ * sandboxSettingsProvisionArgsProvideDefaults sets the appropriate defaults for SandboxSettingsProvisionArgs
+ */
+export function sandboxSettingsProvisionArgsProvideDefaults(val: SandboxSettingsProvisionArgs): SandboxSettingsProvisionArgs {
+    return {
+        ...val,
+        logging: (val.logging) ?? "both",
+        onFailure: (val.onFailure) ?? "keep",
+    };
+}
+
+/**
+ * An item of the `commands` list.
+ */
+export interface SandboxSettingsProvisionCommandArgs {
+    /**
+     * Shell command, run as `/bin/bash -l -c <command>`.
+     */
+    command: pulumi.Input<string>;
+    /**
+     * Working directory. Default: the user's home.
+     */
+    cwd?: pulumi.Input<string | undefined>;
+    /**
+     * Environment variables of this command. Values the program marks secret are redacted from logs and stored output.
+     */
+    envs?: pulumi.Input<{[key: string]: pulumi.Input<string>} | undefined>;
+    /**
+     * Deadline of the command, in seconds; the process is killed when it passes. Default 300.
+     */
+    timeoutSeconds?: pulumi.Input<number | undefined>;
+    /**
+     * User to run as. Default: the template's default user.
+     */
+    user?: pulumi.Input<string | undefined>;
+}
+/**
+ * sandboxSettingsProvisionCommandArgsProvideDefaults sets the appropriate defaults for SandboxSettingsProvisionCommandArgs
+ */
+export function sandboxSettingsProvisionCommandArgsProvideDefaults(val: SandboxSettingsProvisionCommandArgs): SandboxSettingsProvisionCommandArgs {
+    return {
+        ...val,
+        timeoutSeconds: (val.timeoutSeconds) ?? 300,
+    };
+}
+
+/**
+ * An item of the `volumeMounts` list.
+ */
+export interface SandboxSettingsVolumeMountArgs {
+    /**
+     * Name of the volume to mount.
+     */
+    name: pulumi.Input<string>;
+    /**
+     * Absolute path in the sandbox where the volume appears.
+     */
+    path: pulumi.Input<string>;
+}
+
 /**
  * An item of the `volumeMounts` list.
  */

@@ -60,6 +60,63 @@ export function contentProvideDefaults(val: Content): Content {
     };
 }
 
+export interface FleetMember {
+    /**
+     * Access token of the in-sandbox API (secure sandboxes only). Secret.
+     */
+    envdAccessToken?: string;
+    /**
+     * Per provisioning command: exit code, duration and output tails (secrets redacted); left out without commands.
+     */
+    provisionResults?: outputs.FleetMemberProvisionResult[];
+    /**
+     * Whether every provisioning command succeeded.
+     */
+    provisioned: boolean;
+    /**
+     * The sandbox's ID.
+     */
+    sandboxID: string;
+    /**
+     * running or paused.
+     */
+    state: string;
+    /**
+     * Token to reach the sandbox's ports when public traffic is off. Secret.
+     */
+    trafficAccessToken?: string;
+    /**
+     * URL of each port in the member's `ports`, by port number (left out without ports). When public traffic is off, requests need the header `e2b-traffic-access-token: <trafficAccessToken>`.
+     */
+    urls?: {[key: string]: string};
+}
+
+/**
+ * An item of the `provisionResults` list.
+ */
+export interface FleetMemberProvisionResult {
+    /**
+     * The command, with every secret value redacted.
+     */
+    command: string;
+    /**
+     * How long it ran, in milliseconds.
+     */
+    durationMs: number;
+    /**
+     * Its exit code; -1 when it was killed or timed out.
+     */
+    exitCode: number;
+    /**
+     * The last 4 KiB of its stderr, secrets redacted.
+     */
+    stderrTail: string;
+    /**
+     * The last 4 KiB of its stdout, secrets redacted.
+     */
+    stdoutTail: string;
+}
+
 /**
  * What happens to the sandbox when its timeout passes (the official SDKs' `lifecycle.onTimeout`), sent as `autoPause` and `autoPauseMemory`. A change replaces the sandbox.
  */
@@ -314,6 +371,248 @@ export interface SandboxMetric {
      * When it was measured (Unix seconds).
      */
     timestampUnix: number;
+}
+
+export interface SandboxSettings {
+    /**
+     * When false, all egress is denied (as denyOut 0.0.0.0/0). Sent as `allow_internet_access`.
+     */
+    allowInternetAccess?: boolean;
+    /**
+     * Pause instead of killing the sandbox when its timeout passes. Default false.
+     */
+    autoPause?: boolean;
+    /**
+     * Resume a paused sandbox when traffic reaches it.
+     */
+    autoResume?: outputs.SandboxSettingsAutoResume;
+    /**
+     * Environment variables of every process in the sandbox. Secret.
+     */
+    envVars?: {[key: string]: string};
+    /**
+     * What happens to the sandbox when its timeout passes (the official SDKs' `lifecycle.onTimeout`), sent as `autoPause` and `autoPauseMemory`. A change replaces the sandbox.
+     */
+    lifecycle?: outputs.SandboxSettingsLifecycle;
+    /**
+     * MCP configuration, passed through.
+     */
+    mcp?: any;
+    /**
+     * Free-form string metadata; sandboxes can be listed by it.
+     */
+    metadata?: {[key: string]: string};
+    /**
+     * Egress and ingress rules.
+     */
+    network?: outputs.SandboxSettingsNetwork;
+    /**
+     * What a pause by `state: paused` keeps: `full` (the default) keeps memory and files, so processes continue at the resume; `filesystem` keeps only the files (POST .../pause with `memory: false`), so the resume boots the sandbox cold. Only with `state: paused`. Changed in place, with no call: it applies at the next pause (a sandbox already paused keeps what its pause saved). One of `full`, `filesystem`.
+     */
+    pauseMode?: string;
+    /**
+     * Ports the sandbox serves; each gets a URL in `urls`. A change is made in place, with no call to the service.
+     */
+    ports?: number[];
+    /**
+     * Commands run inside the sandbox after it is created. A change re-runs them in the same sandbox; a change of `triggers` replaces the sandbox.
+     */
+    provision?: outputs.SandboxSettingsProvision;
+    /**
+     * Require the sandbox's access token (envdAccessToken) for every in-sandbox call.
+     */
+    secure?: boolean;
+    /**
+     * The state to keep the sandbox in: `paused` pauses it (POST .../pause; memory and files are kept, or only the files with `pauseMode: filesystem`), `running` resumes it (POST .../connect). Left out, the service's own pauses (autoPause) are left alone; set, `pulumi refresh` shows them as drift and the next `up` resumes it. One of `running`, `paused`.
+     */
+    state?: string;
+    /**
+     * Template (ID or alias), or snapshot ID, to create the sandbox from. Required unless `forkFrom` is given.
+     */
+    templateID?: string;
+    /**
+     * Time to live in seconds, counted from creation (or from the last change of this value). Service default 15. Changed in place; removing it keeps the current deadline. On a paused sandbox a change is recorded and applies from its next resume.
+     */
+    timeoutSeconds?: number;
+    /**
+     * Volumes to mount, by name, at absolute paths.
+     */
+    volumeMounts?: outputs.SandboxSettingsVolumeMount[];
+}
+/**
+ * sandboxSettingsProvideDefaults sets the appropriate defaults for SandboxSettings
+ */
+export function sandboxSettingsProvideDefaults(val: SandboxSettings): SandboxSettings {
+    return {
+        ...val,
+        provision: (val.provision ? outputs.sandboxSettingsProvisionProvideDefaults(val.provision) : undefined),
+    };
+}
+
+/**
+ * Resume a paused sandbox when traffic reaches it.
+ */
+export interface SandboxSettingsAutoResume {
+    enabled: boolean;
+}
+
+/**
+ * What happens to the sandbox when its timeout passes (the official SDKs' `lifecycle.onTimeout`), sent as `autoPause` and `autoPauseMemory`. A change replaces the sandbox.
+ */
+export interface SandboxSettingsLifecycle {
+    /**
+     * What happens when the timeout passes, and what a pause then keeps.
+     */
+    onTimeout: outputs.SandboxSettingsLifecycleOnTimeout;
+}
+
+/**
+ * What happens when the timeout passes, and what a pause then keeps.
+ */
+export interface SandboxSettingsLifecycleOnTimeout {
+    /**
+     * What happens when the sandbox's timeout passes: `kill` (the service's default) or `pause`. The same as `autoPause` (true is `pause`), which may be given too when it agrees. One of `pause`, `kill`.
+     */
+    action: string;
+    /**
+     * With `action: pause`, what the timeout's pause keeps: `full` (the service's default) keeps memory and files; `filesystem` keeps only the files (sent as `autoPauseMemory: false`), so the resume boots the sandbox cold, and cannot be combined with `autoResume` (such a sandbox is resumed only explicitly). One of `full`, `filesystem`.
+     */
+    mode?: string;
+}
+
+/**
+ * Egress and ingress rules.
+ */
+export interface SandboxSettingsNetwork {
+    /**
+     * Egress allowed (CIDRs, IPs or domain names), taking precedence over denyOut. Domain names need `0.0.0.0/0` in denyOut.
+     */
+    allowOut?: string[];
+    /**
+     * Whether the sandbox's ports are reachable without the traffic access token. Default true; false requires `secure`.
+     */
+    allowPublicTraffic?: boolean;
+    /**
+     * Egress denied (CIDRs or IPs); `0.0.0.0/0` denies all.
+     */
+    denyOut?: string[];
+    /**
+     * DNS servers (IPv4 addresses) the sandbox may reach when `allowOut` names a domain. Left out, the service's default (8.8.8.8); `[]`, none. It does not change the sandbox's /etc/resolv.conf. Changed in place with the other egress rules.
+     */
+    dnsServers?: string[];
+    /**
+     * Ports whose server speaks HTTPS: the service's proxy reaches them over TLS, without verifying the certificate (a self-signed one works); their URL in `urls` stays the same. Never envd's port 49983. Fixed at creation: a change replaces the sandbox.
+     */
+    httpsPorts?: number[];
+    /**
+     * Host header to present to the sandbox's services.
+     */
+    maskRequestHost?: string;
+    /**
+     * Per-domain transforms of egress HTTP(S) requests (a domain listed here is not thereby allowed: see allowOut). A key is a domain name or a leading wildcard (`*.example.com`, its subdomains at any depth but not itself); a request takes the rule of its exact domain, else of the longest matching wildcard. Changed in place with the other egress rules.
+     */
+    rules?: {[key: string]: outputs.SandboxSettingsNetworkRule[]};
+}
+
+/**
+ * An item of the `rules` list.
+ */
+export interface SandboxSettingsNetworkRule {
+    /**
+     * What to change in matching requests.
+     */
+    transform: outputs.SandboxSettingsNetworkRuleTransform;
+}
+
+/**
+ * What to change in matching requests.
+ */
+export interface SandboxSettingsNetworkRuleTransform {
+    /**
+     * Headers to set (replacing one of the same name) on matching requests. A value may contain `${e2b.secrets.<name>}`, which the service replaces with that team secret's value at egress.
+     */
+    headers: {[key: string]: string};
+}
+
+/**
+ * Commands run inside the sandbox after it is created. A change re-runs them in the same sandbox; a change of `triggers` replaces the sandbox.
+ */
+export interface SandboxSettingsProvision {
+    /**
+     * Commands, run in order; a non-zero exit or a timeout stops the sequence.
+     */
+    commands: outputs.SandboxSettingsProvisionCommand[];
+    /**
+     * Which output streams of the commands are shown in the `pulumi up` log as they come. Default `both`. A change re-runs nothing. One of `stdout`, `stderr`, `both`, `none`.
+     */
+    logging?: string;
+    /**
+     * On a failed command: `keep` records the sandbox and the next `up` re-runs the provisioning; `delete` kills it and fails. One of `keep`, `delete`.
+     */
+    onFailure?: string;
+    /**
+     * Any values; a change replaces the sandbox (a fresh one is provisioned).
+     */
+    triggers?: any;
+}
+/**
+ * sandboxSettingsProvisionProvideDefaults sets the appropriate defaults for SandboxSettingsProvision
+ */
+export function sandboxSettingsProvisionProvideDefaults(val: SandboxSettingsProvision): SandboxSettingsProvision {
+    return {
+        ...val,
+        logging: (val.logging) ?? "both",
+        onFailure: (val.onFailure) ?? "keep",
+    };
+}
+
+/**
+ * An item of the `commands` list.
+ */
+export interface SandboxSettingsProvisionCommand {
+    /**
+     * Shell command, run as `/bin/bash -l -c <command>`.
+     */
+    command: string;
+    /**
+     * Working directory. Default: the user's home.
+     */
+    cwd?: string;
+    /**
+     * Environment variables of this command. Values the program marks secret are redacted from logs and stored output.
+     */
+    envs?: {[key: string]: string};
+    /**
+     * Deadline of the command, in seconds; the process is killed when it passes. Default 300.
+     */
+    timeoutSeconds?: number;
+    /**
+     * User to run as. Default: the template's default user.
+     */
+    user?: string;
+}
+/**
+ * sandboxSettingsProvisionCommandProvideDefaults sets the appropriate defaults for SandboxSettingsProvisionCommand
+ */
+export function sandboxSettingsProvisionCommandProvideDefaults(val: SandboxSettingsProvisionCommand): SandboxSettingsProvisionCommand {
+    return {
+        ...val,
+        timeoutSeconds: (val.timeoutSeconds) ?? 300,
+    };
+}
+
+/**
+ * An item of the `volumeMounts` list.
+ */
+export interface SandboxSettingsVolumeMount {
+    /**
+     * Name of the volume to mount.
+     */
+    name: string;
+    /**
+     * Absolute path in the sandbox where the volume appears.
+     */
+    path: string;
 }
 
 export interface SecretInfo {

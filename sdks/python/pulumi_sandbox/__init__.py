@@ -21,6 +21,7 @@ from .list_templates import *
 from .list_volumes import *
 from .provider import *
 from .sandbox import *
+from .sandbox_fleet import *
 from .secret import *
 from .snapshot import *
 from .template import *
@@ -45,6 +46,7 @@ _utilities.register(
   "fqn": "pulumi_sandbox",
   "classes": {
    "sandbox:index:Sandbox": "Sandbox",
+   "sandbox:index:SandboxFleet": "SandboxFleet",
    "sandbox:index:Secret": "Secret",
    "sandbox:index:Snapshot": "Snapshot",
    "sandbox:index:Template": "Template",

@@ -33,6 +33,26 @@ __all__ = [
     'ProvisionArgsDict',
     'ProvisionCommandArgs',
     'ProvisionCommandArgsDict',
+    'SandboxSettingsArgs',
+    'SandboxSettingsArgsDict',
+    'SandboxSettingsAutoResumeArgs',
+    'SandboxSettingsAutoResumeArgsDict',
+    'SandboxSettingsLifecycleArgs',
+    'SandboxSettingsLifecycleArgsDict',
+    'SandboxSettingsLifecycleOnTimeoutArgs',
+    'SandboxSettingsLifecycleOnTimeoutArgsDict',
+    'SandboxSettingsNetworkArgs',
+    'SandboxSettingsNetworkArgsDict',
+    'SandboxSettingsNetworkRuleArgs',
+    'SandboxSettingsNetworkRuleArgsDict',
+    'SandboxSettingsNetworkRuleTransformArgs',
+    'SandboxSettingsNetworkRuleTransformArgsDict',
+    'SandboxSettingsProvisionArgs',
+    'SandboxSettingsProvisionArgsDict',
+    'SandboxSettingsProvisionCommandArgs',
+    'SandboxSettingsProvisionCommandArgsDict',
+    'SandboxSettingsVolumeMountArgs',
+    'SandboxSettingsVolumeMountArgsDict',
     'VolumeMountArgs',
     'VolumeMountArgsDict',
 ]
@@ -654,6 +674,930 @@ class ProvisionCommandArgs:
     @user.setter
     def user(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "user", value)
+
+
+class SandboxSettingsArgsDict(TypedDict):
+    allow_internet_access: NotRequired[pulumi.Input[Optional[_builtins.bool]]]
+    """
+    When false, all egress is denied (as denyOut 0.0.0.0/0). Sent as `allow_internet_access`.
+    """
+    auto_pause: NotRequired[pulumi.Input[Optional[_builtins.bool]]]
+    """
+    Pause instead of killing the sandbox when its timeout passes. Default false.
+    """
+    auto_resume: NotRequired[pulumi.Input[Optional['SandboxSettingsAutoResumeArgsDict']]]
+    """
+    Resume a paused sandbox when traffic reaches it.
+    """
+    env_vars: NotRequired[pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]]
+    """
+    Environment variables of every process in the sandbox. Secret.
+    """
+    lifecycle: NotRequired[pulumi.Input[Optional['SandboxSettingsLifecycleArgsDict']]]
+    """
+    What happens to the sandbox when its timeout passes (the official SDKs' `lifecycle.onTimeout`), sent as `autoPause` and `autoPauseMemory`. A change replaces the sandbox.
+    """
+    mcp: NotRequired[Any]
+    """
+    MCP configuration, passed through.
+    """
+    metadata: NotRequired[pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]]
+    """
+    Free-form string metadata; sandboxes can be listed by it.
+    """
+    network: NotRequired[pulumi.Input[Optional['SandboxSettingsNetworkArgsDict']]]
+    """
+    Egress and ingress rules.
+    """
+    pause_mode: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    What a pause by `state: paused` keeps: `full` (the default) keeps memory and files, so processes continue at the resume; `filesystem` keeps only the files (POST .../pause with `memory: false`), so the resume boots the sandbox cold. Only with `state: paused`. Changed in place, with no call: it applies at the next pause (a sandbox already paused keeps what its pause saved). One of `full`, `filesystem`.
+    """
+    ports: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.int]]]]]
+    """
+    Ports the sandbox serves; each gets a URL in `urls`. A change is made in place, with no call to the service.
+    """
+    provision: NotRequired[pulumi.Input[Optional['SandboxSettingsProvisionArgsDict']]]
+    """
+    Commands run inside the sandbox after it is created. A change re-runs them in the same sandbox; a change of `triggers` replaces the sandbox.
+    """
+    secure: NotRequired[pulumi.Input[Optional[_builtins.bool]]]
+    """
+    Require the sandbox's access token (envdAccessToken) for every in-sandbox call.
+    """
+    state: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    The state to keep the sandbox in: `paused` pauses it (POST .../pause; memory and files are kept, or only the files with `pauseMode: filesystem`), `running` resumes it (POST .../connect). Left out, the service's own pauses (autoPause) are left alone; set, `pulumi refresh` shows them as drift and the next `up` resumes it. One of `running`, `paused`.
+    """
+    template_id: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    Template (ID or alias), or snapshot ID, to create the sandbox from. Required unless `forkFrom` is given.
+    """
+    timeout_seconds: NotRequired[pulumi.Input[Optional[_builtins.int]]]
+    """
+    Time to live in seconds, counted from creation (or from the last change of this value). Service default 15. Changed in place; removing it keeps the current deadline. On a paused sandbox a change is recorded and applies from its next resume.
+    """
+    volume_mounts: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input['SandboxSettingsVolumeMountArgsDict']]]]]
+    """
+    Volumes to mount, by name, at absolute paths.
+    """
+
+@pulumi.input_type
+class SandboxSettingsArgs:
+    def __init__(__self__, *,
+                 allow_internet_access: pulumi.Input[Optional[_builtins.bool]] = None,
+                 auto_pause: pulumi.Input[Optional[_builtins.bool]] = None,
+                 auto_resume: pulumi.Input[Optional['SandboxSettingsAutoResumeArgs']] = None,
+                 env_vars: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
+                 lifecycle: pulumi.Input[Optional['SandboxSettingsLifecycleArgs']] = None,
+                 mcp: Optional[Any] = None,
+                 metadata: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
+                 network: pulumi.Input[Optional['SandboxSettingsNetworkArgs']] = None,
+                 pause_mode: pulumi.Input[Optional[_builtins.str]] = None,
+                 ports: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.int]]]] = None,
+                 provision: pulumi.Input[Optional['SandboxSettingsProvisionArgs']] = None,
+                 secure: pulumi.Input[Optional[_builtins.bool]] = None,
+                 state: pulumi.Input[Optional[_builtins.str]] = None,
+                 template_id: pulumi.Input[Optional[_builtins.str]] = None,
+                 timeout_seconds: pulumi.Input[Optional[_builtins.int]] = None,
+                 volume_mounts: pulumi.Input[Optional[Sequence[pulumi.Input['SandboxSettingsVolumeMountArgs']]]] = None):
+        """
+        :param pulumi.Input[_builtins.bool] allow_internet_access: When false, all egress is denied (as denyOut 0.0.0.0/0). Sent as `allow_internet_access`.
+        :param pulumi.Input[_builtins.bool] auto_pause: Pause instead of killing the sandbox when its timeout passes. Default false.
+        :param pulumi.Input['SandboxSettingsAutoResumeArgs'] auto_resume: Resume a paused sandbox when traffic reaches it.
+        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] env_vars: Environment variables of every process in the sandbox. Secret.
+        :param pulumi.Input['SandboxSettingsLifecycleArgs'] lifecycle: What happens to the sandbox when its timeout passes (the official SDKs' `lifecycle.onTimeout`), sent as `autoPause` and `autoPauseMemory`. A change replaces the sandbox.
+        :param Any mcp: MCP configuration, passed through.
+        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] metadata: Free-form string metadata; sandboxes can be listed by it.
+        :param pulumi.Input['SandboxSettingsNetworkArgs'] network: Egress and ingress rules.
+        :param pulumi.Input[_builtins.str] pause_mode: What a pause by `state: paused` keeps: `full` (the default) keeps memory and files, so processes continue at the resume; `filesystem` keeps only the files (POST .../pause with `memory: false`), so the resume boots the sandbox cold. Only with `state: paused`. Changed in place, with no call: it applies at the next pause (a sandbox already paused keeps what its pause saved). One of `full`, `filesystem`.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.int]]] ports: Ports the sandbox serves; each gets a URL in `urls`. A change is made in place, with no call to the service.
+        :param pulumi.Input['SandboxSettingsProvisionArgs'] provision: Commands run inside the sandbox after it is created. A change re-runs them in the same sandbox; a change of `triggers` replaces the sandbox.
+        :param pulumi.Input[_builtins.bool] secure: Require the sandbox's access token (envdAccessToken) for every in-sandbox call.
+        :param pulumi.Input[_builtins.str] state: The state to keep the sandbox in: `paused` pauses it (POST .../pause; memory and files are kept, or only the files with `pauseMode: filesystem`), `running` resumes it (POST .../connect). Left out, the service's own pauses (autoPause) are left alone; set, `pulumi refresh` shows them as drift and the next `up` resumes it. One of `running`, `paused`.
+        :param pulumi.Input[_builtins.str] template_id: Template (ID or alias), or snapshot ID, to create the sandbox from. Required unless `forkFrom` is given.
+        :param pulumi.Input[_builtins.int] timeout_seconds: Time to live in seconds, counted from creation (or from the last change of this value). Service default 15. Changed in place; removing it keeps the current deadline. On a paused sandbox a change is recorded and applies from its next resume.
+        :param pulumi.Input[Sequence[pulumi.Input['SandboxSettingsVolumeMountArgs']]] volume_mounts: Volumes to mount, by name, at absolute paths.
+        """
+        if allow_internet_access is not None:
+            pulumi.set(__self__, "allow_internet_access", allow_internet_access)
+        if auto_pause is not None:
+            pulumi.set(__self__, "auto_pause", auto_pause)
+        if auto_resume is not None:
+            pulumi.set(__self__, "auto_resume", auto_resume)
+        if env_vars is not None:
+            pulumi.set(__self__, "env_vars", env_vars)
+        if lifecycle is not None:
+            pulumi.set(__self__, "lifecycle", lifecycle)
+        if mcp is not None:
+            pulumi.set(__self__, "mcp", mcp)
+        if metadata is not None:
+            pulumi.set(__self__, "metadata", metadata)
+        if network is not None:
+            pulumi.set(__self__, "network", network)
+        if pause_mode is not None:
+            pulumi.set(__self__, "pause_mode", pause_mode)
+        if ports is not None:
+            pulumi.set(__self__, "ports", ports)
+        if provision is not None:
+            pulumi.set(__self__, "provision", provision)
+        if secure is not None:
+            pulumi.set(__self__, "secure", secure)
+        if state is not None:
+            pulumi.set(__self__, "state", state)
+        if template_id is not None:
+            pulumi.set(__self__, "template_id", template_id)
+        if timeout_seconds is not None:
+            pulumi.set(__self__, "timeout_seconds", timeout_seconds)
+        if volume_mounts is not None:
+            pulumi.set(__self__, "volume_mounts", volume_mounts)
+
+    @_builtins.property
+    @pulumi.getter(name="allowInternetAccess")
+    def allow_internet_access(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        When false, all egress is denied (as denyOut 0.0.0.0/0). Sent as `allow_internet_access`.
+        """
+        return pulumi.get(self, "allow_internet_access")
+
+    @allow_internet_access.setter
+    def allow_internet_access(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "allow_internet_access", value)
+
+    @_builtins.property
+    @pulumi.getter(name="autoPause")
+    def auto_pause(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Pause instead of killing the sandbox when its timeout passes. Default false.
+        """
+        return pulumi.get(self, "auto_pause")
+
+    @auto_pause.setter
+    def auto_pause(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "auto_pause", value)
+
+    @_builtins.property
+    @pulumi.getter(name="autoResume")
+    def auto_resume(self) -> pulumi.Input[Optional['SandboxSettingsAutoResumeArgs']]:
+        """
+        Resume a paused sandbox when traffic reaches it.
+        """
+        return pulumi.get(self, "auto_resume")
+
+    @auto_resume.setter
+    def auto_resume(self, value: pulumi.Input[Optional['SandboxSettingsAutoResumeArgs']]):
+        pulumi.set(self, "auto_resume", value)
+
+    @_builtins.property
+    @pulumi.getter(name="envVars")
+    def env_vars(self) -> pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]:
+        """
+        Environment variables of every process in the sandbox. Secret.
+        """
+        return pulumi.get(self, "env_vars")
+
+    @env_vars.setter
+    def env_vars(self, value: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]):
+        pulumi.set(self, "env_vars", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def lifecycle(self) -> pulumi.Input[Optional['SandboxSettingsLifecycleArgs']]:
+        """
+        What happens to the sandbox when its timeout passes (the official SDKs' `lifecycle.onTimeout`), sent as `autoPause` and `autoPauseMemory`. A change replaces the sandbox.
+        """
+        return pulumi.get(self, "lifecycle")
+
+    @lifecycle.setter
+    def lifecycle(self, value: pulumi.Input[Optional['SandboxSettingsLifecycleArgs']]):
+        pulumi.set(self, "lifecycle", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def mcp(self) -> Optional[Any]:
+        """
+        MCP configuration, passed through.
+        """
+        return pulumi.get(self, "mcp")
+
+    @mcp.setter
+    def mcp(self, value: Optional[Any]):
+        pulumi.set(self, "mcp", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def metadata(self) -> pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]:
+        """
+        Free-form string metadata; sandboxes can be listed by it.
+        """
+        return pulumi.get(self, "metadata")
+
+    @metadata.setter
+    def metadata(self, value: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]):
+        pulumi.set(self, "metadata", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def network(self) -> pulumi.Input[Optional['SandboxSettingsNetworkArgs']]:
+        """
+        Egress and ingress rules.
+        """
+        return pulumi.get(self, "network")
+
+    @network.setter
+    def network(self, value: pulumi.Input[Optional['SandboxSettingsNetworkArgs']]):
+        pulumi.set(self, "network", value)
+
+    @_builtins.property
+    @pulumi.getter(name="pauseMode")
+    def pause_mode(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        What a pause by `state: paused` keeps: `full` (the default) keeps memory and files, so processes continue at the resume; `filesystem` keeps only the files (POST .../pause with `memory: false`), so the resume boots the sandbox cold. Only with `state: paused`. Changed in place, with no call: it applies at the next pause (a sandbox already paused keeps what its pause saved). One of `full`, `filesystem`.
+        """
+        return pulumi.get(self, "pause_mode")
+
+    @pause_mode.setter
+    def pause_mode(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "pause_mode", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def ports(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.int]]]]:
+        """
+        Ports the sandbox serves; each gets a URL in `urls`. A change is made in place, with no call to the service.
+        """
+        return pulumi.get(self, "ports")
+
+    @ports.setter
+    def ports(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.int]]]]):
+        pulumi.set(self, "ports", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def provision(self) -> pulumi.Input[Optional['SandboxSettingsProvisionArgs']]:
+        """
+        Commands run inside the sandbox after it is created. A change re-runs them in the same sandbox; a change of `triggers` replaces the sandbox.
+        """
+        return pulumi.get(self, "provision")
+
+    @provision.setter
+    def provision(self, value: pulumi.Input[Optional['SandboxSettingsProvisionArgs']]):
+        pulumi.set(self, "provision", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def secure(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Require the sandbox's access token (envdAccessToken) for every in-sandbox call.
+        """
+        return pulumi.get(self, "secure")
+
+    @secure.setter
+    def secure(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "secure", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def state(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        The state to keep the sandbox in: `paused` pauses it (POST .../pause; memory and files are kept, or only the files with `pauseMode: filesystem`), `running` resumes it (POST .../connect). Left out, the service's own pauses (autoPause) are left alone; set, `pulumi refresh` shows them as drift and the next `up` resumes it. One of `running`, `paused`.
+        """
+        return pulumi.get(self, "state")
+
+    @state.setter
+    def state(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "state", value)
+
+    @_builtins.property
+    @pulumi.getter(name="templateID")
+    def template_id(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Template (ID or alias), or snapshot ID, to create the sandbox from. Required unless `forkFrom` is given.
+        """
+        return pulumi.get(self, "template_id")
+
+    @template_id.setter
+    def template_id(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "template_id", value)
+
+    @_builtins.property
+    @pulumi.getter(name="timeoutSeconds")
+    def timeout_seconds(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        Time to live in seconds, counted from creation (or from the last change of this value). Service default 15. Changed in place; removing it keeps the current deadline. On a paused sandbox a change is recorded and applies from its next resume.
+        """
+        return pulumi.get(self, "timeout_seconds")
+
+    @timeout_seconds.setter
+    def timeout_seconds(self, value: pulumi.Input[Optional[_builtins.int]]):
+        pulumi.set(self, "timeout_seconds", value)
+
+    @_builtins.property
+    @pulumi.getter(name="volumeMounts")
+    def volume_mounts(self) -> pulumi.Input[Optional[Sequence[pulumi.Input['SandboxSettingsVolumeMountArgs']]]]:
+        """
+        Volumes to mount, by name, at absolute paths.
+        """
+        return pulumi.get(self, "volume_mounts")
+
+    @volume_mounts.setter
+    def volume_mounts(self, value: pulumi.Input[Optional[Sequence[pulumi.Input['SandboxSettingsVolumeMountArgs']]]]):
+        pulumi.set(self, "volume_mounts", value)
+
+
+class SandboxSettingsAutoResumeArgsDict(TypedDict):
+    """
+    Resume a paused sandbox when traffic reaches it.
+    """
+    enabled: pulumi.Input[_builtins.bool]
+
+@pulumi.input_type
+class SandboxSettingsAutoResumeArgs:
+    def __init__(__self__, *,
+                 enabled: pulumi.Input[_builtins.bool]):
+        """
+        Resume a paused sandbox when traffic reaches it.
+        """
+        pulumi.set(__self__, "enabled", enabled)
+
+    @_builtins.property
+    @pulumi.getter
+    def enabled(self) -> pulumi.Input[_builtins.bool]:
+        return pulumi.get(self, "enabled")
+
+    @enabled.setter
+    def enabled(self, value: pulumi.Input[_builtins.bool]):
+        pulumi.set(self, "enabled", value)
+
+
+class SandboxSettingsLifecycleArgsDict(TypedDict):
+    """
+    What happens to the sandbox when its timeout passes (the official SDKs' `lifecycle.onTimeout`), sent as `autoPause` and `autoPauseMemory`. A change replaces the sandbox.
+    """
+    on_timeout: pulumi.Input['SandboxSettingsLifecycleOnTimeoutArgsDict']
+    """
+    What happens when the timeout passes, and what a pause then keeps.
+    """
+
+@pulumi.input_type
+class SandboxSettingsLifecycleArgs:
+    def __init__(__self__, *,
+                 on_timeout: pulumi.Input['SandboxSettingsLifecycleOnTimeoutArgs']):
+        """
+        What happens to the sandbox when its timeout passes (the official SDKs' `lifecycle.onTimeout`), sent as `autoPause` and `autoPauseMemory`. A change replaces the sandbox.
+
+        :param pulumi.Input['SandboxSettingsLifecycleOnTimeoutArgs'] on_timeout: What happens when the timeout passes, and what a pause then keeps.
+        """
+        pulumi.set(__self__, "on_timeout", on_timeout)
+
+    @_builtins.property
+    @pulumi.getter(name="onTimeout")
+    def on_timeout(self) -> pulumi.Input['SandboxSettingsLifecycleOnTimeoutArgs']:
+        """
+        What happens when the timeout passes, and what a pause then keeps.
+        """
+        return pulumi.get(self, "on_timeout")
+
+    @on_timeout.setter
+    def on_timeout(self, value: pulumi.Input['SandboxSettingsLifecycleOnTimeoutArgs']):
+        pulumi.set(self, "on_timeout", value)
+
+
+class SandboxSettingsLifecycleOnTimeoutArgsDict(TypedDict):
+    """
+    What happens when the timeout passes, and what a pause then keeps.
+    """
+    action: pulumi.Input[_builtins.str]
+    """
+    What happens when the sandbox's timeout passes: `kill` (the service's default) or `pause`. The same as `autoPause` (true is `pause`), which may be given too when it agrees. One of `pause`, `kill`.
+    """
+    mode: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    With `action: pause`, what the timeout's pause keeps: `full` (the service's default) keeps memory and files; `filesystem` keeps only the files (sent as `autoPauseMemory: false`), so the resume boots the sandbox cold, and cannot be combined with `autoResume` (such a sandbox is resumed only explicitly). One of `full`, `filesystem`.
+    """
+
+@pulumi.input_type
+class SandboxSettingsLifecycleOnTimeoutArgs:
+    def __init__(__self__, *,
+                 action: pulumi.Input[_builtins.str],
+                 mode: pulumi.Input[Optional[_builtins.str]] = None):
+        """
+        What happens when the timeout passes, and what a pause then keeps.
+
+        :param pulumi.Input[_builtins.str] action: What happens when the sandbox's timeout passes: `kill` (the service's default) or `pause`. The same as `autoPause` (true is `pause`), which may be given too when it agrees. One of `pause`, `kill`.
+        :param pulumi.Input[_builtins.str] mode: With `action: pause`, what the timeout's pause keeps: `full` (the service's default) keeps memory and files; `filesystem` keeps only the files (sent as `autoPauseMemory: false`), so the resume boots the sandbox cold, and cannot be combined with `autoResume` (such a sandbox is resumed only explicitly). One of `full`, `filesystem`.
+        """
+        pulumi.set(__self__, "action", action)
+        if mode is not None:
+            pulumi.set(__self__, "mode", mode)
+
+    @_builtins.property
+    @pulumi.getter
+    def action(self) -> pulumi.Input[_builtins.str]:
+        """
+        What happens when the sandbox's timeout passes: `kill` (the service's default) or `pause`. The same as `autoPause` (true is `pause`), which may be given too when it agrees. One of `pause`, `kill`.
+        """
+        return pulumi.get(self, "action")
+
+    @action.setter
+    def action(self, value: pulumi.Input[_builtins.str]):
+        pulumi.set(self, "action", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def mode(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        With `action: pause`, what the timeout's pause keeps: `full` (the service's default) keeps memory and files; `filesystem` keeps only the files (sent as `autoPauseMemory: false`), so the resume boots the sandbox cold, and cannot be combined with `autoResume` (such a sandbox is resumed only explicitly). One of `full`, `filesystem`.
+        """
+        return pulumi.get(self, "mode")
+
+    @mode.setter
+    def mode(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "mode", value)
+
+
+class SandboxSettingsNetworkArgsDict(TypedDict):
+    """
+    Egress and ingress rules.
+    """
+    allow_out: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]]
+    """
+    Egress allowed (CIDRs, IPs or domain names), taking precedence over denyOut. Domain names need `0.0.0.0/0` in denyOut.
+    """
+    allow_public_traffic: NotRequired[pulumi.Input[Optional[_builtins.bool]]]
+    """
+    Whether the sandbox's ports are reachable without the traffic access token. Default true; false requires `secure`.
+    """
+    deny_out: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]]
+    """
+    Egress denied (CIDRs or IPs); `0.0.0.0/0` denies all.
+    """
+    dns_servers: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]]
+    """
+    DNS servers (IPv4 addresses) the sandbox may reach when `allowOut` names a domain. Left out, the service's default (8.8.8.8); `[]`, none. It does not change the sandbox's /etc/resolv.conf. Changed in place with the other egress rules.
+    """
+    https_ports: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.int]]]]]
+    """
+    Ports whose server speaks HTTPS: the service's proxy reaches them over TLS, without verifying the certificate (a self-signed one works); their URL in `urls` stays the same. Never envd's port 49983. Fixed at creation: a change replaces the sandbox.
+    """
+    mask_request_host: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    Host header to present to the sandbox's services.
+    """
+    rules: NotRequired[pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input['SandboxSettingsNetworkRuleArgsDict']]]]]]]
+    """
+    Per-domain transforms of egress HTTP(S) requests (a domain listed here is not thereby allowed: see allowOut). A key is a domain name or a leading wildcard (`*.example.com`, its subdomains at any depth but not itself); a request takes the rule of its exact domain, else of the longest matching wildcard. Changed in place with the other egress rules.
+    """
+
+@pulumi.input_type
+class SandboxSettingsNetworkArgs:
+    def __init__(__self__, *,
+                 allow_out: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
+                 allow_public_traffic: pulumi.Input[Optional[_builtins.bool]] = None,
+                 deny_out: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
+                 dns_servers: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
+                 https_ports: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.int]]]] = None,
+                 mask_request_host: pulumi.Input[Optional[_builtins.str]] = None,
+                 rules: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input['SandboxSettingsNetworkRuleArgs']]]]]] = None):
+        """
+        Egress and ingress rules.
+
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] allow_out: Egress allowed (CIDRs, IPs or domain names), taking precedence over denyOut. Domain names need `0.0.0.0/0` in denyOut.
+        :param pulumi.Input[_builtins.bool] allow_public_traffic: Whether the sandbox's ports are reachable without the traffic access token. Default true; false requires `secure`.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] deny_out: Egress denied (CIDRs or IPs); `0.0.0.0/0` denies all.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] dns_servers: DNS servers (IPv4 addresses) the sandbox may reach when `allowOut` names a domain. Left out, the service's default (8.8.8.8); `[]`, none. It does not change the sandbox's /etc/resolv.conf. Changed in place with the other egress rules.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.int]]] https_ports: Ports whose server speaks HTTPS: the service's proxy reaches them over TLS, without verifying the certificate (a self-signed one works); their URL in `urls` stays the same. Never envd's port 49983. Fixed at creation: a change replaces the sandbox.
+        :param pulumi.Input[_builtins.str] mask_request_host: Host header to present to the sandbox's services.
+        :param pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input['SandboxSettingsNetworkRuleArgs']]]]] rules: Per-domain transforms of egress HTTP(S) requests (a domain listed here is not thereby allowed: see allowOut). A key is a domain name or a leading wildcard (`*.example.com`, its subdomains at any depth but not itself); a request takes the rule of its exact domain, else of the longest matching wildcard. Changed in place with the other egress rules.
+        """
+        if allow_out is not None:
+            pulumi.set(__self__, "allow_out", allow_out)
+        if allow_public_traffic is not None:
+            pulumi.set(__self__, "allow_public_traffic", allow_public_traffic)
+        if deny_out is not None:
+            pulumi.set(__self__, "deny_out", deny_out)
+        if dns_servers is not None:
+            pulumi.set(__self__, "dns_servers", dns_servers)
+        if https_ports is not None:
+            pulumi.set(__self__, "https_ports", https_ports)
+        if mask_request_host is not None:
+            pulumi.set(__self__, "mask_request_host", mask_request_host)
+        if rules is not None:
+            pulumi.set(__self__, "rules", rules)
+
+    @_builtins.property
+    @pulumi.getter(name="allowOut")
+    def allow_out(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]:
+        """
+        Egress allowed (CIDRs, IPs or domain names), taking precedence over denyOut. Domain names need `0.0.0.0/0` in denyOut.
+        """
+        return pulumi.get(self, "allow_out")
+
+    @allow_out.setter
+    def allow_out(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]):
+        pulumi.set(self, "allow_out", value)
+
+    @_builtins.property
+    @pulumi.getter(name="allowPublicTraffic")
+    def allow_public_traffic(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Whether the sandbox's ports are reachable without the traffic access token. Default true; false requires `secure`.
+        """
+        return pulumi.get(self, "allow_public_traffic")
+
+    @allow_public_traffic.setter
+    def allow_public_traffic(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "allow_public_traffic", value)
+
+    @_builtins.property
+    @pulumi.getter(name="denyOut")
+    def deny_out(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]:
+        """
+        Egress denied (CIDRs or IPs); `0.0.0.0/0` denies all.
+        """
+        return pulumi.get(self, "deny_out")
+
+    @deny_out.setter
+    def deny_out(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]):
+        pulumi.set(self, "deny_out", value)
+
+    @_builtins.property
+    @pulumi.getter(name="dnsServers")
+    def dns_servers(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]:
+        """
+        DNS servers (IPv4 addresses) the sandbox may reach when `allowOut` names a domain. Left out, the service's default (8.8.8.8); `[]`, none. It does not change the sandbox's /etc/resolv.conf. Changed in place with the other egress rules.
+        """
+        return pulumi.get(self, "dns_servers")
+
+    @dns_servers.setter
+    def dns_servers(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]):
+        pulumi.set(self, "dns_servers", value)
+
+    @_builtins.property
+    @pulumi.getter(name="httpsPorts")
+    def https_ports(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.int]]]]:
+        """
+        Ports whose server speaks HTTPS: the service's proxy reaches them over TLS, without verifying the certificate (a self-signed one works); their URL in `urls` stays the same. Never envd's port 49983. Fixed at creation: a change replaces the sandbox.
+        """
+        return pulumi.get(self, "https_ports")
+
+    @https_ports.setter
+    def https_ports(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.int]]]]):
+        pulumi.set(self, "https_ports", value)
+
+    @_builtins.property
+    @pulumi.getter(name="maskRequestHost")
+    def mask_request_host(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Host header to present to the sandbox's services.
+        """
+        return pulumi.get(self, "mask_request_host")
+
+    @mask_request_host.setter
+    def mask_request_host(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "mask_request_host", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def rules(self) -> pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input['SandboxSettingsNetworkRuleArgs']]]]]]:
+        """
+        Per-domain transforms of egress HTTP(S) requests (a domain listed here is not thereby allowed: see allowOut). A key is a domain name or a leading wildcard (`*.example.com`, its subdomains at any depth but not itself); a request takes the rule of its exact domain, else of the longest matching wildcard. Changed in place with the other egress rules.
+        """
+        return pulumi.get(self, "rules")
+
+    @rules.setter
+    def rules(self, value: pulumi.Input[Optional[Mapping[str, pulumi.Input[Sequence[pulumi.Input['SandboxSettingsNetworkRuleArgs']]]]]]):
+        pulumi.set(self, "rules", value)
+
+
+class SandboxSettingsNetworkRuleArgsDict(TypedDict):
+    """
+    An item of the `rules` list.
+    """
+    transform: pulumi.Input['SandboxSettingsNetworkRuleTransformArgsDict']
+    """
+    What to change in matching requests.
+    """
+
+@pulumi.input_type
+class SandboxSettingsNetworkRuleArgs:
+    def __init__(__self__, *,
+                 transform: pulumi.Input['SandboxSettingsNetworkRuleTransformArgs']):
+        """
+        An item of the `rules` list.
+
+        :param pulumi.Input['SandboxSettingsNetworkRuleTransformArgs'] transform: What to change in matching requests.
+        """
+        pulumi.set(__self__, "transform", transform)
+
+    @_builtins.property
+    @pulumi.getter
+    def transform(self) -> pulumi.Input['SandboxSettingsNetworkRuleTransformArgs']:
+        """
+        What to change in matching requests.
+        """
+        return pulumi.get(self, "transform")
+
+    @transform.setter
+    def transform(self, value: pulumi.Input['SandboxSettingsNetworkRuleTransformArgs']):
+        pulumi.set(self, "transform", value)
+
+
+class SandboxSettingsNetworkRuleTransformArgsDict(TypedDict):
+    """
+    What to change in matching requests.
+    """
+    headers: pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]]
+    """
+    Headers to set (replacing one of the same name) on matching requests. A value may contain `${e2b.secrets.<name>}`, which the service replaces with that team secret's value at egress.
+    """
+
+@pulumi.input_type
+class SandboxSettingsNetworkRuleTransformArgs:
+    def __init__(__self__, *,
+                 headers: pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]]):
+        """
+        What to change in matching requests.
+
+        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] headers: Headers to set (replacing one of the same name) on matching requests. A value may contain `${e2b.secrets.<name>}`, which the service replaces with that team secret's value at egress.
+        """
+        pulumi.set(__self__, "headers", headers)
+
+    @_builtins.property
+    @pulumi.getter
+    def headers(self) -> pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]]:
+        """
+        Headers to set (replacing one of the same name) on matching requests. A value may contain `${e2b.secrets.<name>}`, which the service replaces with that team secret's value at egress.
+        """
+        return pulumi.get(self, "headers")
+
+    @headers.setter
+    def headers(self, value: pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]]):
+        pulumi.set(self, "headers", value)
+
+
+class SandboxSettingsProvisionArgsDict(TypedDict):
+    """
+    Commands run inside the sandbox after it is created. A change re-runs them in the same sandbox; a change of `triggers` replaces the sandbox.
+    """
+    commands: pulumi.Input[Sequence[pulumi.Input['SandboxSettingsProvisionCommandArgsDict']]]
+    """
+    Commands, run in order; a non-zero exit or a timeout stops the sequence.
+    """
+    logging: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    Which output streams of the commands are shown in the `pulumi up` log as they come. Default `both`. A change re-runs nothing. One of `stdout`, `stderr`, `both`, `none`.
+    """
+    on_failure: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    On a failed command: `keep` records the sandbox and the next `up` re-runs the provisioning; `delete` kills it and fails. One of `keep`, `delete`.
+    """
+    triggers: NotRequired[Any]
+    """
+    Any values; a change replaces the sandbox (a fresh one is provisioned).
+    """
+
+@pulumi.input_type
+class SandboxSettingsProvisionArgs:
+    def __init__(__self__, *,
+                 commands: pulumi.Input[Sequence[pulumi.Input['SandboxSettingsProvisionCommandArgs']]],
+                 logging: pulumi.Input[Optional[_builtins.str]] = None,
+                 on_failure: pulumi.Input[Optional[_builtins.str]] = None,
+                 triggers: Optional[Any] = None):
+        """
+        Commands run inside the sandbox after it is created. A change re-runs them in the same sandbox; a change of `triggers` replaces the sandbox.
+
+        :param pulumi.Input[Sequence[pulumi.Input['SandboxSettingsProvisionCommandArgs']]] commands: Commands, run in order; a non-zero exit or a timeout stops the sequence.
+        :param pulumi.Input[_builtins.str] logging: Which output streams of the commands are shown in the `pulumi up` log as they come. Default `both`. A change re-runs nothing. One of `stdout`, `stderr`, `both`, `none`.
+        :param pulumi.Input[_builtins.str] on_failure: On a failed command: `keep` records the sandbox and the next `up` re-runs the provisioning; `delete` kills it and fails. One of `keep`, `delete`.
+        :param Any triggers: Any values; a change replaces the sandbox (a fresh one is provisioned).
+        """
+        pulumi.set(__self__, "commands", commands)
+        if logging is None:
+            logging = 'both'
+        if logging is not None:
+            pulumi.set(__self__, "logging", logging)
+        if on_failure is None:
+            on_failure = 'keep'
+        if on_failure is not None:
+            pulumi.set(__self__, "on_failure", on_failure)
+        if triggers is not None:
+            pulumi.set(__self__, "triggers", triggers)
+
+    @_builtins.property
+    @pulumi.getter
+    def commands(self) -> pulumi.Input[Sequence[pulumi.Input['SandboxSettingsProvisionCommandArgs']]]:
+        """
+        Commands, run in order; a non-zero exit or a timeout stops the sequence.
+        """
+        return pulumi.get(self, "commands")
+
+    @commands.setter
+    def commands(self, value: pulumi.Input[Sequence[pulumi.Input['SandboxSettingsProvisionCommandArgs']]]):
+        pulumi.set(self, "commands", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def logging(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Which output streams of the commands are shown in the `pulumi up` log as they come. Default `both`. A change re-runs nothing. One of `stdout`, `stderr`, `both`, `none`.
+        """
+        return pulumi.get(self, "logging")
+
+    @logging.setter
+    def logging(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "logging", value)
+
+    @_builtins.property
+    @pulumi.getter(name="onFailure")
+    def on_failure(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        On a failed command: `keep` records the sandbox and the next `up` re-runs the provisioning; `delete` kills it and fails. One of `keep`, `delete`.
+        """
+        return pulumi.get(self, "on_failure")
+
+    @on_failure.setter
+    def on_failure(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "on_failure", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def triggers(self) -> Optional[Any]:
+        """
+        Any values; a change replaces the sandbox (a fresh one is provisioned).
+        """
+        return pulumi.get(self, "triggers")
+
+    @triggers.setter
+    def triggers(self, value: Optional[Any]):
+        pulumi.set(self, "triggers", value)
+
+
+class SandboxSettingsProvisionCommandArgsDict(TypedDict):
+    """
+    An item of the `commands` list.
+    """
+    command: pulumi.Input[_builtins.str]
+    """
+    Shell command, run as `/bin/bash -l -c <command>`.
+    """
+    cwd: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    Working directory. Default: the user's home.
+    """
+    envs: NotRequired[pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]]
+    """
+    Environment variables of this command. Values the program marks secret are redacted from logs and stored output.
+    """
+    timeout_seconds: NotRequired[pulumi.Input[Optional[_builtins.int]]]
+    """
+    Deadline of the command, in seconds; the process is killed when it passes. Default 300.
+    """
+    user: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    User to run as. Default: the template's default user.
+    """
+
+@pulumi.input_type
+class SandboxSettingsProvisionCommandArgs:
+    def __init__(__self__, *,
+                 command: pulumi.Input[_builtins.str],
+                 cwd: pulumi.Input[Optional[_builtins.str]] = None,
+                 envs: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
+                 timeout_seconds: pulumi.Input[Optional[_builtins.int]] = None,
+                 user: pulumi.Input[Optional[_builtins.str]] = None):
+        """
+        An item of the `commands` list.
+
+        :param pulumi.Input[_builtins.str] command: Shell command, run as `/bin/bash -l -c <command>`.
+        :param pulumi.Input[_builtins.str] cwd: Working directory. Default: the user's home.
+        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] envs: Environment variables of this command. Values the program marks secret are redacted from logs and stored output.
+        :param pulumi.Input[_builtins.int] timeout_seconds: Deadline of the command, in seconds; the process is killed when it passes. Default 300.
+        :param pulumi.Input[_builtins.str] user: User to run as. Default: the template's default user.
+        """
+        pulumi.set(__self__, "command", command)
+        if cwd is not None:
+            pulumi.set(__self__, "cwd", cwd)
+        if envs is not None:
+            pulumi.set(__self__, "envs", envs)
+        if timeout_seconds is None:
+            timeout_seconds = 300
+        if timeout_seconds is not None:
+            pulumi.set(__self__, "timeout_seconds", timeout_seconds)
+        if user is not None:
+            pulumi.set(__self__, "user", user)
+
+    @_builtins.property
+    @pulumi.getter
+    def command(self) -> pulumi.Input[_builtins.str]:
+        """
+        Shell command, run as `/bin/bash -l -c <command>`.
+        """
+        return pulumi.get(self, "command")
+
+    @command.setter
+    def command(self, value: pulumi.Input[_builtins.str]):
+        pulumi.set(self, "command", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def cwd(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Working directory. Default: the user's home.
+        """
+        return pulumi.get(self, "cwd")
+
+    @cwd.setter
+    def cwd(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "cwd", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def envs(self) -> pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]:
+        """
+        Environment variables of this command. Values the program marks secret are redacted from logs and stored output.
+        """
+        return pulumi.get(self, "envs")
+
+    @envs.setter
+    def envs(self, value: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]):
+        pulumi.set(self, "envs", value)
+
+    @_builtins.property
+    @pulumi.getter(name="timeoutSeconds")
+    def timeout_seconds(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        Deadline of the command, in seconds; the process is killed when it passes. Default 300.
+        """
+        return pulumi.get(self, "timeout_seconds")
+
+    @timeout_seconds.setter
+    def timeout_seconds(self, value: pulumi.Input[Optional[_builtins.int]]):
+        pulumi.set(self, "timeout_seconds", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def user(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        User to run as. Default: the template's default user.
+        """
+        return pulumi.get(self, "user")
+
+    @user.setter
+    def user(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "user", value)
+
+
+class SandboxSettingsVolumeMountArgsDict(TypedDict):
+    """
+    An item of the `volumeMounts` list.
+    """
+    name: pulumi.Input[_builtins.str]
+    """
+    Name of the volume to mount.
+    """
+    path: pulumi.Input[_builtins.str]
+    """
+    Absolute path in the sandbox where the volume appears.
+    """
+
+@pulumi.input_type
+class SandboxSettingsVolumeMountArgs:
+    def __init__(__self__, *,
+                 name: pulumi.Input[_builtins.str],
+                 path: pulumi.Input[_builtins.str]):
+        """
+        An item of the `volumeMounts` list.
+
+        :param pulumi.Input[_builtins.str] name: Name of the volume to mount.
+        :param pulumi.Input[_builtins.str] path: Absolute path in the sandbox where the volume appears.
+        """
+        pulumi.set(__self__, "name", name)
+        pulumi.set(__self__, "path", path)
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> pulumi.Input[_builtins.str]:
+        """
+        Name of the volume to mount.
+        """
+        return pulumi.get(self, "name")
+
+    @name.setter
+    def name(self, value: pulumi.Input[_builtins.str]):
+        pulumi.set(self, "name", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def path(self) -> pulumi.Input[_builtins.str]:
+        """
+        Absolute path in the sandbox where the volume appears.
+        """
+        return pulumi.get(self, "path")
+
+    @path.setter
+    def path(self, value: pulumi.Input[_builtins.str]):
+        pulumi.set(self, "path", value)
 
 
 class VolumeMountArgsDict(TypedDict):

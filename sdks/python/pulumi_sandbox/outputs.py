@@ -19,6 +19,8 @@ __all__ = [
     'AutoResume',
     'BuildLogEntry',
     'Content',
+    'FleetMember',
+    'FleetMemberProvisionResult',
     'Lifecycle',
     'LifecycleOnTimeout',
     'Network',
@@ -30,6 +32,16 @@ __all__ = [
     'SandboxInfo',
     'SandboxLogEntry',
     'SandboxMetric',
+    'SandboxSettings',
+    'SandboxSettingsAutoResume',
+    'SandboxSettingsLifecycle',
+    'SandboxSettingsLifecycleOnTimeout',
+    'SandboxSettingsNetwork',
+    'SandboxSettingsNetworkRule',
+    'SandboxSettingsNetworkRuleTransform',
+    'SandboxSettingsProvision',
+    'SandboxSettingsProvisionCommand',
+    'SandboxSettingsVolumeMount',
     'SecretInfo',
     'SnapshotInfo',
     'TemplateBuildInfo',
@@ -159,6 +171,207 @@ class Content(dict):
         Directory of the volume the files go to, e.g. `/config`. Default: the volume's root. A seed holds at most 10000 files, 64 MiB per file, 512 MiB in all.
         """
         return pulumi.get(self, "target")
+
+
+@pulumi.output_type
+class FleetMember(dict):
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "sandboxID":
+            suggest = "sandbox_id"
+        elif key == "envdAccessToken":
+            suggest = "envd_access_token"
+        elif key == "provisionResults":
+            suggest = "provision_results"
+        elif key == "trafficAccessToken":
+            suggest = "traffic_access_token"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in FleetMember. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        FleetMember.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        FleetMember.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 provisioned: _builtins.bool,
+                 sandbox_id: _builtins.str,
+                 state: _builtins.str,
+                 envd_access_token: Optional[_builtins.str] = None,
+                 provision_results: Optional[Sequence['outputs.FleetMemberProvisionResult']] = None,
+                 traffic_access_token: Optional[_builtins.str] = None,
+                 urls: Optional[Mapping[str, _builtins.str]] = None):
+        """
+        :param _builtins.bool provisioned: Whether every provisioning command succeeded.
+        :param _builtins.str sandbox_id: The sandbox's ID.
+        :param _builtins.str state: running or paused.
+        :param _builtins.str envd_access_token: Access token of the in-sandbox API (secure sandboxes only). Secret.
+        :param Sequence['FleetMemberProvisionResult'] provision_results: Per provisioning command: exit code, duration and output tails (secrets redacted); left out without commands.
+        :param _builtins.str traffic_access_token: Token to reach the sandbox's ports when public traffic is off. Secret.
+        :param Mapping[str, _builtins.str] urls: URL of each port in the member's `ports`, by port number (left out without ports). When public traffic is off, requests need the header `e2b-traffic-access-token: <trafficAccessToken>`.
+        """
+        pulumi.set(__self__, "provisioned", provisioned)
+        pulumi.set(__self__, "sandbox_id", sandbox_id)
+        pulumi.set(__self__, "state", state)
+        if envd_access_token is not None:
+            pulumi.set(__self__, "envd_access_token", envd_access_token)
+        if provision_results is not None:
+            pulumi.set(__self__, "provision_results", provision_results)
+        if traffic_access_token is not None:
+            pulumi.set(__self__, "traffic_access_token", traffic_access_token)
+        if urls is not None:
+            pulumi.set(__self__, "urls", urls)
+
+    @_builtins.property
+    @pulumi.getter
+    def provisioned(self) -> _builtins.bool:
+        """
+        Whether every provisioning command succeeded.
+        """
+        return pulumi.get(self, "provisioned")
+
+    @_builtins.property
+    @pulumi.getter(name="sandboxID")
+    def sandbox_id(self) -> _builtins.str:
+        """
+        The sandbox's ID.
+        """
+        return pulumi.get(self, "sandbox_id")
+
+    @_builtins.property
+    @pulumi.getter
+    def state(self) -> _builtins.str:
+        """
+        running or paused.
+        """
+        return pulumi.get(self, "state")
+
+    @_builtins.property
+    @pulumi.getter(name="envdAccessToken")
+    def envd_access_token(self) -> Optional[_builtins.str]:
+        """
+        Access token of the in-sandbox API (secure sandboxes only). Secret.
+        """
+        return pulumi.get(self, "envd_access_token")
+
+    @_builtins.property
+    @pulumi.getter(name="provisionResults")
+    def provision_results(self) -> Optional[Sequence['outputs.FleetMemberProvisionResult']]:
+        """
+        Per provisioning command: exit code, duration and output tails (secrets redacted); left out without commands.
+        """
+        return pulumi.get(self, "provision_results")
+
+    @_builtins.property
+    @pulumi.getter(name="trafficAccessToken")
+    def traffic_access_token(self) -> Optional[_builtins.str]:
+        """
+        Token to reach the sandbox's ports when public traffic is off. Secret.
+        """
+        return pulumi.get(self, "traffic_access_token")
+
+    @_builtins.property
+    @pulumi.getter
+    def urls(self) -> Optional[Mapping[str, _builtins.str]]:
+        """
+        URL of each port in the member's `ports`, by port number (left out without ports). When public traffic is off, requests need the header `e2b-traffic-access-token: <trafficAccessToken>`.
+        """
+        return pulumi.get(self, "urls")
+
+
+@pulumi.output_type
+class FleetMemberProvisionResult(dict):
+    """
+    An item of the `provisionResults` list.
+    """
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "durationMs":
+            suggest = "duration_ms"
+        elif key == "exitCode":
+            suggest = "exit_code"
+        elif key == "stderrTail":
+            suggest = "stderr_tail"
+        elif key == "stdoutTail":
+            suggest = "stdout_tail"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in FleetMemberProvisionResult. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        FleetMemberProvisionResult.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        FleetMemberProvisionResult.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 command: _builtins.str,
+                 duration_ms: _builtins.float,
+                 exit_code: _builtins.float,
+                 stderr_tail: _builtins.str,
+                 stdout_tail: _builtins.str):
+        """
+        An item of the `provisionResults` list.
+
+        :param _builtins.str command: The command, with every secret value redacted.
+        :param _builtins.float duration_ms: How long it ran, in milliseconds.
+        :param _builtins.float exit_code: Its exit code; -1 when it was killed or timed out.
+        :param _builtins.str stderr_tail: The last 4 KiB of its stderr, secrets redacted.
+        :param _builtins.str stdout_tail: The last 4 KiB of its stdout, secrets redacted.
+        """
+        pulumi.set(__self__, "command", command)
+        pulumi.set(__self__, "duration_ms", duration_ms)
+        pulumi.set(__self__, "exit_code", exit_code)
+        pulumi.set(__self__, "stderr_tail", stderr_tail)
+        pulumi.set(__self__, "stdout_tail", stdout_tail)
+
+    @_builtins.property
+    @pulumi.getter
+    def command(self) -> _builtins.str:
+        """
+        The command, with every secret value redacted.
+        """
+        return pulumi.get(self, "command")
+
+    @_builtins.property
+    @pulumi.getter(name="durationMs")
+    def duration_ms(self) -> _builtins.float:
+        """
+        How long it ran, in milliseconds.
+        """
+        return pulumi.get(self, "duration_ms")
+
+    @_builtins.property
+    @pulumi.getter(name="exitCode")
+    def exit_code(self) -> _builtins.float:
+        """
+        Its exit code; -1 when it was killed or timed out.
+        """
+        return pulumi.get(self, "exit_code")
+
+    @_builtins.property
+    @pulumi.getter(name="stderrTail")
+    def stderr_tail(self) -> _builtins.str:
+        """
+        The last 4 KiB of its stderr, secrets redacted.
+        """
+        return pulumi.get(self, "stderr_tail")
+
+    @_builtins.property
+    @pulumi.getter(name="stdoutTail")
+    def stdout_tail(self) -> _builtins.str:
+        """
+        The last 4 KiB of its stdout, secrets redacted.
+        """
+        return pulumi.get(self, "stdout_tail")
 
 
 @pulumi.output_type
@@ -894,6 +1107,702 @@ class SandboxMetric(dict):
         When it was measured (Unix seconds).
         """
         return pulumi.get(self, "timestamp_unix")
+
+
+@pulumi.output_type
+class SandboxSettings(dict):
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "allowInternetAccess":
+            suggest = "allow_internet_access"
+        elif key == "autoPause":
+            suggest = "auto_pause"
+        elif key == "autoResume":
+            suggest = "auto_resume"
+        elif key == "envVars":
+            suggest = "env_vars"
+        elif key == "pauseMode":
+            suggest = "pause_mode"
+        elif key == "templateID":
+            suggest = "template_id"
+        elif key == "timeoutSeconds":
+            suggest = "timeout_seconds"
+        elif key == "volumeMounts":
+            suggest = "volume_mounts"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in SandboxSettings. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        SandboxSettings.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        SandboxSettings.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 allow_internet_access: Optional[_builtins.bool] = None,
+                 auto_pause: Optional[_builtins.bool] = None,
+                 auto_resume: Optional['outputs.SandboxSettingsAutoResume'] = None,
+                 env_vars: Optional[Mapping[str, _builtins.str]] = None,
+                 lifecycle: Optional['outputs.SandboxSettingsLifecycle'] = None,
+                 mcp: Optional[Any] = None,
+                 metadata: Optional[Mapping[str, _builtins.str]] = None,
+                 network: Optional['outputs.SandboxSettingsNetwork'] = None,
+                 pause_mode: Optional[_builtins.str] = None,
+                 ports: Optional[Sequence[_builtins.int]] = None,
+                 provision: Optional['outputs.SandboxSettingsProvision'] = None,
+                 secure: Optional[_builtins.bool] = None,
+                 state: Optional[_builtins.str] = None,
+                 template_id: Optional[_builtins.str] = None,
+                 timeout_seconds: Optional[_builtins.int] = None,
+                 volume_mounts: Optional[Sequence['outputs.SandboxSettingsVolumeMount']] = None):
+        """
+        :param _builtins.bool allow_internet_access: When false, all egress is denied (as denyOut 0.0.0.0/0). Sent as `allow_internet_access`.
+        :param _builtins.bool auto_pause: Pause instead of killing the sandbox when its timeout passes. Default false.
+        :param 'SandboxSettingsAutoResume' auto_resume: Resume a paused sandbox when traffic reaches it.
+        :param Mapping[str, _builtins.str] env_vars: Environment variables of every process in the sandbox. Secret.
+        :param 'SandboxSettingsLifecycle' lifecycle: What happens to the sandbox when its timeout passes (the official SDKs' `lifecycle.onTimeout`), sent as `autoPause` and `autoPauseMemory`. A change replaces the sandbox.
+        :param Any mcp: MCP configuration, passed through.
+        :param Mapping[str, _builtins.str] metadata: Free-form string metadata; sandboxes can be listed by it.
+        :param 'SandboxSettingsNetwork' network: Egress and ingress rules.
+        :param _builtins.str pause_mode: What a pause by `state: paused` keeps: `full` (the default) keeps memory and files, so processes continue at the resume; `filesystem` keeps only the files (POST .../pause with `memory: false`), so the resume boots the sandbox cold. Only with `state: paused`. Changed in place, with no call: it applies at the next pause (a sandbox already paused keeps what its pause saved). One of `full`, `filesystem`.
+        :param Sequence[_builtins.int] ports: Ports the sandbox serves; each gets a URL in `urls`. A change is made in place, with no call to the service.
+        :param 'SandboxSettingsProvision' provision: Commands run inside the sandbox after it is created. A change re-runs them in the same sandbox; a change of `triggers` replaces the sandbox.
+        :param _builtins.bool secure: Require the sandbox's access token (envdAccessToken) for every in-sandbox call.
+        :param _builtins.str state: The state to keep the sandbox in: `paused` pauses it (POST .../pause; memory and files are kept, or only the files with `pauseMode: filesystem`), `running` resumes it (POST .../connect). Left out, the service's own pauses (autoPause) are left alone; set, `pulumi refresh` shows them as drift and the next `up` resumes it. One of `running`, `paused`.
+        :param _builtins.str template_id: Template (ID or alias), or snapshot ID, to create the sandbox from. Required unless `forkFrom` is given.
+        :param _builtins.int timeout_seconds: Time to live in seconds, counted from creation (or from the last change of this value). Service default 15. Changed in place; removing it keeps the current deadline. On a paused sandbox a change is recorded and applies from its next resume.
+        :param Sequence['SandboxSettingsVolumeMount'] volume_mounts: Volumes to mount, by name, at absolute paths.
+        """
+        if allow_internet_access is not None:
+            pulumi.set(__self__, "allow_internet_access", allow_internet_access)
+        if auto_pause is not None:
+            pulumi.set(__self__, "auto_pause", auto_pause)
+        if auto_resume is not None:
+            pulumi.set(__self__, "auto_resume", auto_resume)
+        if env_vars is not None:
+            pulumi.set(__self__, "env_vars", env_vars)
+        if lifecycle is not None:
+            pulumi.set(__self__, "lifecycle", lifecycle)
+        if mcp is not None:
+            pulumi.set(__self__, "mcp", mcp)
+        if metadata is not None:
+            pulumi.set(__self__, "metadata", metadata)
+        if network is not None:
+            pulumi.set(__self__, "network", network)
+        if pause_mode is not None:
+            pulumi.set(__self__, "pause_mode", pause_mode)
+        if ports is not None:
+            pulumi.set(__self__, "ports", ports)
+        if provision is not None:
+            pulumi.set(__self__, "provision", provision)
+        if secure is not None:
+            pulumi.set(__self__, "secure", secure)
+        if state is not None:
+            pulumi.set(__self__, "state", state)
+        if template_id is not None:
+            pulumi.set(__self__, "template_id", template_id)
+        if timeout_seconds is not None:
+            pulumi.set(__self__, "timeout_seconds", timeout_seconds)
+        if volume_mounts is not None:
+            pulumi.set(__self__, "volume_mounts", volume_mounts)
+
+    @_builtins.property
+    @pulumi.getter(name="allowInternetAccess")
+    def allow_internet_access(self) -> Optional[_builtins.bool]:
+        """
+        When false, all egress is denied (as denyOut 0.0.0.0/0). Sent as `allow_internet_access`.
+        """
+        return pulumi.get(self, "allow_internet_access")
+
+    @_builtins.property
+    @pulumi.getter(name="autoPause")
+    def auto_pause(self) -> Optional[_builtins.bool]:
+        """
+        Pause instead of killing the sandbox when its timeout passes. Default false.
+        """
+        return pulumi.get(self, "auto_pause")
+
+    @_builtins.property
+    @pulumi.getter(name="autoResume")
+    def auto_resume(self) -> Optional['outputs.SandboxSettingsAutoResume']:
+        """
+        Resume a paused sandbox when traffic reaches it.
+        """
+        return pulumi.get(self, "auto_resume")
+
+    @_builtins.property
+    @pulumi.getter(name="envVars")
+    def env_vars(self) -> Optional[Mapping[str, _builtins.str]]:
+        """
+        Environment variables of every process in the sandbox. Secret.
+        """
+        return pulumi.get(self, "env_vars")
+
+    @_builtins.property
+    @pulumi.getter
+    def lifecycle(self) -> Optional['outputs.SandboxSettingsLifecycle']:
+        """
+        What happens to the sandbox when its timeout passes (the official SDKs' `lifecycle.onTimeout`), sent as `autoPause` and `autoPauseMemory`. A change replaces the sandbox.
+        """
+        return pulumi.get(self, "lifecycle")
+
+    @_builtins.property
+    @pulumi.getter
+    def mcp(self) -> Optional[Any]:
+        """
+        MCP configuration, passed through.
+        """
+        return pulumi.get(self, "mcp")
+
+    @_builtins.property
+    @pulumi.getter
+    def metadata(self) -> Optional[Mapping[str, _builtins.str]]:
+        """
+        Free-form string metadata; sandboxes can be listed by it.
+        """
+        return pulumi.get(self, "metadata")
+
+    @_builtins.property
+    @pulumi.getter
+    def network(self) -> Optional['outputs.SandboxSettingsNetwork']:
+        """
+        Egress and ingress rules.
+        """
+        return pulumi.get(self, "network")
+
+    @_builtins.property
+    @pulumi.getter(name="pauseMode")
+    def pause_mode(self) -> Optional[_builtins.str]:
+        """
+        What a pause by `state: paused` keeps: `full` (the default) keeps memory and files, so processes continue at the resume; `filesystem` keeps only the files (POST .../pause with `memory: false`), so the resume boots the sandbox cold. Only with `state: paused`. Changed in place, with no call: it applies at the next pause (a sandbox already paused keeps what its pause saved). One of `full`, `filesystem`.
+        """
+        return pulumi.get(self, "pause_mode")
+
+    @_builtins.property
+    @pulumi.getter
+    def ports(self) -> Optional[Sequence[_builtins.int]]:
+        """
+        Ports the sandbox serves; each gets a URL in `urls`. A change is made in place, with no call to the service.
+        """
+        return pulumi.get(self, "ports")
+
+    @_builtins.property
+    @pulumi.getter
+    def provision(self) -> Optional['outputs.SandboxSettingsProvision']:
+        """
+        Commands run inside the sandbox after it is created. A change re-runs them in the same sandbox; a change of `triggers` replaces the sandbox.
+        """
+        return pulumi.get(self, "provision")
+
+    @_builtins.property
+    @pulumi.getter
+    def secure(self) -> Optional[_builtins.bool]:
+        """
+        Require the sandbox's access token (envdAccessToken) for every in-sandbox call.
+        """
+        return pulumi.get(self, "secure")
+
+    @_builtins.property
+    @pulumi.getter
+    def state(self) -> Optional[_builtins.str]:
+        """
+        The state to keep the sandbox in: `paused` pauses it (POST .../pause; memory and files are kept, or only the files with `pauseMode: filesystem`), `running` resumes it (POST .../connect). Left out, the service's own pauses (autoPause) are left alone; set, `pulumi refresh` shows them as drift and the next `up` resumes it. One of `running`, `paused`.
+        """
+        return pulumi.get(self, "state")
+
+    @_builtins.property
+    @pulumi.getter(name="templateID")
+    def template_id(self) -> Optional[_builtins.str]:
+        """
+        Template (ID or alias), or snapshot ID, to create the sandbox from. Required unless `forkFrom` is given.
+        """
+        return pulumi.get(self, "template_id")
+
+    @_builtins.property
+    @pulumi.getter(name="timeoutSeconds")
+    def timeout_seconds(self) -> Optional[_builtins.int]:
+        """
+        Time to live in seconds, counted from creation (or from the last change of this value). Service default 15. Changed in place; removing it keeps the current deadline. On a paused sandbox a change is recorded and applies from its next resume.
+        """
+        return pulumi.get(self, "timeout_seconds")
+
+    @_builtins.property
+    @pulumi.getter(name="volumeMounts")
+    def volume_mounts(self) -> Optional[Sequence['outputs.SandboxSettingsVolumeMount']]:
+        """
+        Volumes to mount, by name, at absolute paths.
+        """
+        return pulumi.get(self, "volume_mounts")
+
+
+@pulumi.output_type
+class SandboxSettingsAutoResume(dict):
+    """
+    Resume a paused sandbox when traffic reaches it.
+    """
+    def __init__(__self__, *,
+                 enabled: _builtins.bool):
+        """
+        Resume a paused sandbox when traffic reaches it.
+        """
+        pulumi.set(__self__, "enabled", enabled)
+
+    @_builtins.property
+    @pulumi.getter
+    def enabled(self) -> _builtins.bool:
+        return pulumi.get(self, "enabled")
+
+
+@pulumi.output_type
+class SandboxSettingsLifecycle(dict):
+    """
+    What happens to the sandbox when its timeout passes (the official SDKs' `lifecycle.onTimeout`), sent as `autoPause` and `autoPauseMemory`. A change replaces the sandbox.
+    """
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "onTimeout":
+            suggest = "on_timeout"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in SandboxSettingsLifecycle. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        SandboxSettingsLifecycle.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        SandboxSettingsLifecycle.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 on_timeout: 'outputs.SandboxSettingsLifecycleOnTimeout'):
+        """
+        What happens to the sandbox when its timeout passes (the official SDKs' `lifecycle.onTimeout`), sent as `autoPause` and `autoPauseMemory`. A change replaces the sandbox.
+
+        :param 'SandboxSettingsLifecycleOnTimeout' on_timeout: What happens when the timeout passes, and what a pause then keeps.
+        """
+        pulumi.set(__self__, "on_timeout", on_timeout)
+
+    @_builtins.property
+    @pulumi.getter(name="onTimeout")
+    def on_timeout(self) -> 'outputs.SandboxSettingsLifecycleOnTimeout':
+        """
+        What happens when the timeout passes, and what a pause then keeps.
+        """
+        return pulumi.get(self, "on_timeout")
+
+
+@pulumi.output_type
+class SandboxSettingsLifecycleOnTimeout(dict):
+    """
+    What happens when the timeout passes, and what a pause then keeps.
+    """
+    def __init__(__self__, *,
+                 action: _builtins.str,
+                 mode: Optional[_builtins.str] = None):
+        """
+        What happens when the timeout passes, and what a pause then keeps.
+
+        :param _builtins.str action: What happens when the sandbox's timeout passes: `kill` (the service's default) or `pause`. The same as `autoPause` (true is `pause`), which may be given too when it agrees. One of `pause`, `kill`.
+        :param _builtins.str mode: With `action: pause`, what the timeout's pause keeps: `full` (the service's default) keeps memory and files; `filesystem` keeps only the files (sent as `autoPauseMemory: false`), so the resume boots the sandbox cold, and cannot be combined with `autoResume` (such a sandbox is resumed only explicitly). One of `full`, `filesystem`.
+        """
+        pulumi.set(__self__, "action", action)
+        if mode is not None:
+            pulumi.set(__self__, "mode", mode)
+
+    @_builtins.property
+    @pulumi.getter
+    def action(self) -> _builtins.str:
+        """
+        What happens when the sandbox's timeout passes: `kill` (the service's default) or `pause`. The same as `autoPause` (true is `pause`), which may be given too when it agrees. One of `pause`, `kill`.
+        """
+        return pulumi.get(self, "action")
+
+    @_builtins.property
+    @pulumi.getter
+    def mode(self) -> Optional[_builtins.str]:
+        """
+        With `action: pause`, what the timeout's pause keeps: `full` (the service's default) keeps memory and files; `filesystem` keeps only the files (sent as `autoPauseMemory: false`), so the resume boots the sandbox cold, and cannot be combined with `autoResume` (such a sandbox is resumed only explicitly). One of `full`, `filesystem`.
+        """
+        return pulumi.get(self, "mode")
+
+
+@pulumi.output_type
+class SandboxSettingsNetwork(dict):
+    """
+    Egress and ingress rules.
+    """
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "allowOut":
+            suggest = "allow_out"
+        elif key == "allowPublicTraffic":
+            suggest = "allow_public_traffic"
+        elif key == "denyOut":
+            suggest = "deny_out"
+        elif key == "dnsServers":
+            suggest = "dns_servers"
+        elif key == "httpsPorts":
+            suggest = "https_ports"
+        elif key == "maskRequestHost":
+            suggest = "mask_request_host"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in SandboxSettingsNetwork. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        SandboxSettingsNetwork.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        SandboxSettingsNetwork.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 allow_out: Optional[Sequence[_builtins.str]] = None,
+                 allow_public_traffic: Optional[_builtins.bool] = None,
+                 deny_out: Optional[Sequence[_builtins.str]] = None,
+                 dns_servers: Optional[Sequence[_builtins.str]] = None,
+                 https_ports: Optional[Sequence[_builtins.int]] = None,
+                 mask_request_host: Optional[_builtins.str] = None,
+                 rules: Optional[Mapping[str, Sequence['outputs.SandboxSettingsNetworkRule']]] = None):
+        """
+        Egress and ingress rules.
+
+        :param Sequence[_builtins.str] allow_out: Egress allowed (CIDRs, IPs or domain names), taking precedence over denyOut. Domain names need `0.0.0.0/0` in denyOut.
+        :param _builtins.bool allow_public_traffic: Whether the sandbox's ports are reachable without the traffic access token. Default true; false requires `secure`.
+        :param Sequence[_builtins.str] deny_out: Egress denied (CIDRs or IPs); `0.0.0.0/0` denies all.
+        :param Sequence[_builtins.str] dns_servers: DNS servers (IPv4 addresses) the sandbox may reach when `allowOut` names a domain. Left out, the service's default (8.8.8.8); `[]`, none. It does not change the sandbox's /etc/resolv.conf. Changed in place with the other egress rules.
+        :param Sequence[_builtins.int] https_ports: Ports whose server speaks HTTPS: the service's proxy reaches them over TLS, without verifying the certificate (a self-signed one works); their URL in `urls` stays the same. Never envd's port 49983. Fixed at creation: a change replaces the sandbox.
+        :param _builtins.str mask_request_host: Host header to present to the sandbox's services.
+        :param Mapping[str, Sequence['SandboxSettingsNetworkRule']] rules: Per-domain transforms of egress HTTP(S) requests (a domain listed here is not thereby allowed: see allowOut). A key is a domain name or a leading wildcard (`*.example.com`, its subdomains at any depth but not itself); a request takes the rule of its exact domain, else of the longest matching wildcard. Changed in place with the other egress rules.
+        """
+        if allow_out is not None:
+            pulumi.set(__self__, "allow_out", allow_out)
+        if allow_public_traffic is not None:
+            pulumi.set(__self__, "allow_public_traffic", allow_public_traffic)
+        if deny_out is not None:
+            pulumi.set(__self__, "deny_out", deny_out)
+        if dns_servers is not None:
+            pulumi.set(__self__, "dns_servers", dns_servers)
+        if https_ports is not None:
+            pulumi.set(__self__, "https_ports", https_ports)
+        if mask_request_host is not None:
+            pulumi.set(__self__, "mask_request_host", mask_request_host)
+        if rules is not None:
+            pulumi.set(__self__, "rules", rules)
+
+    @_builtins.property
+    @pulumi.getter(name="allowOut")
+    def allow_out(self) -> Optional[Sequence[_builtins.str]]:
+        """
+        Egress allowed (CIDRs, IPs or domain names), taking precedence over denyOut. Domain names need `0.0.0.0/0` in denyOut.
+        """
+        return pulumi.get(self, "allow_out")
+
+    @_builtins.property
+    @pulumi.getter(name="allowPublicTraffic")
+    def allow_public_traffic(self) -> Optional[_builtins.bool]:
+        """
+        Whether the sandbox's ports are reachable without the traffic access token. Default true; false requires `secure`.
+        """
+        return pulumi.get(self, "allow_public_traffic")
+
+    @_builtins.property
+    @pulumi.getter(name="denyOut")
+    def deny_out(self) -> Optional[Sequence[_builtins.str]]:
+        """
+        Egress denied (CIDRs or IPs); `0.0.0.0/0` denies all.
+        """
+        return pulumi.get(self, "deny_out")
+
+    @_builtins.property
+    @pulumi.getter(name="dnsServers")
+    def dns_servers(self) -> Optional[Sequence[_builtins.str]]:
+        """
+        DNS servers (IPv4 addresses) the sandbox may reach when `allowOut` names a domain. Left out, the service's default (8.8.8.8); `[]`, none. It does not change the sandbox's /etc/resolv.conf. Changed in place with the other egress rules.
+        """
+        return pulumi.get(self, "dns_servers")
+
+    @_builtins.property
+    @pulumi.getter(name="httpsPorts")
+    def https_ports(self) -> Optional[Sequence[_builtins.int]]:
+        """
+        Ports whose server speaks HTTPS: the service's proxy reaches them over TLS, without verifying the certificate (a self-signed one works); their URL in `urls` stays the same. Never envd's port 49983. Fixed at creation: a change replaces the sandbox.
+        """
+        return pulumi.get(self, "https_ports")
+
+    @_builtins.property
+    @pulumi.getter(name="maskRequestHost")
+    def mask_request_host(self) -> Optional[_builtins.str]:
+        """
+        Host header to present to the sandbox's services.
+        """
+        return pulumi.get(self, "mask_request_host")
+
+    @_builtins.property
+    @pulumi.getter
+    def rules(self) -> Optional[Mapping[str, Sequence['outputs.SandboxSettingsNetworkRule']]]:
+        """
+        Per-domain transforms of egress HTTP(S) requests (a domain listed here is not thereby allowed: see allowOut). A key is a domain name or a leading wildcard (`*.example.com`, its subdomains at any depth but not itself); a request takes the rule of its exact domain, else of the longest matching wildcard. Changed in place with the other egress rules.
+        """
+        return pulumi.get(self, "rules")
+
+
+@pulumi.output_type
+class SandboxSettingsNetworkRule(dict):
+    """
+    An item of the `rules` list.
+    """
+    def __init__(__self__, *,
+                 transform: 'outputs.SandboxSettingsNetworkRuleTransform'):
+        """
+        An item of the `rules` list.
+
+        :param 'SandboxSettingsNetworkRuleTransform' transform: What to change in matching requests.
+        """
+        pulumi.set(__self__, "transform", transform)
+
+    @_builtins.property
+    @pulumi.getter
+    def transform(self) -> 'outputs.SandboxSettingsNetworkRuleTransform':
+        """
+        What to change in matching requests.
+        """
+        return pulumi.get(self, "transform")
+
+
+@pulumi.output_type
+class SandboxSettingsNetworkRuleTransform(dict):
+    """
+    What to change in matching requests.
+    """
+    def __init__(__self__, *,
+                 headers: Mapping[str, _builtins.str]):
+        """
+        What to change in matching requests.
+
+        :param Mapping[str, _builtins.str] headers: Headers to set (replacing one of the same name) on matching requests. A value may contain `${e2b.secrets.<name>}`, which the service replaces with that team secret's value at egress.
+        """
+        pulumi.set(__self__, "headers", headers)
+
+    @_builtins.property
+    @pulumi.getter
+    def headers(self) -> Mapping[str, _builtins.str]:
+        """
+        Headers to set (replacing one of the same name) on matching requests. A value may contain `${e2b.secrets.<name>}`, which the service replaces with that team secret's value at egress.
+        """
+        return pulumi.get(self, "headers")
+
+
+@pulumi.output_type
+class SandboxSettingsProvision(dict):
+    """
+    Commands run inside the sandbox after it is created. A change re-runs them in the same sandbox; a change of `triggers` replaces the sandbox.
+    """
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "onFailure":
+            suggest = "on_failure"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in SandboxSettingsProvision. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        SandboxSettingsProvision.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        SandboxSettingsProvision.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 commands: Sequence['outputs.SandboxSettingsProvisionCommand'],
+                 logging: Optional[_builtins.str] = None,
+                 on_failure: Optional[_builtins.str] = None,
+                 triggers: Optional[Any] = None):
+        """
+        Commands run inside the sandbox after it is created. A change re-runs them in the same sandbox; a change of `triggers` replaces the sandbox.
+
+        :param Sequence['SandboxSettingsProvisionCommand'] commands: Commands, run in order; a non-zero exit or a timeout stops the sequence.
+        :param _builtins.str logging: Which output streams of the commands are shown in the `pulumi up` log as they come. Default `both`. A change re-runs nothing. One of `stdout`, `stderr`, `both`, `none`.
+        :param _builtins.str on_failure: On a failed command: `keep` records the sandbox and the next `up` re-runs the provisioning; `delete` kills it and fails. One of `keep`, `delete`.
+        :param Any triggers: Any values; a change replaces the sandbox (a fresh one is provisioned).
+        """
+        pulumi.set(__self__, "commands", commands)
+        if logging is None:
+            logging = 'both'
+        if logging is not None:
+            pulumi.set(__self__, "logging", logging)
+        if on_failure is None:
+            on_failure = 'keep'
+        if on_failure is not None:
+            pulumi.set(__self__, "on_failure", on_failure)
+        if triggers is not None:
+            pulumi.set(__self__, "triggers", triggers)
+
+    @_builtins.property
+    @pulumi.getter
+    def commands(self) -> Sequence['outputs.SandboxSettingsProvisionCommand']:
+        """
+        Commands, run in order; a non-zero exit or a timeout stops the sequence.
+        """
+        return pulumi.get(self, "commands")
+
+    @_builtins.property
+    @pulumi.getter
+    def logging(self) -> Optional[_builtins.str]:
+        """
+        Which output streams of the commands are shown in the `pulumi up` log as they come. Default `both`. A change re-runs nothing. One of `stdout`, `stderr`, `both`, `none`.
+        """
+        return pulumi.get(self, "logging")
+
+    @_builtins.property
+    @pulumi.getter(name="onFailure")
+    def on_failure(self) -> Optional[_builtins.str]:
+        """
+        On a failed command: `keep` records the sandbox and the next `up` re-runs the provisioning; `delete` kills it and fails. One of `keep`, `delete`.
+        """
+        return pulumi.get(self, "on_failure")
+
+    @_builtins.property
+    @pulumi.getter
+    def triggers(self) -> Optional[Any]:
+        """
+        Any values; a change replaces the sandbox (a fresh one is provisioned).
+        """
+        return pulumi.get(self, "triggers")
+
+
+@pulumi.output_type
+class SandboxSettingsProvisionCommand(dict):
+    """
+    An item of the `commands` list.
+    """
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "timeoutSeconds":
+            suggest = "timeout_seconds"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in SandboxSettingsProvisionCommand. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        SandboxSettingsProvisionCommand.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        SandboxSettingsProvisionCommand.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 command: _builtins.str,
+                 cwd: Optional[_builtins.str] = None,
+                 envs: Optional[Mapping[str, _builtins.str]] = None,
+                 timeout_seconds: Optional[_builtins.int] = None,
+                 user: Optional[_builtins.str] = None):
+        """
+        An item of the `commands` list.
+
+        :param _builtins.str command: Shell command, run as `/bin/bash -l -c <command>`.
+        :param _builtins.str cwd: Working directory. Default: the user's home.
+        :param Mapping[str, _builtins.str] envs: Environment variables of this command. Values the program marks secret are redacted from logs and stored output.
+        :param _builtins.int timeout_seconds: Deadline of the command, in seconds; the process is killed when it passes. Default 300.
+        :param _builtins.str user: User to run as. Default: the template's default user.
+        """
+        pulumi.set(__self__, "command", command)
+        if cwd is not None:
+            pulumi.set(__self__, "cwd", cwd)
+        if envs is not None:
+            pulumi.set(__self__, "envs", envs)
+        if timeout_seconds is None:
+            timeout_seconds = 300
+        if timeout_seconds is not None:
+            pulumi.set(__self__, "timeout_seconds", timeout_seconds)
+        if user is not None:
+            pulumi.set(__self__, "user", user)
+
+    @_builtins.property
+    @pulumi.getter
+    def command(self) -> _builtins.str:
+        """
+        Shell command, run as `/bin/bash -l -c <command>`.
+        """
+        return pulumi.get(self, "command")
+
+    @_builtins.property
+    @pulumi.getter
+    def cwd(self) -> Optional[_builtins.str]:
+        """
+        Working directory. Default: the user's home.
+        """
+        return pulumi.get(self, "cwd")
+
+    @_builtins.property
+    @pulumi.getter
+    def envs(self) -> Optional[Mapping[str, _builtins.str]]:
+        """
+        Environment variables of this command. Values the program marks secret are redacted from logs and stored output.
+        """
+        return pulumi.get(self, "envs")
+
+    @_builtins.property
+    @pulumi.getter(name="timeoutSeconds")
+    def timeout_seconds(self) -> Optional[_builtins.int]:
+        """
+        Deadline of the command, in seconds; the process is killed when it passes. Default 300.
+        """
+        return pulumi.get(self, "timeout_seconds")
+
+    @_builtins.property
+    @pulumi.getter
+    def user(self) -> Optional[_builtins.str]:
+        """
+        User to run as. Default: the template's default user.
+        """
+        return pulumi.get(self, "user")
+
+
+@pulumi.output_type
+class SandboxSettingsVolumeMount(dict):
+    """
+    An item of the `volumeMounts` list.
+    """
+    def __init__(__self__, *,
+                 name: _builtins.str,
+                 path: _builtins.str):
+        """
+        An item of the `volumeMounts` list.
+
+        :param _builtins.str name: Name of the volume to mount.
+        :param _builtins.str path: Absolute path in the sandbox where the volume appears.
+        """
+        pulumi.set(__self__, "name", name)
+        pulumi.set(__self__, "path", path)
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> _builtins.str:
+        """
+        Name of the volume to mount.
+        """
+        return pulumi.get(self, "name")
+
+    @_builtins.property
+    @pulumi.getter
+    def path(self) -> _builtins.str:
+        """
+        Absolute path in the sandbox where the volume appears.
+        """
+        return pulumi.get(self, "path")
 
 
 @pulumi.output_type

@@ -1,0 +1,144 @@
+/**
+ * SandboxFleet create/read/update/delete. The map of calls is in ./spec.ts; each member's calls are the
+ * Sandbox kind's handlers (./member-ops.ts), run up to `maxParallel` at once (./pool.ts).
+ *
+ * One listing of the stack's sandboxes answers every member's look for what an interrupted run made
+ * (../sandbox/adoption.ts `oneListing`), however long the fleet's operation takes. A create holds its
+ * members' claims back until all are made (../sandbox/claim.ts): the re-run of a killed create checks the
+ * fleet anew, with another nonce, and must find the members the killed run made unclaimed, to adopt
+ * them; when the engine is gone (the run was killed) the create starts no further member and claims
+ * nothing (../../runtime/operation.ts).
+ */
+import { createHash } from "node:crypto";
+import { PartialCreateError } from "../../runtime/partial";
+import { resourceLogger } from "../../runtime/log";
+import { currentSignal, engineGone } from "../../runtime/operation";
+import type { ResourceHandlers } from "../../runtime/handlers";
+import { oneListing } from "../sandbox/adoption";
+import { claimHeld, holdingClaims, type HeldClaim } from "../sandbox/claim";
+import { asItWas, changeMember, createMember, deleteMember, type MemberOutcome } from "./member-ops";
+import { isReady, memberInputs, memberKeys, memberPath, nextGeneration, oldMemberInputs, writtenInputs, type FleetState } from "./members";
+import { describePlan, planOf, type FleetPlan } from "./plan";
+import { inParallel } from "./pool";
+import { readFleet } from "./read";
+
+type Obj = Record<string, unknown>;
+type Handlers = ResourceHandlers<"SandboxFleet">;
+
+const logFor = (inputs: Obj) => resourceLogger("SandboxFleet", inputs);
+
+/** The fleet's ID: from its key and nonce, the same for the life of the resource, and never another fleet's. */
+function fleetID(inputs: Obj): string {
+  return `sf-${createHash("sha256").update(`${String(inputs.__resource)}#${String(inputs.__nonce)}`).digest("hex").slice(0, 16)}`;
+}
+
+/**
+ * The fleet's state: its inputs, the members of `previous` that `outcomes` does not speak for, then
+ * what each outcome says (a member without an entry has no sandbox), and the counters per member.
+ */
+export function assemble(inputs: Obj, previous: FleetState, outcomes: readonly MemberOutcome[]): FleetState {
+  const sandboxes = { ...previous.sandboxes };
+  const generations = { ...previous.__generations };
+  const runs = { ...previous.__provisionRuns };
+  const madeFrom = { ...previous.__memberInputs };
+  const spent = { ...previous.__spent };
+  const set = <V>(map: Record<string, V>, key: string, value: V | undefined) => (value ? (map[key] = value) : delete map[key]);
+  for (const o of outcomes) {
+    if (o.entry) sandboxes[o.key] = o.entry;
+    else delete sandboxes[o.key];
+    set(generations, o.key, o.entry ? o.generation : undefined);
+    set(runs, o.key, o.entry ? o.run : undefined);
+    set(madeFrom, o.key, o.madeFrom);
+    // Kept through failures of another kind, so a create after them still takes a new generation.
+    if (o.spent !== undefined) spent[o.key] = o.spent;
+    else if (o.failure === undefined) delete spent[o.key];
+  }
+  const state: FleetState = { ...inputs, sandboxes };
+  const keys = memberKeys(state) ?? [];
+  const asked = new Set(keys);
+  // A member no longer asked for keeps its counters only while its sandbox is still there (a delete that failed).
+  const kept = (map: Record<string, unknown>) => Object.fromEntries(Object.entries(map).filter(([k]) => asked.has(k) || sandboxes[k]));
+  const extra = { __generations: kept(generations), __provisionRuns: kept(runs), __memberInputs: kept(madeFrom), __spent: kept(spent) };
+  for (const [name, map] of Object.entries(extra)) if (Object.keys(map).length) state[name] = map;
+  return { ...state, ready: keys.filter((k) => isReady(state, k)).length };
+}
+
+/** The error of an operation some members failed (`what`: of how many, and what failed): each failed member and why, and what the next run does. */
+function failureMessage(what: (failed: number) => string, outcomes: readonly MemberOutcome[], next: string): string {
+  const failed = outcomes.filter((o) => o.failure !== undefined);
+  const lines = failed.map((o) => `  ${memberPath(o.key)}: ${o.failure}`);
+  return `SandboxFleet: ${what(failed.length)}:\n${lines.join("\n")}\n${next}`;
+}
+
+/** Why a member was not started: the operation was stopped first (its Cancel, its deadline, or the engine gone). */
+function stoppedWhy(): string {
+  return `not started: ${(currentSignal()?.reason as Error | undefined)?.message ?? "the operation was stopped"}`;
+}
+
+/** Makes each held claim now, a few at a time; one that fails is said, and leaves its member unclaimed. */
+async function claimAll(inputs: Obj, held: readonly HeldClaim[], limit: number): Promise<void> {
+  await inParallel(held, limit, (c) => claimHeld(c).catch((err: unknown) => {
+    logFor(inputs)(`warning: sandbox ${c.sandboxID} could not be marked as this fleet's (${(err as Error).message}); a later fleet under this name might adopt it`);
+  }));
+}
+
+async function createFleet(inputs: Obj): Promise<{ id: string; outs: FleetState }> {
+  const keys = memberKeys(inputs) ?? [];
+  const limit = Number(inputs.maxParallel ?? 16);
+  const held: HeldClaim[] = [];
+  const results = await oneListing(() => holdingClaims(held, () =>
+    inParallel(keys, limit, (key) => createMember(inputs, key, 0, memberInputs(writtenInputs(inputs, key))), currentSignal())));
+  const outcomes = results.map((r, i) => r ?? { key: keys[i]!, failure: stoppedWhy() });
+  if (!engineGone()) await claimAll(inputs, held, limit);
+  const id = fleetID(inputs);
+  const outs = assemble(inputs, {}, outcomes);
+  if (!outcomes.some((o) => o.failure !== undefined)) return { id, outs };
+  const made = Object.keys(outs.sandboxes ?? {}).length;
+  const message = failureMessage((n) => `${n} of ${keys.length} members failed`, outcomes, `The ${made} members that exist are recorded; the next \`pulumi up\` makes the failed ones again, and only those.`);
+  if (made === 0) throw new Error(message);
+  throw new PartialCreateError(message, id, outs, inputs.__provider);
+}
+
+/** One member's work in an update, and what it has if the work is not started (the operation stopped first). */
+interface Task {
+  key: string;
+  run: () => Promise<MemberOutcome>;
+  asBefore: MemberOutcome;
+}
+
+function tasksOf(olds: FleetState, news: FleetState, plan: FleetPlan): Task[] {
+  const before = (key: string, madeFrom?: Obj): MemberOutcome => ({ ...asItWas(olds, key), madeFrom });
+  return [
+    ...plan.creates.map((key) => ({ key, asBefore: before(key), run: () => createMember(news, key, nextGeneration(olds, key, false), memberInputs(writtenInputs(news, key))) })),
+    ...plan.changes.map((c) => ({ key: c.key, asBefore: before(c.key, oldMemberInputs(olds, c.key)), run: () => changeMember(olds, news, c) })),
+    ...plan.deletes.map((key) => ({ key, asBefore: before(key), run: () => deleteMember(olds, key) })),
+  ];
+}
+
+async function updateFleet(id: string, olds: FleetState, news: FleetState): Promise<{ outs: FleetState }> {
+  const plan = planOf(olds, news);
+  if (!plan) throw new Error("SandboxFleet: the members are not known yet (an unknown value reached an update)");
+  logFor(news)(describePlan(plan, olds, news));
+  const tasks = tasksOf(olds, news, plan);
+  const results = await oneListing(() => inParallel(tasks, Number(news.maxParallel ?? 16), (t) => t.run(), currentSignal()));
+  const outcomes = results.map((r, i) => r ?? { ...tasks[i]!.asBefore, failure: stoppedWhy() });
+  const outs = assemble(news, olds, outcomes);
+  const failed = outcomes.filter((o) => o.failure !== undefined);
+  if (failed.length === 0) return { outs };
+  const message = failureMessage((n) => `${n} of the ${tasks.length} members to create, change or delete failed`, failed, "The members as they are now are recorded; the next `pulumi up` tries the failed ones again, and only those.");
+  throw new PartialCreateError(message, id, outs, news.__provider);
+}
+
+async function deleteFleet(_id: string, olds: FleetState): Promise<void> {
+  const keys = Object.keys(olds.sandboxes ?? {});
+  const results = await inParallel(keys, Number(olds.maxParallel ?? 16), (key) => deleteMember(olds, key));
+  const failed = results.filter((r): r is MemberOutcome => r?.failure !== undefined);
+  if (failed.length) throw new Error(failureMessage((n) => `${n} of ${keys.length} members could not be deleted`, failed, "The next `pulumi destroy` (or `up`) deletes them again."));
+}
+
+export const sandboxFleetHandlers: Handlers = {
+  create: (inputs) => createFleet(inputs) as ReturnType<Handlers["create"]>,
+  read: (id, olds) => readFleet(id, olds) as ReturnType<Handlers["read"]>,
+  update: (id, olds, news) => updateFleet(id, olds as FleetState, news as FleetState) as ReturnType<Handlers["update"]>,
+  delete: (id, olds) => deleteFleet(id, olds as FleetState),
+};

@@ -1,0 +1,114 @@
+/**
+ * One member's create, change and delete: the Sandbox kind's own handlers (../sandbox/sandbox.ts),
+ * called with the member's inputs and identity (./members.ts), each as a part of the fleet's operation
+ * (its lines named `<fleet>/members/<key>` on the fleet's row). A failure is the member's, never thrown:
+ * it comes back with what the member has now (a sandbox whose provisioning failed is kept, as a
+ * Sandbox keeps it), and the fleet records every member that exists.
+ */
+import { urnOf } from "../../resource-key";
+import { isNotFound, untyped } from "../../runtime/handlers";
+import { runAsPart } from "../../runtime/operation";
+import { sandboxHandlers } from "../sandbox/sandbox";
+import { entryOf, generationOf, identityOf, nextGeneration, oldMemberInputs, sandboxStateOf, type FleetState, type MemberEntry } from "./members";
+import type { MemberChange } from "./plan";
+
+type Obj = Record<string, unknown>;
+
+const sandboxes = untyped(sandboxHandlers);
+
+/** What a member has after one operation of the fleet. */
+export interface MemberOutcome {
+  key: string;
+  /** Its entry now; undefined: it has no sandbox. */
+  entry?: MemberEntry | undefined;
+  /** Its provisioning run now (0 for a create's). */
+  run?: number;
+  generation?: number;
+  /** The inputs its sandbox was made from, when not what the fleet's inputs now say (a change that failed). */
+  madeFrom?: Obj | undefined;
+  /** Why it failed, in a line. */
+  failure?: string;
+  /** The generation of a create that left it no sandbox (./members.ts `__spent`). */
+  spent?: number;
+}
+
+/** Member `key` as the fleet's state has it: what an operation that changed nothing gives back. */
+export function asItWas(olds: FleetState, key: string): MemberOutcome {
+  return { key, entry: olds.sandboxes?.[key], generation: generationOf(olds, key), run: olds.__provisionRuns?.[key] };
+}
+
+/** The first line of an error: the member's own failure, as its Sandbox's error opens with it. */
+const lineOf = (err: unknown): string => (err instanceof Error ? err.message : String(err)).split("\n")[0] ?? "";
+
+/** The state a failed create or update recorded (../../runtime/partial.ts), if the sandbox exists. */
+function partialOf(err: unknown): Obj | undefined {
+  const e = err as { id?: unknown; properties?: unknown } | null;
+  return e && typeof e.id === "string" && e.properties && typeof e.properties === "object" ? (e.properties as Obj) : undefined;
+}
+
+/** Runs `fn` as member `key` of the fleet `fleet`. */
+function asMember<T>(fleet: Obj, key: string, fn: () => Promise<T>): Promise<T> {
+  return runAsPart(`members/${key}`, urnOf(typeof fleet.__resource === "string" ? fleet.__resource : ""), fn);
+}
+
+/** Creates member `key` of generation `generation` with its checked Sandbox `inputs`. */
+export function createMember(fleet: Obj, key: string, generation: number, inputs: Obj): Promise<MemberOutcome> {
+  return asMember(fleet, key, async () => {
+    try {
+      const { outs } = await sandboxes.create({ ...inputs, ...identityOf(fleet, key, generation) });
+      return { key, generation, ...entryOf(outs) };
+    } catch (err) {
+      const partial = partialOf(err);
+      return partial ? { key, generation, failure: lineOf(err), ...entryOf(partial) } : { key, failure: lineOf(err), spent: generation };
+    }
+  });
+}
+
+/** Deletes member `key`'s sandbox (gone already: done). */
+export function deleteMember(olds: FleetState, key: string): Promise<MemberOutcome> {
+  const entry = olds.sandboxes?.[key];
+  return asMember(olds, key, async () => {
+    if (!entry) return { key };
+    try {
+      await sandboxes.delete(entry.sandboxID, sandboxStateOf(olds, key, {}));
+      return { key };
+    } catch (err) {
+      return { ...asItWas(olds, key), failure: `could not delete sandbox ${entry.sandboxID}: ${lineOf(err)}` };
+    }
+  });
+}
+
+/** Replaces member `key` inside the fleet: the new sandbox made first, then the old one deleted, as the engine replaces a Sandbox. */
+async function replaceMember(olds: FleetState, news: Obj, change: MemberChange): Promise<MemberOutcome> {
+  const { key } = change;
+  const made = await createMember(news, key, nextGeneration(olds, key, true), change.inputs);
+  if (!made.entry) return { ...asItWas(olds, key), madeFrom: oldMemberInputs(olds, key), failure: made.failure ?? "", spent: made.spent };
+  const gone = await deleteMember(olds, key);
+  const failure = [made.failure, gone.failure && `the sandbox it replaces: ${gone.failure}`].filter(Boolean).join("; ");
+  return { ...made, ...(failure ? { failure } : {}) };
+}
+
+/** Updates member `key` in place, as a Sandbox is; a sandbox gone since is made again. */
+async function updateMember(olds: FleetState, news: Obj, change: MemberChange): Promise<MemberOutcome> {
+  const { key } = change;
+  const generation = generationOf(olds, key);
+  const state = sandboxStateOf(olds, key);
+  const outcome = await asMember(news, key, async (): Promise<MemberOutcome | "gone"> => {
+    try {
+      const { outs } = await sandboxes.update(String(state.sandboxID), state, { ...change.inputs, ...identityOf(news, key, generation) });
+      return { key, generation, ...entryOf(outs) };
+    } catch (err) {
+      if (isNotFound(err) && !(await sandboxes.read(String(state.sandboxID), state).catch(() => ({ id: "unknown" }))).id) return "gone";
+      const partial = partialOf(err);
+      if (partial) return { key, generation, failure: lineOf(err), ...entryOf(partial) };
+      return { ...asItWas(olds, key), madeFrom: oldMemberInputs(olds, key), failure: lineOf(err) };
+    }
+  });
+  // It ended (its timeout, or killed elsewhere): the member is made again, under a new marker.
+  return outcome === "gone" ? createMember(news, key, nextGeneration(olds, key, true), change.inputs) : outcome;
+}
+
+/** Changes member `key` as the plan says: replaced, or updated in place. */
+export function changeMember(olds: FleetState, news: Obj, change: MemberChange): Promise<MemberOutcome> {
+  return change.replace ? replaceMember(olds, news, change) : updateMember(olds, news, change);
+}
