@@ -199,8 +199,15 @@ asyncio.run(main())
     const childEnv: NodeJS.ProcessEnv = { ...process.env };
     for (const name of Object.keys(childEnv)) if (name.startsWith("E2B_")) delete childEnv[name];
     Object.assign(childEnv, { E2B_API_KEY: emu.apiKey, E2B_API_URL: emu.apiUrl, E2B_SANDBOX_URL: emu.sandboxUrl });
-    const { stdout } = await run(python, [join(dir, "create.py"), mode, key, tag], { env: childEnv, timeout: 60_000 });
-    return JSON.parse(stdout.trim().split("\n").at(-1) ?? "[]");
+    const since = emu.calls().at(-1)?.seq ?? 0;
+    try {
+      const { stdout } = await run(python, [join(dir, "create.py"), mode, key, tag], { env: childEnv, timeout: 60_000 });
+      return JSON.parse(stdout.trim().split("\n").at(-1) ?? "[]");
+    } catch (err) {
+      // What the service answered the script, beside its own output: a failure here once came from a loaded CI run.
+      const answered = emu.calls(since).filter((c) => c.area === "platform").map((c) => `${c.method} ${c.path} ${c.status}`);
+      throw new Error(`${err instanceof Error ? err.message : String(err)}\nthe emulator answered: ${answered.join("; ") || "nothing"}`);
+    }
   }
 
   test("AsyncSandbox.create(idempotency_key='k-1') twice with the same arguments: one sandbox", async () => {
