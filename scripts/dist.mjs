@@ -34,10 +34,10 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import { promisify } from "node:util";
 import { crc32, deflateRawSync, gunzipSync, gzipSync } from "node:zlib";
 import { checkRelease } from "./release-facts.mjs";
-import { cacheDir, log, mb, npm, PLUGIN, root, sha256, sourceDate, step } from "./dist/common.mjs";
-import { bundle } from "./dist/bundle.mjs";
-import { archive, nodeBinary, nodeBinaryLicense, nodePackage } from "./dist/node-binaries.mjs";
-import { goProxy, pythonDist } from "./dist/sdks.mjs";
+import { cacheDir, log, mb, npm, PLUGIN, root, sha256, sourceDate, step } from "./dist-steps/common.mjs";
+import { bundle } from "./dist-steps/bundle.mjs";
+import { archive, nodeBinary, nodeBinaryLicense, nodePackage } from "./dist-steps/node-binaries.mjs";
+import { goProxy, pythonDist } from "./dist-steps/sdks.mjs";
 
 export { PLUGIN, bundle };
 
