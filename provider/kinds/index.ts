@@ -1,8 +1,9 @@
 /**
  * The one registry of resource kinds: each kind is a folder (its spec, handlers, derivations,
- * migrations and docs) and one line here. The kind names, the type tokens both front ends serve, the
- * classes (generated: scripts/gen-class-shapes.mjs), schema.json and the runtime's tables all come
- * from this list. Its order is the order of the README reference.
+ * migrations and docs), its spec listed in ./specs.ts and its definition here; the compiler refuses
+ * one without the other. The kind names, the type tokens both front ends serve, the classes
+ * (generated: scripts/gen-class-shapes.mjs), schema.json and the runtime's tables all come from these
+ * lists. Their order is the order of the README reference.
  */
 import type { ResourceSpec } from "../spec";
 import type { KindDefinition } from "./kind";
@@ -10,11 +11,15 @@ import { sandboxKind } from "./sandbox";
 import { sandboxFleetKind } from "./sandbox-fleet";
 import { secretKind } from "./secret";
 import { snapshotKind } from "./snapshot";
+import { SPECS, type ResourceKind } from "./specs";
 import { templateKind } from "./template";
 import { templateTagKind } from "./template-tag";
 import { volumeKind } from "./volume";
 
-export const DEFINITIONS = {
+export { KINDS, SPECS, type ResourceKind } from "./specs";
+
+/** Each kind's definition, over the very spec ./specs.ts lists for it. */
+export const DEFINITIONS: { readonly [K in ResourceKind]: KindDefinition<(typeof SPECS)[K]> } = {
   Template: templateKind,
   Volume: volumeKind,
   Sandbox: sandboxKind,
@@ -22,21 +27,6 @@ export const DEFINITIONS = {
   TemplateTag: templateTagKind,
   Snapshot: snapshotKind,
   Secret: secretKind,
-} as const;
-
-/** The name of a kind: its class, its type tokens, its key in every table. */
-export type ResourceKind = keyof typeof DEFINITIONS;
-
-/** Every kind, in the order of the README reference. */
-export const KINDS = Object.keys(DEFINITIONS) as ResourceKind[];
-
-/** The name each kind's spec gives it. The constant below exists for the compiler: it refuses a kind listed under another name. */
-type SpecNames = { [K in ResourceKind]: (typeof DEFINITIONS)[K]["spec"]["kind"] };
-const LISTED_UNDER_OWN_NAME: { readonly [K in ResourceKind]: K } = Object.fromEntries(KINDS.map((k) => [k, DEFINITIONS[k].spec.kind])) as SpecNames;
-
-/** Each kind's spec, by kind. */
-export const SPECS = Object.fromEntries(KINDS.map((kind) => [kind, DEFINITIONS[kind].spec])) as {
-  [K in ResourceKind]: (typeof DEFINITIONS)[K]["spec"];
 };
 
 /** A kind's definition, untyped: what the generic runtime reads. */

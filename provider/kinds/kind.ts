@@ -7,6 +7,7 @@ import type { CheckOutcome } from "../check";
 import type { DiffOutcome } from "../diff";
 import type { ResourceSpec } from "../spec";
 import type { DeriveOutcome, HandlersFor } from "./handler-shape";
+import type { NameClaims } from "./name-claims";
 
 type Obj = Record<string, unknown>;
 /** The names of a spec's inputs: the lists below name its own fields. */
@@ -41,6 +42,11 @@ export interface KindDefinition<S extends ResourceSpec = ResourceSpec> {
    * up to date; `news`: the checked inputs. Local work: a preview makes no call.
    */
   diff?: (olds: Obj, news: Obj) => DiffOutcome;
+  /**
+   * For a kind with an auto-named unique name: who holds a name (./name-claims.ts), so that `check`
+   * gives a new resource a name no other resource's object holds. Loaded at first need (it calls the service).
+   */
+  claims?: () => Promise<NameClaims>;
   /** State migrations, oldest first. */
   migrations?: readonly Migration[];
   /** How a resource of this kind comes to be gone without Pulumi (../runtime/gone.ts); default: deleted by another client. */

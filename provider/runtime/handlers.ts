@@ -5,7 +5,7 @@
  */
 import { isSandboxError } from "../../sdk/errors";
 import type { HandlersFor, InputsFor, StateFor } from "../kinds/handler-shape";
-import type { ResourceKind, SPECS } from "../kinds";
+import type { ResourceKind, SPECS } from "../kinds/specs";
 import type { CheckedInputs } from "../spec";
 
 export type { DeriveOutcome, Internals } from "../kinds/handler-shape";

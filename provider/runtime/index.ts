@@ -23,6 +23,7 @@ import { logsSent, logToEngineInDynamicHost } from "./engine-log";
 import { unlessGone } from "./gone";
 import { untyped, type Inputs, type Outputs, type UntypedHandlers } from "./handlers";
 import { migrate, stamped } from "./migrate";
+import { chooseFreeName } from "./name-choice";
 import { noteDetailedDiff } from "./detailed-diff";
 import { engineBoundsInDynamicHost } from "./operation";
 import { derivedSecretKeys, hiddenValues, secretInputs, wrapSecrets, wrapSecretsWithin } from "./secrets";
@@ -54,7 +55,7 @@ export async function check(kind: ResourceKind, olds: Inputs, news: Inputs): Pro
     const outcome = definitionOf(kind).derive?.(checked.inputs) ?? checked;
     if (!outcome.inputs) return outcome;
     const failures = [...configProblems().map((reason) => ({ property: "", reason })), ...missingCredentials(kind, outcome.inputs)];
-    return failures.length ? { failures } : outcome;
+    return failures.length ? { failures } : { ...outcome, inputs: await chooseFreeName(kind, stored, outcome.inputs) };
   }));
 }
 

@@ -5,7 +5,7 @@
  * time, so each line of a secret of several lines is hidden where it shows alone.
  */
 import { redact } from "../../sdk/errors";
-import type { ResourceKind } from "../kinds";
+import type { ResourceKind } from "../kinds/specs";
 import { resourceNameOf } from "../resource-key";
 import { hiddenValues } from "./secrets";
 import { currentPart, currentUrn } from "./operation";

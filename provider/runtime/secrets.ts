@@ -11,7 +11,7 @@
  */
 import { specialSecretSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
 import { resolveOptions } from "../../sdk/config";
-import { SPECS, type ResourceKind } from "../kinds";
+import { SPECS, type ResourceKind } from "../kinds/specs";
 import { clientOptions } from "./configured";
 
 type Obj = Record<string, unknown>;

@@ -2,7 +2,8 @@
  * A name used twice, through the real engine (issue "Identity that holds", items 1 and 2). A sandbox
  * renamed away with `aliases` keeps its key, so a new resource later declared under the old name finds
  * the renamed one's sandbox by the marker: it must leave it alone (a finished create claimed it) and
- * make its own. A parent that went away is made again by `up --refresh`; its fork carries the parent's
+ * make its own. An auto-named Volume, Secret and Template under the old name get the next free name
+ * (`<first name>-2`), which the preview already shows, and the renamed ones' objects stay theirs. A parent that went away is made again by `up --refresh`; its fork carries the parent's
  * marker and must never be taken for it. Tests share one stack and run in order.
  */
 import { join } from "node:path";
@@ -35,11 +36,15 @@ test("renamed with an alias: nothing to do, the same sandbox", async () => {
   const preview = await s.pulumi("preview", "--expect-no-changes");
   expect(preview.code, preview.output).toBe(0);
   await s.ok("up", "--yes", "--skip-preview");
-  expect((await s.outputs()).webID).toBe(first.webID);
+  const out = await s.outputs();
+  for (const key of ["webID", "dataID", "tokenID", "imgID", "dataName", "tokenName", "imgName"]) expect(out[key], key).toBe(first[key]);
 });
 
 test("a new sandbox under the old name is made anew, and the renamed one's sandbox still runs", async () => {
   await s.configure({ reused: "true" });
+  // A preview is a promise: the names it plans are the ones `up` makes.
+  const preview = await s.ok("preview", "--diff");
+  for (const key of ["data", "token", "img"]) expect(preview.output, key).toContain(`"${String(first[`${key}Name`])}-2"`);
   const up = await s.ok("up", "--yes", "--skip-preview");
   const out = await s.outputs();
   expect(out.webID).toBe(first.webID);
@@ -53,6 +58,14 @@ test("a new sandbox under the old name is made anew, and the renamed one's sandb
   // Said on the new resource's row, naming the sandbox it left alone.
   expect(up.output).toContain(`Sandbox web created (`);
   expect(up.output).toContain(`[Sandbox web] warning: sandbox ${String(first.webID)} carries this resource's marker, but a finished create made it for another resource`);
+  // Each auto-named kind: a new object under the next name, the renamed one's kept, and said why.
+  for (const [key, kind, what] of [["data", "Volume", "volume name"], ["token", "Secret", "secret name"], ["img", "Template", "alias"]] as const) {
+    expect(out[`${key}ID`], key).toBe(first[`${key}ID`]);
+    expect(out[`${key}ReusedID`], key).not.toBe(first[`${key}ID`]);
+    expect(out[`${key}ReusedName`], key).toBe(`${String(first[`${key}Name`])}-2`);
+    expect(up.output).toContain(`[${kind} ${key}] warning: ${what} "${String(first[`${key}Name`])}" is held by another resource's ${kind.toLowerCase()}`);
+  }
+  expect(s.emulator.state.volumes().map((v) => v.volumeID).sort()).toEqual([first.dataID, out.dataReusedID].sort());
   const again = await s.pulumi("preview", "--expect-no-changes");
   expect(again.code, again.output).toBe(0);
 });
@@ -89,4 +102,8 @@ test("a parent gone from the service is made again by up --refresh; its fork is 
 test("destroy leaves nothing", async () => {
   await s.ok("destroy", "--yes", "--skip-preview");
   expect(s.emulator.state.sandboxes()).toEqual([]);
+  expect(s.emulator.state.volumes()).toEqual([]);
+  expect(s.emulator.state.templates().filter((t) => String(t.aliases).startsWith("img"))).toEqual([]);
+  const secrets = await fetch(`${s.emulator.apiUrl}/secrets`, { headers: { "X-API-Key": s.emulator.apiKey } });
+  expect(await secrets.json()).toEqual([]);
 });

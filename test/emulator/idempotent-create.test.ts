@@ -208,11 +208,12 @@ asyncio.run(main())
       }
     };
     try {
-      const { stdout } = await run(python, [join(dir, "create.py"), mode, key, tag], { env: childEnv, timeout: 60_000 });
+      const { stdout } = await run(python, [join(dir, "create.py"), mode, key, tag], { env: childEnv, timeout: 150_000 });
       return ids(stdout) ?? [];
     } catch (err) {
       // Loaded fresh-clone runs saw the script exit non-zero with nothing on stderr after the service had
-      // answered both creates 201: what is checked here is what the SDK got, so printed IDs still count.
+      // answered both creates 201, which is what a kill at the old 60 s deadline looks like (a cold Python
+      // importing the SDK on a loaded machine): the deadline is now 150 s, and printed IDs still count.
       const e = err as { stdout?: string; code?: unknown; signal?: unknown; message?: string };
       const printed = ids(e.stdout ?? "");
       if (printed) return printed;
@@ -227,7 +228,7 @@ asyncio.run(main())
     expect(ids[0]).toMatch(/^i[a-z0-9]{20}$/);
     expect(ids[1]).toBe(ids[0]);
     expect(await sandboxesTagged(env.c, "py-sequential")).toEqual([ids[0]]);
-  }, 90_000);
+  }, 180_000);
 
   test("two at once: the SDK waits out the 409 (Should-Retry, Retry-After) and gets the first one's sandbox", async () => {
     const since = slow.calls().at(-1)?.seq ?? 0;
@@ -238,5 +239,5 @@ asyncio.run(main())
     expect(creates.filter((s) => s === 201)).toEqual([201, 201]);
     expect(creates.filter((s) => s === 409).length).toBeGreaterThanOrEqual(1);
     expect(creates.filter((s) => s !== 201 && s !== 409)).toEqual([]);
-  }, 90_000);
+  }, 180_000);
 });

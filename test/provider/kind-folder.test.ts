@@ -1,8 +1,9 @@
 /**
- * Adding a resource is one folder and one registry line (CONTRIBUTING.md, "Adding a resource"). In a
- * copy of the project, the fixture kind `Note` (./fixtures/note/: a spec, handlers on a directory of
- * JSON files, a derivation) is copied to provider/kinds/note/ and listed in provider/kinds/index.ts,
- * and nothing else is edited by hand. Then `npm run gen`'s steps give it a class, a place in
+ * Adding a resource is one folder and its line in each of the two lists, its spec's and its
+ * definition's (CONTRIBUTING.md, "Adding a resource"). In a copy of the project, the fixture kind
+ * `Note` (./fixtures/note/: a spec, handlers on a directory of JSON files, a derivation) is copied to
+ * provider/kinds/note/ and listed in provider/kinds/specs.ts and provider/kinds/index.ts, and nothing
+ * else is edited by hand. Then `npm run gen`'s steps give it a class, a place in
  * schema.json and its page (docs/note.md, started with its reference), and both front ends serve it
  * over gRPC as the engine drives them: the dynamic provider in @pulumi/pulumi's host, and the native
  * plugin.
@@ -23,12 +24,14 @@ const genStep = (root: string, script: string) => import(join(root, "scripts", s
 
 const REGISTRY_IMPORT = 'import { volumeKind } from "./volume";\n';
 const REGISTRY_LAST = "  TemplateTag: templateTagKind,\n";
+const SPECS_IMPORT = 'import { volumeSpec } from "./volume/spec";\n';
+const SPECS_LAST = "  TemplateTag: templateTagSpec,\n";
 
 let copy: string;
 let store: string;
 let project: Project | undefined;
 
-/** The project as a contributor has it, plus the Note folder and its registry line. */
+/** The project as a contributor has it, plus the Note folder and its two lines. */
 function copyWithNote(): string {
   const dir = mkdtempSync(join(tmpdir(), "kind-folder-"));
   // docs/ and examples/ too: `npm run gen` splices the examples into the registry pages.
@@ -40,6 +43,11 @@ function copyWithNote(): string {
   expect(text).toContain(REGISTRY_IMPORT);
   expect(text).toContain(REGISTRY_LAST);
   writeFileSync(registry, text.replace(REGISTRY_IMPORT, `${REGISTRY_IMPORT}import { noteKind } from "./note";\n`).replace(REGISTRY_LAST, `${REGISTRY_LAST}  Note: noteKind,\n`));
+  const specs = join(dir, "provider", "kinds", "specs.ts");
+  const specsText = readFileSync(specs, "utf8");
+  expect(specsText).toContain(SPECS_IMPORT);
+  expect(specsText).toContain(SPECS_LAST);
+  writeFileSync(specs, specsText.replace(SPECS_IMPORT, `${SPECS_IMPORT}import { noteSpec } from "./note/spec";\n`).replace(SPECS_LAST, `${SPECS_LAST}  Note: noteSpec,\n`));
   return dir;
 }
 

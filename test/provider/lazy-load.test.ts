@@ -66,12 +66,19 @@ test("the host's check and diff load the specs and zod, and no client; a call to
   for (const dependency of ["@connectrpc/connect", "@bufbuild/protobuf"]) expect(remove.has(dependency), dependency).toBe(false);
 });
 
-test("a Template's check, which derives its build steps from the Dockerfile, loads no client either", async () => {
-  const check = `
+test("a Template's check, which derives its build steps from the Dockerfile, loads no client either; a new one's asks who holds its auto-name", async () => {
+  const urn = "urn:pulumi:dev::proj::pulumi-nodejs:dynamic/sandbox:Template::tpl";
+  // In state: the key and the alias are kept from it, so nothing is asked.
+  const stored = { dockerfile: "FROM python:3.12", __resource: urn, alias: "tpl-0123abcd", __auto: ["alias"], __generation: 0, __nonce: "0123456789abcdef" };
+  const checkOf = (olds: Record<string, unknown>) => `
     const provider = require("pulumi-sandbox/runtime").provider("Template");
     provider.configure({ config: { get: () => undefined } });
-    provider.check({}, { dockerfile: "FROM python:3.12\\nRUN echo hi", __resource: "urn:pulumi:dev::proj::pulumi-nodejs:dynamic/sandbox:Template::tpl" })
+    provider.check(${JSON.stringify(olds)}, { dockerfile: "FROM python:3.12\\nRUN echo hi", __resource: ${JSON.stringify(urn)} })
       .then(({ inputs, failures }) => { if (failures || !inputs.buildSteps) throw new Error(JSON.stringify(failures ?? inputs)); })`;
-  const loadedByCheck = packagesIn(await loaded(check));
+  const loadedByCheck = packagesIn(await loaded(checkOf(stored)));
   for (const dependency of ["undici", "@connectrpc/connect", "@bufbuild/protobuf"]) expect(loadedByCheck.has(dependency), dependency).toBe(false);
+  // A resource with no state yet: `check` asks the service who holds its auto-name (provider/runtime/name-choice.ts).
+  const loadedByNew = packagesIn(await loaded(checkOf({})));
+  expect(loadedByNew.has("undici")).toBe(true);
+  for (const dependency of ["@connectrpc/connect", "@bufbuild/protobuf"]) expect(loadedByNew.has(dependency), dependency).toBe(false);
 });

@@ -151,17 +151,17 @@ describe("the value never leaks", () => {
     expect(stderr.text()).not.toContain(VALUE);
   });
 
-  test("a lost answer meeting an earlier run's secret writes the program's value over the one it held", async () => {
+  test("a lost answer meeting a secret this resource did not make (no claim of its own) takes nothing over and writes nothing", async () => {
     const inputs = await checked("Secret", { value: NEXT, __secrets: [NEXT], __resource: "proj/lost/rotated" });
     const earlier = (await (await rest(emu(), "POST", "/secrets", { name: inputs.name, value: VALUE })).json()) as { secretID: string };
     const since = lastSeq(emu());
     const stop = loseAnswerTo(emu(), "POST /secrets");
     try {
-      const made = await runtime.create("Secret", inputs);
-      expect(made.id).toBe(earlier.secretID);
-      expect(made.outs).toMatchObject({ currentVersion: 2, value: NEXT });
-      expect(callsSince(emu(), since, { writesOnly: true })).toEqual(["POST /secrets", `POST /secrets/${made.id}`]);
-      await runtime.remove("Secret", made.id, made.outs);
+      await expect(runtime.create("Secret", inputs)).rejects.toThrow(
+        `secret name "${String(inputs.name)}" is held by another resource's secret ${earlier.secretID}: run \`pulumi up\` again, and this resource gets the next free name`,
+      );
+      expect(callsSince(emu(), since, { writesOnly: true })).toEqual(["POST /secrets"]);
+      expect((await metadataOf(earlier.secretID)).text).toContain('"currentVersion":1');
     } finally {
       stop();
     }

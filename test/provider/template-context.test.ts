@@ -92,7 +92,7 @@ describe("a template built from a context", () => {
     const calls = callsSince(emu(), since, { writesOnly: true });
     const [build] = buildsOf(id);
     expect(calls.filter((c) => !c.startsWith("PUT"))).toEqual(["POST /v3/templates", `POST /v2/templates/${id}/builds/${build!.buildID}`]);
-    expect(uploads(calls)).toBe(3); // the build's record, then each COPY step's archive
+    expect(uploads(calls)).toBe(4); // the build's record, each COPY step's archive, then the template's claim
     expect(outs).toMatchObject({ templateID: id, buildStatus: "ready", buildSteps: inputs.buildSteps, buildSystem: "v2" });
     const made = await rest(emu(), "POST", "/sandboxes", { templateID: id, timeout: 60 });
     const { sandboxID } = (await made.json()) as { sandboxID: string };
@@ -265,7 +265,8 @@ describe("buildSystem v1, when asked for", () => {
     const inputs = await checked("Template", { dockerfile: "FROM ubuntu:22.04\n", buildSystem: "v1", __resource: "proj/dev/legacy" });
     let since = lastSeq(emu());
     const { id, outs } = await runtime.create("Template", inputs);
-    expect(callsSince(emu(), since, { writesOnly: true })).toEqual(["POST /templates", RECORD]);
+    // The build's record, then the claim of the template (provider/kinds/template/claim.ts).
+    expect(callsSince(emu(), since, { writesOnly: true })).toEqual(["POST /templates", RECORD, RECORD]);
     const news = await checked("Template", { dockerfile: "FROM ubuntu:22.04\n# the text is what v1 sends\n", buildSystem: "v1", __resource: "proj/dev/legacy" }, inputs);
     since = lastSeq(emu());
     const res = await runtime.update("Template", id, outs, news);

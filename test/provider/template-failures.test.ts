@@ -48,8 +48,9 @@ test("an upload that fails once the template exists records it (what is known, w
     await proxy.close();
   }
   // The first PUT is the build's record (../../provider/kinds/template/record.ts), whose failure is
-  // only logged; the second is the COPY step's archive, the failure that stops the create.
-  expect(proxy.failed.map((c) => c.split(" ")[0])).toEqual(["PUT", "PUT", "GET"]);
+  // only logged; the second is the COPY step's archive, the failure that stops the create; the last,
+  // the claim of the template it records (../../provider/kinds/template/claim.ts), only logged too.
+  expect(proxy.failed.map((c) => c.split(" ")[0])).toEqual(["PUT", "PUT", "GET", "PUT"]);
   const [template] = emu().state.templates().filter((t) => t.aliases.includes("failed-upload"));
   expect(partial.id).toBe(template!.templateID);
   expect(partial.message).toContain(`Template ${partial.id} is recorded: the next \`pulumi up\` goes on with its build, and \`pulumi destroy\` deletes it.`);

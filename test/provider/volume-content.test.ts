@@ -41,7 +41,8 @@ describe("seeding", () => {
     inputs = await checked("Volume", { content: { path: seed, target: "/srv" }, __resource: key });
     const since = lastSeq(emu());
     ({ id, outs } = await runtime.create("Volume", inputs));
-    expect(writes(since)).toEqual(["POST /srv/deep/er", "PUT /srv/a.txt", "PUT /srv/deep/er/b.sh"]);
+    // Then the volume's claim (provider/kinds/volume/claim.ts), once the create has seeded it.
+    expect(writes(since)).toEqual(["POST /srv/deep/er", "PUT /srv/a.txt", "PUT /srv/deep/er/b.sh", "PUT /.pulumi-sandbox-claim"]);
     expect(readFileSync(join(hostDir(id), "srv/deep/er/b.sh"), "utf8")).toBe("#!/bin/sh\n");
     expect(outs.content).toEqual(inputs.content);
     expect(Object.keys(outs.contentWritten as object)).toEqual(["/srv/a.txt", "/srv/deep/er/b.sh"]);

@@ -3,7 +3,11 @@ import type { NewSecret, SecretInfo, SecretUpdate } from "../../../sdk/schemas/s
 import { platform } from "../../runtime/context";
 import { ignoreNotFound, isNotFound, type InputsOf, type ResourceHandlers, type SpecInputs, type StateOf } from "../../runtime/handlers";
 import { autoNamed, createOnce } from "../../runtime/outcome";
+import { resourceLogger } from "../../runtime/log";
+import { passedOverNote } from "../name-claims";
+import { secretSpec } from "./spec";
 import { wireBody, type WireMap } from "../../runtime/wire";
+import { claimed, holderOfSecret, secretNamed, unclaimed } from "./claim";
 
 type State = StateOf<"Secret">;
 
@@ -19,15 +23,10 @@ export const SECRET_UPDATE: WireMap<SpecInputs<"Secret">, SecretUpdate> = {
   metadata: (metadata) => ({ metadata }),
 };
 
-/** The secret named `name`, if the team has one. */
-async function findByName(name: string): Promise<SecretInfo | undefined> {
-  try {
-    return await platform().secrets.get(name);
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
-}
+/** The refusal of a secret under this resource's name that is not its own (./claim.ts). */
+const heldBy = (name: string, info: SecretInfo) => new Error(
+  `secret name "${name}" is held by another resource's secret ${info.secretID}: run \`pulumi up\` again, and this resource gets the next free name`,
+);
 
 const state = (inputs: InputsOf<"Secret">, info: SecretInfo): State => ({
   ...inputs, name: info.name, secretID: info.secretID, currentVersion: info.currentVersion,
@@ -36,20 +35,22 @@ const state = (inputs: InputsOf<"Secret">, info: SecretInfo): State => ({
 export const secretHandlers: ResourceHandlers<"Secret"> = {
   async create(inputs) {
     const name = inputs.name ?? ""; // `check` always sets it: the user's, or an auto-name
-    const body = { ...wireBody(NEW_SECRET, inputs), name } as NewSecret;
-    // Found after a create whose answer was lost, the secret may be an earlier run's, holding what that
-    // run gave: the program's value and metadata are written over it (a create that did go through
-    // wrote the same, and only gains a version).
-    const found = async () => {
-      const earlier = await findByName(name);
-      return earlier && platform().secrets.update(earlier.secretID, { value: inputs.value, metadata: inputs.metadata ?? {} });
+    const passedOver = passedOverNote(secretSpec, inputs, "secret name");
+    if (passedOver) resourceLogger("Secret", inputs)(passedOver);
+    const metadata = claimed(inputs.metadata, inputs.__nonce);
+    const body = { ...wireBody(NEW_SECRET, inputs), name, metadata } as NewSecret;
+    // A secret under the name that carries this resource's claim was made by this create, whose answer
+    // was lost: the program's value and metadata are written over it (a create that did go through
+    // wrote the same, and only gains a version). One without it is another resource's.
+    const own = async (): Promise<SecretInfo | undefined> => {
+      const earlier = await secretNamed(name);
+      if (earlier && holderOfSecret(earlier, inputs.__nonce ?? "") !== "ours") throw heldBy(name, earlier);
+      return earlier && platform().secrets.update(earlier.secretID, { value: inputs.value, metadata });
     };
-    const info = await createOnce(() => platform().secrets.create(body), found).catch(async (err) => {
-      // An auto-name comes from this resource alone: a secret holding it was made by an interrupted
-      // run of this same resource, so it is adopted, with this value written over whatever it holds.
-      const adopted = autoNamed(inputs, "name") && (err as { status?: number }).status === 409 ? await findByName(name) : undefined;
+    const info = await createOnce(() => platform().secrets.create(body), own).catch(async (err) => {
+      const adopted = autoNamed(inputs, "name") && (err as { status?: number }).status === 409 ? await own() : undefined;
       if (!adopted) throw err;
-      return platform().secrets.update(adopted.secretID, { value: inputs.value, metadata: inputs.metadata ?? {} });
+      return adopted;
     });
     return { id: info.secretID, outs: state(inputs, info) };
   },
@@ -63,13 +64,15 @@ export const secretHandlers: ResourceHandlers<"Secret"> = {
       throw err;
     }
     // The value is never answered: state keeps the one the program gave.
-    const metadata = olds.metadata === undefined && Object.keys(info.metadata).length === 0 ? undefined : info.metadata;
+    const own = unclaimed(info.metadata);
+    const metadata = olds.metadata === undefined && Object.keys(own).length === 0 ? undefined : own;
     return { id, props: { ...olds, name: info.name, metadata, secretID: info.secretID, currentVersion: info.currentVersion } };
   },
 
   async update(id, _olds, news) {
     // The service replaces metadata only when it is sent: `{}` clears what the program dropped.
     const body = { metadata: {}, ...wireBody(SECRET_UPDATE, news) } as SecretUpdate;
+    body.metadata = claimed(body.metadata, news.__nonce);
     return { outs: state(news, await platform().secrets.update(id, body)) };
   },
 

@@ -10,6 +10,7 @@
  */
 import { z } from "zod";
 import { defineSpec } from "../../spec";
+import { CLAIM_KEY } from "../name-claims";
 import { autoName } from "../naming";
 
 /** The service's name rule, in the lower case it stores names in, so state and program agree. */
@@ -17,6 +18,8 @@ const NAME = /^[a-z0-9_-]+$/;
 /** The prefix the service keeps for secret IDs; a name cannot start with it. */
 const ID_PREFIX = "sec_";
 const bytes = (s: string) => Buffer.byteLength(s, "utf8");
+/** The claim's key and its value, a 16-digit nonce (../identity.ts). */
+const CLAIM_BYTES = bytes(CLAIM_KEY) + 16;
 
 export const SecretInputs = z.strictObject({
   name: z.string({ error: "must be a string" })
@@ -29,10 +32,12 @@ export const SecretInputs = z.strictObject({
   value: z.string({ error: "must be a string" })
     .describe("The secret's value. Write-only: the service never returns it, so the provider cannot see it changed elsewhere. Always secret. A change writes a new version in place."),
   metadata: z.record(z.string(), z.string({ error: "must be a string" }), { error: "must be a map of strings" })
-    .refine((m) => Object.keys(m).length <= 32, { error: "must have at most 32 entries" })
+    // The service takes 32 entries and 8192 bytes; the provider's claim (./claim.ts) takes one entry and CLAIM_BYTES.
+    .refine((m) => Object.keys(m).every((k) => !k.startsWith("pulumi-sandbox.")), { error: "names must not start with the reserved prefix 'pulumi-sandbox.'" })
+    .refine((m) => Object.keys(m).length <= 31, { error: "must have at most 31 entries (the service's 32, less the one the provider keeps for its claim)" })
     .refine((m) => Object.keys(m).every((k) => bytes(k) <= 128), { error: "keys must be at most 128 bytes" })
     .refine((m) => Object.values(m).every((v) => bytes(v) <= 1024), { error: "values must be at most 1024 bytes" })
-    .refine((m) => Object.entries(m).reduce((n, [k, v]) => n + bytes(k) + bytes(v), 0) <= 8192, { error: "must be at most 8192 bytes in all" })
+    .refine((m) => Object.entries(m).reduce((n, [k, v]) => n + bytes(k) + bytes(v), 0) <= 8192 - CLAIM_BYTES, { error: `must be at most ${8192 - CLAIM_BYTES} bytes in all (the service's 8192, less the provider's claim)` })
     .optional()
     .describe("Your own labels for the secret (not secret). Default: none. A change writes a new version in place, with the same value."),
 });

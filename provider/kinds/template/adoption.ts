@@ -9,6 +9,7 @@ import { platform } from "../../runtime/context";
 import type { InputsOf } from "../../runtime/handlers";
 import type { Logger } from "../../runtime/log";
 import { autoNamed } from "../../runtime/outcome";
+import { isClaimed, templateWithAlias } from "./claim";
 import { buildInputNames, builtFrom } from "./record";
 import type { BuildRef } from "./build-system";
 
@@ -20,15 +21,16 @@ export const latest = (t: TemplateWithBuilds, status?: string): TemplateBuild | 
 
 /** A template with this alias, and its latest build: what an interrupted run (or a lost answer) made. */
 export async function findByAlias(alias: string): Promise<BuildRef | undefined> {
-  const listed = (await platform().templates.list()).find((t) => t.aliases.includes(alias));
-  if (!listed) return undefined;
-  const build = latest(await platform().templates.get(listed.templateID));
-  return build && { templateID: listed.templateID, buildID: build.buildID, status: build.status };
+  const templateID = await templateWithAlias(alias);
+  if (templateID === undefined) return undefined;
+  const build = latest(await platform().templates.get(templateID));
+  return build && { templateID, buildID: build.buildID, status: build.status };
 }
 
 /**
- * What a create finds under its alias. An auto-name is this resource's own: a template under it was
- * made by an interrupted run, and is adopted. A chosen alias is this resource's only when the template's
+ * What a create finds under its alias. An auto-name is this resource's own unless another resource's
+ * finished create claimed it (./claim.ts): an unclaimed template under it was made by an interrupted
+ * run, and is adopted. A chosen alias is this resource's only when the template's
  * newest build is recorded (./record.ts) as made for this resource (its key and generation, which the
  * re-run of a killed `up` derives again) from these inputs: the killed run's first build. Any other
  * template holding it is refused: a v2 build request under it would build into that template (v1's
@@ -48,6 +50,10 @@ export async function existing(inputs: Inputs, log: Logger): Promise<BuildRef | 
       `alias "${alias}" is already the template ${found.templateID} of your team, and a build under that name would replace its ` +
         "content. Choose another alias, or delete that template first.",
     );
+  }
+  if (found && (await isClaimed(found.templateID))) {
+    // `check` chose this auto-name as held by no other resource's template: another run took it since.
+    throw new Error(`alias "${alias}" is held by another resource's template ${found.templateID}: run \`pulumi up\` again, and this resource gets the next free name`);
   }
   if (found) log(`adopting template ${found.templateID} (alias ${alias}) made by an interrupted run`);
   return found;

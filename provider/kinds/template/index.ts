@@ -9,6 +9,7 @@ export const templateKind: KindDefinition<typeof templateSpec> = defineKind({
   handlers: async () => (await import("./template.js")).templateHandlers,
   derive: deriveTemplateSteps,
   migrations: templateMigrations,
+  claims: async () => (await import("./claim.js")).templateClaims,
   // A template's Dockerfile cannot be read back from the service (provider/plugin/README.md, import).
   notReadBack: ["dockerfile"],
 });

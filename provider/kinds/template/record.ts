@@ -16,6 +16,7 @@
  */
 import { contextArchive } from "../../../sdk/template-build";
 import { isSandboxError } from "../../../sdk/errors";
+import type { CallOptions } from "../../../sdk/transport/http";
 import { platform } from "../../runtime/context";
 import type { Logger } from "../../runtime/log";
 import { madeFromDigest } from "../../runtime/made-from";
@@ -66,8 +67,8 @@ export async function writeMark(templateID: string, hash: string): Promise<void>
 }
 
 /** Whether the template's file cache holds the mark `hash` ({@link writeMark}). */
-export async function hasMark(templateID: string, hash: string): Promise<boolean> {
-  return (await platform().builds.fileUploadLink(templateID, hash)).present;
+export async function hasMark(templateID: string, hash: string, call?: CallOptions): Promise<boolean> {
+  return (await platform().builds.fileUploadLink(templateID, hash, call)).present;
 }
 
 /**

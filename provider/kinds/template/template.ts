@@ -17,6 +17,8 @@ import { PartialCreateError } from "../../runtime/partial";
 import { derivedSecretKeys, hiddenValues } from "../../runtime/secrets";
 import { sameValue } from "../../spec";
 import { adoptable, existing, findByAlias, latest, newerInFlight } from "./adoption";
+import { passedOverNote } from "../name-claims";
+import { claimTemplate } from "./claim";
 import { recordBuild } from "./record";
 import type { BuildRef, BuildSystem } from "./build-system";
 import { buildSystemFor } from "./build-systems";
@@ -205,6 +207,8 @@ export const templateHandlers: ResourceHandlers<"Template"> = {
     const system = buildSystemFor(inputs, logFor(inputs));
     // Before the first call: once a build is requested the template exists.
     system.plan();
+    const passedOver = passedOverNote(templateSpec, inputs, "alias");
+    if (passedOver) logFor(inputs)(passedOver);
     const found = await existing(inputs, logFor(inputs));
     const ref: BuildRef = found ?? (await system.first(() => findByAlias(inputs.alias ?? "")));
     try {
@@ -215,9 +219,14 @@ export const templateHandlers: ResourceHandlers<"Template"> = {
         await settle(ref, inputs, system, inputs.__provider);
       }
       if (inputs.public === true) await platform().templates.setPublic(ref.templateID, true);
-      return { id: ref.templateID, outs: await describe(ref.templateID, inputs) };
+      const outs = await describe(ref.templateID, inputs);
+      await claimTemplate(ref.templateID, logFor(inputs));
+      return { id: ref.templateID, outs };
     } catch (err) {
-      throw await recorded(err, ref, inputs);
+      // Recorded part way (the engine keeps it): claimed as well.
+      const partial = await recorded(err, ref, inputs);
+      await claimTemplate(ref.templateID, logFor(inputs));
+      throw partial;
     }
   },
 

@@ -9,4 +9,5 @@ export const volumeKind: KindDefinition<typeof volumeSpec> = defineKind({
   handlers: async () => (await import("./volume.js")).volumeHandlers,
   derive: deriveContentManifest,
   migrations: volumeMigrations,
+  claims: async () => (await import("./claim.js")).volumeClaims,
 });

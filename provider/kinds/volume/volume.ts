@@ -5,7 +5,10 @@ import { resourceLogger } from "../../runtime/log";
 import { autoNamed, createOnce, isAlreadyExists } from "../../runtime/outcome";
 import { PartialCreateError } from "../../runtime/partial";
 import { ignoreNotFound, isNotFound, type InputsOf, type ResourceHandlers, type SpecInputs, type StateOf } from "../../runtime/handlers";
+import { passedOverNote } from "../name-claims";
+import { volumeSpec } from "./spec";
 import { wireBody, type WireMap } from "../../runtime/wire";
+import { claimVolume, holderOfVolume, volumeNamed } from "./claim";
 import { applySeed, findDrift, type SeedBefore } from "./seed";
 import { readContent } from "./source";
 
@@ -20,10 +23,17 @@ function state(inputs: InputsOf<"Volume">, volume: VolumeAndToken, token = volum
   return { contentWritten: {}, contentDrift: {}, ...inputs, name: volume.name, volumeID: volume.volumeID, volumeId: volume.volumeID, token };
 }
 
-async function findByName(name: string): Promise<VolumeAndToken | undefined> {
-  const { volumes } = platform();
-  const listed = (await volumes.list()).find((v) => v.name === name);
-  return listed ? volumes.get(listed.volumeID) : undefined;
+/**
+ * The volume named `name` when this resource may take it: found after its own create's answer was
+ * lost, or left by a killed run of it (no claim). One another resource claimed is refused: `check`
+ * chose this name as free, so another run took it since.
+ */
+async function ownNamed(name: string, inputs: InputsOf<"Volume">): Promise<VolumeAndToken | undefined> {
+  const volume = await volumeNamed(name);
+  if (volume && (await holderOfVolume(volume, inputs.__nonce ?? "")) === "claimed") {
+    throw new Error(`volume name "${name}" is held by another resource's volume ${volume.volumeID}: run \`pulumi up\` again, and this resource gets the next free name`);
+  }
+  return volume;
 }
 
 /** What the provider wrote before, from state (older state has no seed outputs). */
@@ -58,16 +68,27 @@ export const volumeHandlers: ResourceHandlers<"Volume"> = {
   async create(inputs) {
     const name = inputs.name ?? ""; // `check` always sets it: the user's, or an auto-name
     const body: NewVolume = { ...wireBody(NEW_VOLUME, inputs), name };
-    const volume = await createOnce(() => platform().volumes.create(body), () => findByName(name)).catch(async (err) => {
-      // An auto-name is derived from this resource alone, so a volume holding it was made by an
-      // interrupted run of this same resource: adopt it rather than fail.
-      const adopted = autoNamed(inputs, "name") && isAlreadyExists(err) ? await findByName(name) : undefined;
+    const log = resourceLogger("Volume", inputs);
+    const passedOver = passedOverNote(volumeSpec, inputs, "volume name");
+    if (passedOver) log(passedOver);
+    const volume = await createOnce(() => platform().volumes.create(body), () => ownNamed(name, inputs)).catch(async (err) => {
+      // An auto-name `check` chose is held by no other resource's volume (./claim.ts), so an unclaimed
+      // volume holding it was made by an interrupted run of this same resource: adopt it rather than fail.
+      const adopted = autoNamed(inputs, "name") && isAlreadyExists(err) ? await ownNamed(name, inputs) : undefined;
       if (!adopted) throw err;
+      log(`adopting volume ${adopted.volumeID} (name ${name}) made by an interrupted run`);
       return adopted;
     });
-    const outs = state(inputs, volume);
-    if (!inputs.content) return { id: volume.volumeID, outs };
-    return { id: volume.volumeID, outs: await seed(volume, outs, seededBefore({}), inputs) };
+    const made = state(inputs, volume);
+    // Claimed once the engine is about to record it: as made, or as seeded part way (a partial create).
+    const outs = inputs.content
+      ? await seed(volume, made, seededBefore({}), inputs).catch(async (err: unknown) => {
+        if (err instanceof PartialCreateError) await claimVolume(volume, inputs.__nonce, log);
+        throw err;
+      })
+      : made;
+    await claimVolume(volume, inputs.__nonce, log);
+    return { id: volume.volumeID, outs };
   },
 
   async read(id, olds) {
