@@ -2,8 +2,9 @@
 /**
  * `npm run contract`: runs the suites with every emulator answer checked against the service's
  * specs (test/contract/), then prints the coverage tables kept in docs/service-contract.md: each
- * operation of the platform, envd HTTP and volume content specs, whether the emulator serves it,
- * the statuses it answered and the test files whose emulators answered it.
+ * operation of the platform, envd HTTP and volume content specs and of the newest clients' platform
+ * contracts, whether the emulator serves it, the statuses it answered and the test files whose
+ * emulators answered it.
  *
  *   npm run contract                 unit, sdk, emulator, provider and contract suites (not e2e)
  *   npm run contract -- --all        every suite, e2e included (slow: the real Pulumi engine)
@@ -36,6 +37,11 @@ if (!existsSync(REPORT)) {
 }
 const report = JSON.parse(readFileSync(REPORT, "utf8"));
 const platform = contractAt("platform.contract.json");
+/** The newest clients' contracts, as test/contract/exchanges.ts's NEWEST_CONTRACTS lists them. */
+const NEWEST = [
+  ["platform-newest.contract.json", "Platform API as the newest npm client's published types declare it"],
+  ["platform-newest-python.contract.json", "Platform API as the newest Python client's generated API client declares it"],
+];
 const envd = contractAt("envd-http.contract.json");
 const platformUnserved = listIn("emulator/routes/unserved.ts", "UNSERVED_OPERATIONS");
 const envdUnserved = listIn("emulator/envd/http-api.ts", "UNSERVED_ENVD_OPERATIONS");
@@ -49,26 +55,40 @@ console.log(
     "",
     ...table("Volume content API (on the platform's origin)", contractAt("volume-content.contract.json"), "", new Set()),
     "",
+    ...NEWEST.flatMap(([name, title]) => [...newestTable(title, contractAt(name), platform, platformUnserved), ""]),
     "Answered but in no published spec (so not checked): " +
       (Object.entries(report.outsidePaths ?? {}).map(([path, n]) => `\`${path}\` (${n})`).join(", ") || "none") + ".",
   ].join("\n"),
 );
 process.exit(status);
 
+/** A newest client's table: its answers are counted apart (report.newest), under its source's label. */
+function newestTable(title, contract, platformContract, notServed) {
+  const added = Object.keys(contract.operations).filter((op) => !(op in platformContract.operations));
+  const lead = `${title} (${added.length} operations the platform spec lacks: ${added.map((op) => `\`${op}\``).join(", ")})`;
+  const same = (source) => JSON.stringify(source) === JSON.stringify(contract.source);
+  return table(lead, contract, "", notServed, Object.values(report.newest ?? {}).find((n) => same(n.source))?.operations ?? {});
+}
+
+/** Where a contract came from: a spec file of a repository at a commit, or a published package's code. */
+function sourceText(source) {
+  if (source.repo) return `\`${source.repo}\` \`${source.file}\` at \`${source.commit.slice(0, 12)}\``;
+  return `${source.registry} package \`${source.package}\` ${source.version}, \`${source.file}\``;
+}
+
 /** One markdown table: a row per operation of the spec, in the spec's order. */
-function table(title, contract, prefix, notServed) {
-  const { repo, commit, file } = contract.source;
+function table(title, contract, prefix, notServed, uses = report.operations) {
   const ops = Object.keys(contract.operations);
   const rows = ops.map((op) => {
-    const use = report.operations[prefix + op];
+    const use = uses[prefix + op];
     const files = (use?.files ?? []).filter((f) => f !== PROBE).map((f) => f.replace(/^test\//, "").replace(/\.test\.ts$/, ""));
     const served = notServed.has(op) ? "no (501)" : "yes";
     return `| \`${prefix}${op}\` | ${served} | ${use ? use.statuses.join(", ") : ""} | ${files.join(", ") || "–"} |`;
   });
   const served = ops.filter((op) => !notServed.has(op));
-  const exercised = served.filter((op) => report.operations[prefix + op]?.files.some((f) => f !== PROBE));
+  const exercised = served.filter((op) => uses[prefix + op]?.files.some((f) => f !== PROBE));
   return [
-    `${title}: \`${repo}\` \`${file}\` at \`${commit.slice(0, 12)}\`. ${served.length} of ${ops.length} operations served, ${exercised.length} of them exercised by tests beyond ${PROBE} (which calls every operation once).`,
+    `${title}: ${sourceText(contract.source)}. ${served.length} of ${ops.length} operations served, ${exercised.length} of them exercised by tests beyond ${PROBE} (which calls every operation once).`,
     "",
     "| Operation | Served | Statuses answered in tests | Checked by (test files) |",
     "| --- | --- | --- | --- |",

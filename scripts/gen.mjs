@@ -6,6 +6,7 @@
 //   examples/, schema.json   -> docs/_index.md, docs/installation-configuration.md (their generated parts: scripts/gen-docs.mjs)
 //   provider kinds (zod)     -> provider/classes.ts, class-shapes.ts  (scripts/gen-class-shapes.mjs)
 //   schema.json              -> sdks/{nodejs,python,go}   (scripts/gen-sdks.mjs: Pulumi's generators, needs Go)
+//   node_modules/e2b types   -> test/contract/platform-newest.contract.json  (scripts/gen-contract-newest.mjs)
 // `node scripts/gen.mjs --check` generates into a temp dir and fails if anything differs from the
 // committed files: the drift test runs that, so generated code cannot be edited by hand unnoticed.
 import { execFileSync } from "node:child_process";
@@ -58,6 +59,12 @@ async function main() {
   if (existsSync(shapesStep)) {
     const { generate, CLASS_SHAPES_FILE, CLASSES_FILE } = await import(shapesStep);
     steps.push({ name: "classes", files: [CLASS_SHAPES_FILE, CLASSES_FILE], run: (out) => generate(root, out) });
+  }
+  const newestStep = join(root, "scripts", "gen-contract-newest.mjs");
+  if (existsSync(newestStep)) {
+    const { generate, NEWEST_CONTRACT_FILE } = await import(newestStep);
+    // The newest npm client's contract follows the e2b devDependency: bumping it shows the API's diff.
+    steps.push({ name: "contract-newest", files: [NEWEST_CONTRACT_FILE], run: (out) => void generate(root, out) });
   }
   const sdksStep = join(root, "scripts", "gen-sdks.mjs");
   if (existsSync(sdksStep)) {

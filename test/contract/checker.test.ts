@@ -8,10 +8,11 @@ import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { createEmulator } from "../../emulator";
 import { exchangeObserver, EXCHANGES_ENV, type Exchange } from "../../emulator/exchanges";
-import { ContractChecker, formatViolation } from "./checker";
-import { checkExchangeDir, ENVD_HTTP_CONTRACT, loadContract, VOLUME_CONTENT_CONTRACT } from "./exchanges";
+import { ContractChecker, formatViolation, sourceLabel } from "./checker";
+import { checkExchangeDir, ENVD_HTTP_CONTRACT, loadContract, NEWEST_CONTRACTS, VOLUME_CONTENT_CONTRACT } from "./exchanges";
 
 const checker = new ContractChecker(loadContract());
+const [npmNewest, pypiNewest] = NEWEST_CONTRACTS.map((path) => new ContractChecker(loadContract(path))) as [ContractChecker, ContractChecker];
 const SANDBOX = { templateID: "t", sandboxID: "i1", clientID: "c", envdVersion: "0.6.4" };
 
 describe("a bad answer is a violation that says where", () => {
@@ -75,6 +76,41 @@ describe("a bad answer is a violation that says where", () => {
   });
 });
 
+describe("the newest clients' contracts", () => {
+  test("hold operations the platform spec lacks: a v2 create's 201 without its sandboxID", () => {
+    expect(checker.operationOf("POST", "/v2/sandboxes")).toBeUndefined();
+    const { sandboxID: _, ...rest } = SANDBOX;
+    for (const newest of [npmNewest, pypiNewest]) {
+      expect(newest.check({ method: "POST", path: "/v2/sandboxes", status: 201, responseBody: rest }).map(formatViolation)).toEqual([
+        "POST /v2/sandboxes → 201 response /sandboxID: must have required property 'sandboxID'",
+      ]);
+    }
+  });
+
+  test("the Python client's routes: a tag count that is not an integer, an exists answer without normalizedTag", () => {
+    const path = "/templates/t1/tags";
+    expect(pypiNewest.check({ method: "GET", path: `${path}/count`, status: 200, responseBody: { total: "3" } }).map(formatViolation)).toEqual([
+      "GET /templates/{templateID}/tags/count → 200 response /total: must be integer",
+    ]);
+    expect(pypiNewest.check({ method: "GET", path: `${path}/exists`, status: 200, responseBody: { exists: true } })[0]).toMatchObject({ path: "/normalizedTag" });
+    // The literal segment wins over the tag: /tags/count is not the assignments of a tag called "count".
+    expect(pypiNewest.operationOf("GET", `${path}/count`)).toBe("GET /templates/{templateID}/tags/count");
+    expect(pypiNewest.operationOf("GET", `${path}/v1/assignments`)).toBe("GET /templates/{templateID}/tags/{tag}/assignments");
+  });
+
+  test("the newest fields: pauseMode is one of two values, error_code a string", () => {
+    const detail = { ...SANDBOX, startedAt: "2026-01-01T00:00:00Z", endAt: "2026-01-01T00:05:00Z", cpuCount: 2, memoryMB: 512, diskSizeMB: 1024, state: "paused" };
+    expect(pypiNewest.check({ method: "GET", path: "/sandboxes/i1", status: 200, responseBody: { ...detail, pauseMode: "full" } })).toEqual([]);
+    expect(pypiNewest.check({ method: "GET", path: "/sandboxes/i1", status: 200, responseBody: { ...detail, pauseMode: "memory" } })[0]).toMatchObject({ path: "/pauseMode" });
+    expect(npmNewest.check({ method: "GET", path: "/sandboxes/i1", status: 404, responseBody: { code: 404, message: "gone", error_code: 7 } })[0]).toMatchObject({ path: "/error_code" });
+  });
+
+  test("their sources are the published packages", () => {
+    expect(sourceLabel(npmNewest.contract.source)).toMatch(/^e2b \d+\.\d+\.\d+ \(npm\)$/);
+    expect(sourceLabel(pypiNewest.contract.source)).toMatch(/^e2b \d+\.\d+\.\d+ \(pypi\)$/);
+  });
+});
+
 describe("through a real emulator", () => {
   test("the exchange files of an emulator run are checked, a bad answer among them found", async () => {
     const dir = mkdtempSync(join(tmpdir(), "contract-test-"));
@@ -93,8 +129,13 @@ describe("through a real emulator", () => {
       // The same answer, spoiled the way the emulator used to answer, is caught in the file as well.
       observe!({ ...seen[0]!, responseBody: { ...(seen[0]!.responseBody as object), envdAccessToken: null } });
       const report = checkExchangeDir(dir);
-      expect(report.violations).toMatchObject([{ operation: "POST /sandboxes", status: 201, path: "/envdAccessToken", file: "(unknown)" }]);
+      // Each platform contract that has the operation finds it: the spec's, then each newest client's.
+      const spoiled = { operation: "POST /sandboxes", status: 201, path: "/envdAccessToken", file: "(unknown)" };
+      const labels = NEWEST_CONTRACTS.map((p) => sourceLabel(loadContract(p).source));
+      expect(report.violations).toMatchObject([spoiled, ...labels.map((contract) => ({ ...spoiled, contract }))]);
+      expect(report.violations[0]).not.toHaveProperty("contract");
       expect(report.operations["POST /sandboxes"]).toEqual({ statuses: [201], files: ["(unknown)"], notServed: false });
+      for (const label of labels) expect(report.newest[label]?.operations["POST /sandboxes"]).toEqual({ statuses: [201], files: ["(unknown)"], notServed: false });
       // envd's own HTTP answers are seen too, body included; the proxy's 502 for a stopped sandbox is not envd's.
       const sandboxID = (seen[0]!.responseBody as { sandboxID: string }).sandboxID;
       const envs = await fetch(`${emu.sandboxUrl}/envs`, { headers: { "e2b-sandbox-id": sandboxID } });

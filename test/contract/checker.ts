@@ -6,9 +6,15 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { extraStatus, toleratedPath } from "./service-deviations";
 
+/**
+ * Where a contract was derived from: a spec file of a repository at a commit (scripts/gen-contract.mjs),
+ * or a published client package's generated API code (gen-contract-newest.mjs, gen-contract-pyclient.mjs).
+ */
+export type ContractSource = { repo: string; commit: string; file: string } | { registry: string; package: string; version: string; file: string };
+
 /** A contract file's shape (the parts read here). */
 export interface Contract {
-  source: { repo: string; commit: string; file: string };
+  source: ContractSource;
   /** The spec's Error schema, for statuses the service answers beyond its spec (service-deviations.ts). */
   errorSchema?: object;
   operations: Record<string, Operation>;
@@ -18,6 +24,8 @@ export interface Operation {
   method: string;
   path: string;
   summary: string;
+  /** Not checked: exchanges carry neither query nor headers. */
+  parameters?: { name: string; in: string; required: boolean; schema: object }[];
   request: { required: boolean; contentType?: string; schema?: object } | null;
   responses: Record<string, { contentType?: string; schema?: object }>;
 }
@@ -155,6 +163,11 @@ function matcher(operation: string, op: Operation) {
     })
     .join("/");
   return { operation, method: op.method, regex: new RegExp(`^${source}/?$`), literals };
+}
+
+/** `e2b-dev/infra@54693ff353d2` or `e2b 2.51.0 (npm)`: a source as a report names it. */
+export function sourceLabel(source: ContractSource): string {
+  return "repo" in source ? `${source.repo}@${source.commit.slice(0, 12)}` : `${source.package} ${source.version} (${source.registry})`;
 }
 
 /** One line per violation: `POST /sandboxes → 201 response /envdAccessToken: must be string`. */

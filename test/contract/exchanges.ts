@@ -1,12 +1,12 @@
 /**
  * Reads the exchange files emulators wrote during a run (emulator/exchanges.ts) and checks each one
- * against the platform contract, building the report that the global teardown fails on and that
- * `npm run contract` prints as a coverage table.
+ * against the platform contract and the newest clients' contracts, building the report that the
+ * global teardown fails on and that `npm run contract` prints as coverage tables.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Exchange } from "../../emulator/exchanges";
-import { ContractChecker, NOT_SERVED_STATUS, type Contract, type Violation } from "./checker";
+import { ContractChecker, NOT_SERVED_STATUS, sourceLabel, type Contract, type Violation } from "./checker";
 
 /** Requests whose User-Agent starts so were sent by our sdk; only theirs are held to the request schemas. */
 export const SDK_USER_AGENT_PREFIX = "pulumi-sandbox/";
@@ -23,15 +23,21 @@ export interface OperationUse {
   notServed: boolean;
 }
 
+/** A violation of a run, with the test file behind it and, for a newest client's contract, its label. */
+export type RunViolation = Violation & { file: string; contract?: string };
+
 export interface RunReport {
   source: Contract["source"];
   exchanges: number;
-  /** Exchanges of paths the spec does not describe (our own extras, probes of unknown paths). */
+  /** Exchanges of paths no spec describes (our own extras, probes of unknown paths). */
   outsideSpec: number;
   /** Those paths, IDs folded to `{id}`, with how many answers each got. */
   outsidePaths: Record<string, number>;
+  /** The operations of the platform, volume content and envd HTTP specs. */
   operations: Record<string, OperationUse>;
-  violations: (Violation & { file: string })[];
+  /** Per newest client's contract (NEWEST_CONTRACTS), the operations of it the run answered. */
+  newest: Record<string, { source: Contract["source"]; operations: Record<string, OperationUse> }>;
+  violations: RunViolation[];
 }
 
 /** The path of the platform contract, next to this file. */
@@ -41,42 +47,66 @@ export const ENVD_HTTP_CONTRACT = join(__dirname, "envd-http.contract.json");
 export const ENVD_PREFIX = "envd ";
 /** The contract of the volume content API (E2B's spec/openapi-volumecontent.yml), served on the platform's origin. */
 export const VOLUME_CONTENT_CONTRACT = join(__dirname, "volume-content.contract.json");
+/**
+ * The platform API as the newest official clients declare it (docs/service.md#the-newest-clients-contracts):
+ * npm `e2b`'s published types (scripts/gen-contract-newest.mjs) and PyPI `e2b`'s generated client
+ * (scripts/gen-contract-pyclient.mjs). Each platform answer is checked against each of them that has its
+ * operation, as well as against PLATFORM_CONTRACT.
+ */
+export const NEWEST_CONTRACTS = [join(__dirname, "platform-newest.contract.json"), join(__dirname, "platform-newest-python.contract.json")];
 
 export function loadContract(path = PLATFORM_CONTRACT): Contract {
   return JSON.parse(readFileSync(path, "utf8")) as Contract;
 }
 
 /** Checks every exchange line in `dir` (all `*.ndjson` files). */
-export function checkExchangeDir(dir: string, contract = loadContract()): RunReport {
+export function checkExchangeDir(dir: string, contract = loadContract(), newest = NEWEST_CONTRACTS.map((p) => loadContract(p))): RunReport {
   // The platform's origin serves two specs: the platform API and the volume content API.
   const platform = [new ContractChecker(contract), new ContractChecker(loadContract(VOLUME_CONTENT_CONTRACT))];
   const envd = [new ContractChecker(loadContract(ENVD_HTTP_CONTRACT))];
-  const report: RunReport = { source: contract.source, exchanges: 0, outsideSpec: 0, outsidePaths: {}, operations: {}, violations: [] };
+  const newestCheckers = newest.map((c) => ({ label: sourceLabel(c.source), checker: new ContractChecker(c) }));
+  const report: RunReport = { source: contract.source, exchanges: 0, outsideSpec: 0, outsidePaths: {}, operations: {}, newest: {}, violations: [] };
+  for (const { label, checker } of newestCheckers) report.newest[label] = { source: checker.contract.source, operations: {} };
   for (const line of readLines(dir)) {
     report.exchanges++;
     const prefix = line.area === "envd" ? ENVD_PREFIX : "";
+    const file = line.origin ?? "(unknown)";
+    const checkRequest = line.userAgent?.startsWith(SDK_USER_AGENT_PREFIX) ?? false;
     const checker = (line.area === "envd" ? envd : platform).find((c) => c.operationOf(line.method, line.path) !== undefined);
-    const found = checker?.operationOf(line.method, line.path);
-    if (!checker || found === undefined) {
+    let matched = checker !== undefined;
+    if (checker) {
+      const operation = prefix + checker.operationOf(line.method, line.path)!;
+      use(report.operations, operation, line.status, file);
+      for (const v of checker.check({ ...line, checkRequest })) report.violations.push({ ...v, operation: prefix + v.operation, file });
+    }
+    for (const { label, checker: n } of line.area === "envd" ? [] : newestCheckers) {
+      const operation = n.operationOf(line.method, line.path);
+      if (operation === undefined) continue;
+      matched = true;
+      use(report.newest[label]!.operations, operation, line.status, file);
+      for (const v of n.check({ ...line, checkRequest })) report.violations.push({ ...v, file, contract: label });
+    }
+    if (!matched) {
       report.outsideSpec++;
       const key = `${prefix}${line.method} ${foldIDs(line.path)}`;
       report.outsidePaths[key] = (report.outsidePaths[key] ?? 0) + 1;
-      continue;
     }
-    const operation = prefix + found;
-    const file = line.origin ?? "(unknown)";
-    const use = (report.operations[operation] ??= { statuses: [], files: [], notServed: false });
-    if (!use.statuses.includes(line.status)) use.statuses.push(line.status);
-    if (!use.files.includes(file)) use.files.push(file);
-    if (line.status === NOT_SERVED_STATUS) use.notServed = true;
-    const checkRequest = line.userAgent?.startsWith(SDK_USER_AGENT_PREFIX) ?? false;
-    for (const v of checker.check({ ...line, checkRequest })) report.violations.push({ ...v, operation: prefix + v.operation, file });
   }
-  for (const use of Object.values(report.operations)) {
-    use.statuses.sort();
-    use.files.sort();
+  for (const uses of [report.operations, ...Object.values(report.newest).map((n) => n.operations)]) {
+    for (const u of Object.values(uses)) {
+      u.statuses.sort();
+      u.files.sort();
+    }
   }
   return report;
+}
+
+/** Counts one answer of `operation` in `uses`. */
+function use(uses: Record<string, OperationUse>, operation: string, status: number, file: string): void {
+  const u = (uses[operation] ??= { statuses: [], files: [], notServed: false });
+  if (!u.statuses.includes(status)) u.statuses.push(status);
+  if (!u.files.includes(file)) u.files.push(file);
+  if (status === NOT_SERVED_STATUS) u.notServed = true;
 }
 
 /** `/v2/sandboxes/i3k.../connect` → `/v2/sandboxes/{id}/connect`: sandbox IDs, UUIDs and upload tokens folded. */

@@ -2,7 +2,10 @@
  * Every operation of the platform spec reaches a handler of the emulator: a served one answers as
  * a handler does (never 501, never the router's bare "no route" 404 or 405), an unserved one answers
  * 501 in the Error shape naming the operation. When the service adds an operation, or a route starts
- * serving one listed in emulator/routes/unserved.ts, this test says which list to change.
+ * serving one listed in emulator/routes/unserved.ts, this test says which list to change. The newest
+ * clients' contracts (NEWEST_CONTRACTS) count as the service's too: their operations that the platform
+ * spec lacks are called here as well, each reaching a handler (test/contract/newest-routes.test.ts
+ * calls each with a request it takes).
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -11,10 +14,14 @@ import { createEmulator, type Emulator } from "../../emulator";
 import { CONTROL_PLANE_MESSAGE, CONTROL_PLANE_PATHS } from "../../emulator/envd/control-plane";
 import { UNSERVED_ENVD_OPERATIONS } from "../../emulator/envd/http-api";
 import { UNSERVED_OPERATIONS } from "../../emulator/routes/unserved";
-import { ENVD_HTTP_CONTRACT, loadContract, VOLUME_CONTENT_CONTRACT } from "./exchanges";
+import { sourceLabel } from "./checker";
+import { ENVD_HTTP_CONTRACT, loadContract, NEWEST_CONTRACTS, VOLUME_CONTENT_CONTRACT } from "./exchanges";
 
 const contract = loadContract();
 const operations = Object.keys(contract.operations);
+const newestContracts = NEWEST_CONTRACTS.map((path) => loadContract(path));
+/** Operations of the newest clients that the platform spec does not have, each once. */
+const newestOnly = [...new Set(newestContracts.flatMap((c) => Object.keys(c.operations)))].filter((op) => !operations.includes(op));
 const envdOperations = Object.keys(loadContract(ENVD_HTTP_CONTRACT).operations);
 /** The volume content API shares the platform's origin; the emulator serves all of it. */
 const volumeOperations = Object.keys(loadContract(VOLUME_CONTENT_CONTRACT).operations);
@@ -43,7 +50,12 @@ describe("each operation of the spec", () => {
     expect(new Set(UNSERVED_OPERATIONS).size).toBe(UNSERVED_OPERATIONS.length);
   });
 
-  test.each([...operations, ...volumeOperations])("%s reaches a handler", async (operation) => {
+  test("the newest clients add operations, and the emulator serves every one of them", () => {
+    expect(newestOnly.length).toBeGreaterThan(0);
+    expect(newestOnly.filter((op) => UNSERVED_OPERATIONS.includes(op))).toEqual([]);
+  });
+
+  test.each([...operations, ...volumeOperations, ...newestOnly])("%s reaches a handler", async (operation) => {
     const { status, body } = await call(operation);
     if (UNSERVED_OPERATIONS.includes(operation)) {
       expect({ status, body }, "listed in emulator/routes/unserved.ts: must answer 501").toEqual({
@@ -102,13 +114,14 @@ test("a path the spec does not have is still a plain 404", async () => {
   expect(await res.json()).toEqual({ code: 404, message: "no route for GET /no-such-thing" });
 });
 
-test("the contract tables of docs/service-contract.md list each operation of the specs, served as the emulator serves it", () => {
+test(`the contract tables of docs/service-contract.md list each operation of the specs and of ${newestContracts.map((c) => sourceLabel(c.source)).join(", ")}, served as the emulator serves it`, () => {
   const section = readFileSync(join(__dirname, "..", "..", "docs", "service-contract.md"), "utf8");
   const rows = [...section.matchAll(/^\| `((?:envd )?[A-Z]+ [^`]+)` \| ([^|]+) \|/gm)].map((m) => [m[1], m[2]!.trim()]);
   const expected = [
     ...operations.map((op) => [op, UNSERVED_OPERATIONS.includes(op) ? "no (501)" : "yes"]),
     ...envdOperations.map((op) => [`envd ${op}`, UNSERVED_ENVD_OPERATIONS.includes(op) ? "no (501)" : "yes"]),
     ...volumeOperations.map((op) => [op, "yes"]),
+    ...newestContracts.flatMap((c) => Object.keys(c.operations).map((op) => [op, UNSERVED_OPERATIONS.includes(op) ? "no (501)" : "yes"])),
   ];
   expect(rows, "regenerate the table with `npm run contract` and paste it into docs/service-contract.md").toEqual(expected);
 });
