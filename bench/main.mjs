@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --only=ops,stream,readiness,engine,load,upload,growth,limit,checkpoints]`: every benchmark against the
+// `npm run bench [-- --quick] [-- --only=ops,stream,readiness,engine,load,upload,growth,limit,checkpoints,fleet]`: every benchmark against the
 // emulator (started here, with a fixed added latency), printed as tables and written to bench/RESULTS.md.
 // Each table puts ours, the alternative and the bound side by side, measured in this one run.
 import { execFileSync } from "node:child_process";
@@ -10,6 +10,7 @@ import { ensurePulumi } from "../scripts/ensure-pulumi.mjs";
 import { engineBench } from "./engine.mjs";
 import { atLimitBench } from "./at-limit.mjs";
 import { checkpointsBench } from "./checkpoints.mjs";
+import { FLEET_LATENCY_MS, fleetBench } from "./fleet.mjs";
 import { growthBench } from "./growth.mjs";
 import { installProject } from "./install.mjs";
 import { ROOT } from "./lib.mjs";
@@ -33,8 +34,8 @@ const [provisionedCount, provisionedCommands] = listFlag("provisioned", [100, 3]
 const LATENCY_MS = 5;
 const BUILD_MS = 6000;
 const cfg = quick
-  ? { opsReps: 1, rounds: 10, streamReps: 1, builds: 3, engineReps: 1, loadReps: 5, uploadReps: 1 }
-  : { opsReps: 6, rounds: 15, streamReps: 3, builds: 9, engineReps: 2, loadReps: 11, uploadReps: 3 };
+  ? { opsReps: 1, rounds: 10, streamReps: 1, builds: 3, engineReps: 1, loadReps: 5, uploadReps: 1, fleetReps: 1 }
+  : { opsReps: 6, rounds: 15, streamReps: 3, builds: 9, engineReps: 2, loadReps: 11, uploadReps: 3, fleetReps: 2 };
 
 const started = performance.now();
 const log = (line) => process.stderr.write(`${line}\n`);
@@ -92,7 +93,7 @@ if (want("readiness")) {
 }
 
 let project;
-if (want("engine") || want("load") || want("growth") || want("limit") || want("checkpoints")) {
+if (want("engine") || want("load") || want("growth") || want("limit") || want("checkpoints") || want("fleet")) {
   project = { ...installProject(), repo: ROOT };
   log(`  installed the bench project in ${(project.ms / 1000).toFixed(1)} s: ${project.how}`);
 }
@@ -140,6 +141,18 @@ if (want("checkpoints")) {
     "`pulumi up` and `destroy` of 500 sandboxes, 150 ms added, file backend, fresh stack and emulator per run; the same runs with `PULUMI_SKIP_CHECKPOINTS=true`, " +
       "the engine's switch that writes the state once at the end instead of after every step. What the switch saves is the engine's own work, the same for every provider.",
     await checkpointsBench({ project, log }),
+  );
+}
+if (want("fleet")) {
+  section(
+    "10. SandboxFleet: one resource of 50 and 500 sandboxes",
+    `${FLEET_LATENCY_MS} ms added to every platform request; median of ${cfg.fleetReps} rounds. One fleet from \`base\` (members m0 to m<N-1>, alike but m0's EDITOR env var), default maxParallel (16), ` +
+      "by the dynamic provider as installed from a TypeScript program (bench/fixture-fleet, transpiled only: `PULUMI_NODEJS_TRANSPILE_ONLY=true`) and by the native plugin from a Pulumi YAML program; one stack, emulator and file backend each. " +
+      "A round deploys the empty fleet (`members: {}`), 50 and 500 members, each `up` then `destroy`, so every `up` makes the fleet from nothing; the members' time is `up(N)` minus the median `up` of the empty fleet (engine, program and provider start), their kills `destroy(N)` minus the empty fleet's. " +
+      "At 500 an `up` that changes nothing, then one that changes m0's envVars (a replacement inside the fleet). " +
+      "The e2b SDK script (bench/workers/sdk-fleet.mjs) creates, then kills, the same sandboxes with 16 in flight; its times are its own phases, process start excluded. " +
+      "State per member: `pulumi stack export`'s bytes beyond the empty fleet's, over N. Calls are the emulator's log (its admin routes left out); in-sandbox calls are not delayed.",
+    await fleetBench({ project, reps: cfg.fleetReps, log }),
   );
 }
 if (project) rmSync(project.dir, { recursive: true, force: true });

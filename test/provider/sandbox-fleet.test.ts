@@ -84,6 +84,8 @@ describe("a fleet of three people", () => {
     const calls = callsSince(emu(), seq);
     expect(calls.filter((c) => c === "GET /v2/sandboxes")).toHaveLength(1);
     expect(calls.filter((c) => c === "POST /v2/sandboxes")).toHaveLength(3);
+    // A member's entry is all in its create's answer: no read of the sandbox after it.
+    expect(calls.filter((c) => c.startsWith("GET /sandboxes/"))).toEqual([]);
     const grace = sandboxOf(ids(outs).grace)!;
     expect(grace.metadata).toMatchObject({ "pulumi-sandbox.resource": `${KEY}/members/grace#0`, "pulumi-sandbox.stack": stackOf(KEY) });
     expect(stackOf(`${KEY}/members/grace`)).toBe(stackOf(KEY));
@@ -291,5 +293,44 @@ describe("a killed create", () => {
     expect(membersOf(key)).toEqual([...all].sort());
     expect(callsSince(emu(), seq).filter((c) => c === "POST /v2/sandboxes")).toHaveLength(12);
     await runtime.remove("SandboxFleet", id, outs);
+  });
+});
+
+describe("a member replaced among more members than one page of the stack's list holds", () => {
+  const key = `${KEY}-pages`;
+  const spec = (editor: string) => ({
+    sandbox: { templateID: "base", timeoutSeconds: 600 }, maxParallel: 64,
+    members: Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`m${i}`, i === 0 ? { envVars: { EDITOR: editor } } : {}])),
+  });
+  /** The metadata each GET /v2/sandboxes since `seq` filtered by. */
+  const listedBy = (seq: number) => emu().calls(seq).filter((c) => c.method === "GET" && c.path.startsWith("/v2/sandboxes"))
+    .map((c) => new URL(c.path, "http://x").searchParams.get("metadata"));
+
+  test("is looked for by its marker, not through the stack's 2 pages; killed after its create, the re-run adopts it: made once", async () => {
+    const { id, outs } = await runtime.create("SandboxFleet", await checked("SandboxFleet", { ...spec("vi"), __resource: key }));
+    const old = ids(outs).m0!;
+    const news = await checked("SandboxFleet", spec("emacs"), outs);
+    // The engine goes once the replacement's create is sent: that create finishes, and nothing records the update.
+    const controller = new AbortController();
+    const stop = emu().onRequest((line) => void (line.startsWith("POST /v2/sandboxes ") && controller.abort(new Error(ENGINE_GONE))));
+    const seq = lastSeq(emu());
+    try {
+      await runAsOperation({ signal: controller.signal, why: () => ENGINE_GONE, urn: "urn:x" }, () => runtime.update("SandboxFleet", id, outs, news));
+    } finally {
+      stop();
+    }
+    const made = membersOf(key).filter((s) => sandboxOf(s)!.metadata["pulumi-sandbox.resource"] === `${key}/members/m0#1`);
+    expect(made).toHaveLength(1);
+    const marker = `pulumi-sandbox.resource=${encodeURIComponent(`${key}/members/m0#1`)}`;
+    expect(listedBy(seq)).toEqual([marker]);
+
+    // The re-run, from the state the killed update left unchanged, finds it by its marker and adopts it.
+    const again = (await runtime.update("SandboxFleet", id, outs, news)).outs;
+    expect(ids(again).m0).toBe(made[0]);
+    expect(ids(again).m0).not.toBe(old);
+    expect(callsSince(emu(), seq).filter((c) => c === "POST /v2/sandboxes")).toHaveLength(1);
+    expect(listedBy(seq)).toEqual([marker, marker]);
+    expect(membersOf(key)).toEqual(Object.values(ids(again)).sort());
+    await runtime.remove("SandboxFleet", id, again);
   });
 });

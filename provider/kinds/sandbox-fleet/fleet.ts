@@ -3,7 +3,8 @@
  * Sandbox kind's handlers (./member-ops.ts), run up to `maxParallel` at once (./pool.ts).
  *
  * One listing of the stack's sandboxes answers every member's look for what an interrupted run made
- * (../sandbox/adoption.ts `oneListing`), however long the fleet's operation takes. A create holds its
+ * (../sandbox/adoption.ts `oneListing`), however long the fleet's operation takes; an update that makes
+ * only a few members of many looks each up by its marker instead (`lookupFor`). A create holds its
  * members' claims back until all are made (../sandbox/claim.ts): the re-run of a killed create checks the
  * fleet anew, with another nonce, and must find the members the killed run made unclaimed, to adopt
  * them; when the engine is gone (the run was killed) the create starts no further member and claims
@@ -14,7 +15,7 @@ import { PartialCreateError } from "../../runtime/partial";
 import { resourceLogger } from "../../runtime/log";
 import { currentSignal, engineGone } from "../../runtime/operation";
 import type { ResourceHandlers } from "../../runtime/handlers";
-import { oneListing } from "../sandbox/adoption";
+import { byMarker, LIST_PAGE, oneListing } from "../sandbox/adoption";
 import { claimHeld, holdingClaims, type HeldClaim } from "../sandbox/claim";
 import { asItWas, changeMember, createMember, deleteMember, type MemberOutcome } from "./member-ops";
 import { isReady, memberInputs, memberKeys, memberPath, nextGeneration, oldMemberInputs, writtenInputs, type FleetState } from "./members";
@@ -75,9 +76,17 @@ function stoppedWhy(): string {
   return `not started: ${(currentSignal()?.reason as Error | undefined)?.message ?? "the operation was stopped"}`;
 }
 
-/** Makes each held claim now, a few at a time; one that fails is said, and leaves its member unclaimed. */
-async function claimAll(inputs: Obj, held: readonly HeldClaim[], limit: number): Promise<void> {
-  await inParallel(held, limit, (c) => claimHeld(c).catch((err: unknown) => {
+/**
+ * Claims made at once. Not `maxParallel`, which bounds the calls to the service's platform API (its
+ * rate limits, the team's sandboxes): a claim is one call to its own sandbox's in-sandbox API, so no
+ * two go to the same place, and they all wait for the last member, so at 16 a fleet of 500 ended with
+ * 32 round trips in sequence. The bound keeps the connections one host holds open at once modest.
+ */
+const CLAIMS_AT_ONCE = 64;
+
+/** Makes each held claim now, a few dozen at a time; one that fails is said, and leaves its member unclaimed. */
+async function claimAll(inputs: Obj, held: readonly HeldClaim[]): Promise<void> {
+  await inParallel(held, CLAIMS_AT_ONCE, (c) => claimHeld(c).catch((err: unknown) => {
     logFor(inputs)(`warning: sandbox ${c.sandboxID} could not be marked as this fleet's (${(err as Error).message}); a later fleet under this name might adopt it`);
   }));
 }
@@ -89,7 +98,7 @@ async function createFleet(inputs: Obj): Promise<{ id: string; outs: FleetState 
   const results = await oneListing(() => holdingClaims(held, () =>
     inParallel(keys, limit, (key) => createMember(inputs, key, 0, memberInputs(writtenInputs(inputs, key))), currentSignal())));
   const outcomes = results.map((r, i) => r ?? { key: keys[i]!, failure: stoppedWhy() });
-  if (!engineGone()) await claimAll(inputs, held, limit);
+  if (!engineGone()) await claimAll(inputs, held);
   const id = fleetID(inputs);
   const outs = assemble(inputs, {}, outcomes);
   if (!outcomes.some((o) => o.failure !== undefined)) return { id, outs };
@@ -115,12 +124,23 @@ function tasksOf(olds: FleetState, news: FleetState, plan: FleetPlan): Task[] {
   ];
 }
 
+/**
+ * How an update's creates look for what an interrupted run made: a few among many members each by its
+ * own marker, side by side, when they are fewer than the pages of the stack's list, which are asked one
+ * after another (5 at 500 members, for one member replaced); else the one listing, as a create does.
+ */
+function lookupFor(olds: FleetState, plan: FleetPlan): <T>(fn: () => Promise<T>) => Promise<T> {
+  const creates = plan.creates.length + plan.changes.filter((c) => c.replace).length;
+  const pages = Math.ceil(Object.keys(olds.sandboxes ?? {}).length / LIST_PAGE);
+  return creates < pages ? byMarker : oneListing;
+}
+
 async function updateFleet(id: string, olds: FleetState, news: FleetState): Promise<{ outs: FleetState }> {
   const plan = planOf(olds, news);
   if (!plan) throw new Error("SandboxFleet: the members are not known yet (an unknown value reached an update)");
   logFor(news)(describePlan(plan, olds, news));
   const tasks = tasksOf(olds, news, plan);
-  const results = await oneListing(() => inParallel(tasks, Number(news.maxParallel ?? 16), (t) => t.run(), currentSignal()));
+  const results = await lookupFor(olds, plan)(() => inParallel(tasks, Number(news.maxParallel ?? 16), (t) => t.run(), currentSignal()));
   const outcomes = results.map((r, i) => r ?? { ...tasks[i]!.asBefore, failure: stoppedWhy() });
   const outs = assemble(news, olds, outcomes);
   const failed = outcomes.filter((o) => o.failure !== undefined);

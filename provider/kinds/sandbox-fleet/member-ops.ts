@@ -6,9 +6,9 @@
  * Sandbox keeps it), and the fleet records every member that exists.
  */
 import { urnOf } from "../../resource-key";
-import { isNotFound, untyped } from "../../runtime/handlers";
+import { isNotFound, untyped, type InputsOf } from "../../runtime/handlers";
 import { runAsPart } from "../../runtime/operation";
-import { sandboxHandlers } from "../sandbox/sandbox";
+import { createSandbox, sandboxHandlers } from "../sandbox/sandbox";
 import { entryOf, generationOf, identityOf, nextGeneration, oldMemberInputs, sandboxStateOf, type FleetState, type MemberEntry } from "./members";
 import type { MemberChange } from "./plan";
 
@@ -55,7 +55,8 @@ function asMember<T>(fleet: Obj, key: string, fn: () => Promise<T>): Promise<T> 
 export function createMember(fleet: Obj, key: string, generation: number, inputs: Obj): Promise<MemberOutcome> {
   return asMember(fleet, key, async () => {
     try {
-      const { outs } = await sandboxes.create({ ...inputs, ...identityOf(fleet, key, generation) });
+      // Its entry (./members.ts entryOf) is all in the create's answer: no read after it.
+      const { outs } = await createSandbox({ ...inputs, ...identityOf(fleet, key, generation) } as InputsOf<"Sandbox">, { fromAnswer: true });
       return { key, generation, ...entryOf(outs) };
     } catch (err) {
       const partial = partialOf(err);

@@ -7,7 +7,8 @@
  *   read    GET /v2/sandboxes?metadata=<stack>  (one listing for every member: a member not in it is gone)
  *   update  each member added is created, each dropped is deleted (DELETE /sandboxes/{id}), each changed
  *           is updated as a Sandbox is (in place, or replaced inside the fleet: the new one made, then the
- *           old one deleted); members that did not change are not called
+ *           old one deleted); members that did not change are not called. Fewer creates than the stack's
+ *           listing has pages look for an interrupted run's sandbox by their marker, one GET each
  *   delete  DELETE /sandboxes/{id} of every member (404: already gone)
  * Replacement: never; the fleet is always updated in place.
  */

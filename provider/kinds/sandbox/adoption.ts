@@ -71,14 +71,19 @@ interface Snapshot {
   byMarker: Promise<Map<string, Made[]>>;
 }
 
+/** The sandboxes one page of GET /v2/sandboxes holds: the service's default, and its most (docs/service.md). */
+export const LIST_PAGE = 100;
+
 // Per client (a configure with other endpoints is another service), then per stack.
 const snapshots = new WeakMap<PlatformClient, Map<string, Snapshot>>();
-/** The lists one operation of many sandboxes holds for its whole length (`oneListing`), by stack. */
-const held = new AsyncLocalStorage<Map<string, Snapshot>>();
+/** BY_MARKER: each create of the operation asks for its own marker (`byMarker`). */
+const BY_MARKER = "by marker";
+/** The lists one operation of many sandboxes holds for its whole length (`oneListing`), by stack; or BY_MARKER. */
+const held = new AsyncLocalStorage<Map<string, Snapshot> | typeof BY_MARKER>();
 
-/** The stack's sandboxes by marker, as the service lists them now. */
-function listedNow(client: PlatformClient, stack: string): Snapshot {
-  const listed = client.sandboxes.listAll({ metadata: { [STACK_KEY]: stack }, state: ["running", "paused"] });
+/** The sandboxes with this metadata (the stack's, or one marker's) by marker, as the service lists them now. */
+function listedNow(client: PlatformClient, metadata: Record<string, string>): Snapshot {
+  const listed = client.sandboxes.listAll({ metadata, state: ["running", "paused"] });
   return {
     at: Date.now(),
     byMarker: listed.then((list) => {
@@ -93,14 +98,13 @@ function listedNow(client: PlatformClient, stack: string): Snapshot {
   };
 }
 
-function madeFor(stack: string): Promise<Map<string, Made[]>> {
+function madeFor(stack: string, pinned: Map<string, Snapshot> | undefined): Promise<Map<string, Made[]>> {
   const client = platform();
-  const pinned = held.getStore();
   const ofClient = pinned ?? snapshots.get(client) ?? new Map<string, Snapshot>();
   if (!pinned) snapshots.set(client, ofClient);
   const kept = ofClient.get(stack);
   if (kept && (pinned || Date.now() - kept.at <= SNAPSHOT_MS)) return kept.byMarker;
-  const snapshot = listedNow(client, stack);
+  const snapshot = listedNow(client, { [STACK_KEY]: stack });
   ofClient.set(stack, snapshot);
   // A failed list is not kept: the next create asks again.
   snapshot.byMarker.catch(() => ofClient.get(stack) === snapshot && ofClient.delete(stack));
@@ -115,6 +119,29 @@ function madeFor(stack: string): Promise<Map<string, Made[]>> {
  */
 export function oneListing<T>(fn: () => Promise<T>): Promise<T> {
   return held.run(new Map(), fn);
+}
+
+/**
+ * Runs `fn` (a few creates among a stack of many sandboxes: a fleet's update that replaces one member
+ * of hundreds) with each create asking for its own marker, one request, the creates' side by side:
+ * the stack's list takes a request per LIST_PAGE sandboxes, one after another. A marker names its
+ * resource's key, and so its stack (`markings`): the answer is what the stack's list holds for it, taken
+ * at the create rather than at the operation's start, so the window `oneListing` leaves is narrower.
+ */
+export function byMarker<T>(fn: () => Promise<T>): Promise<T> {
+  return held.run(BY_MARKER, fn);
+}
+
+/** The sandboxes with `marker`, as the service lists them now. */
+async function withMarker(marker: string): Promise<Made[]> {
+  return (await listedNow(platform(), { [MARKER_KEY]: marker }).byMarker).get(marker) ?? [];
+}
+
+/** The sandboxes made for `inputs`' marker: from the stack's list, or asked by the marker alone (`byMarker`). */
+async function markedFor(inputs: Identity): Promise<Made[]> {
+  const pinned = held.getStore();
+  if (pinned === BY_MARKER) return withMarker(markerOf(inputs));
+  return (await madeFor(stackOf(inputs.__resource ?? ""), pinned)).get(markerOf(inputs)) ?? [];
 }
 
 /** A sandbox an earlier run made for the resource from other inputs: which inputs differ (none named: it recorded none). */
@@ -171,8 +198,7 @@ async function ownOrDoubtful(inputs: Identity, made: Made[]): Promise<{ own: Mad
  * trafficAccessToken, which only these two calls return); for a running sandbox it only ever extends its life.
  */
 export async function madeEarlier(inputs: Identity, madeFrom: string, timeout: number): Promise<MadeEarlier> {
-  const marked = (await madeFor(stackOf(inputs.__resource ?? ""))).get(markerOf(inputs)) ?? [];
-  const { own: made, doubtful } = await ownOrDoubtful(inputs, marked);
+  const { own: made, doubtful } = await ownOrDoubtful(inputs, await markedFor(inputs));
   const stale = made.filter((m) => m.madeFrom !== madeFrom).map((m) => ({ sandboxID: m.sandboxID, changed: m.madeFrom ? differingFields(m.madeFrom, madeFrom) : [] }));
   const same = made.find((m) => m.madeFrom === madeFrom);
   if (!same) return { stale, doubtful };
@@ -189,8 +215,7 @@ export async function madeEarlier(inputs: Identity, madeFrom: string, timeout: n
  * after a create whose outcome is unknown (the answer was lost), the list taken before it cannot know.
  */
 export async function findByMarker(inputs: Identity, madeFrom: string, timeout: number): Promise<Sandbox | undefined> {
-  const listed = await platform().sandboxes.listAll({ metadata: { [MARKER_KEY]: markerOf(inputs) }, state: ["running", "paused"] });
-  const found = listed.find((s) => (s.metadata?.[INPUTS_KEY] ?? "") === madeFrom && (s.metadata?.[NONCE_KEY] ?? "") === (inputs.__nonce ?? ""));
+  const found = (await withMarker(markerOf(inputs))).find((m) => m.madeFrom === madeFrom && m.nonce === (inputs.__nonce ?? ""));
   return found ? platform().sandboxes.connect(found.sandboxID, { timeout }) : undefined;
 }
 

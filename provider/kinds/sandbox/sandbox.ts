@@ -17,6 +17,7 @@ import { resourceLogger } from "../../runtime/log";
 import { hiddenValues } from "../../runtime/secrets";
 import { createOnce } from "../../runtime/outcome";
 import { waitingForLimit } from "../../runtime/limit-wait";
+import { applyState, applyTimeout } from "./transitions";
 import { PartialCreateError } from "../../runtime/partial";
 import { runKey, runNumber } from "../../runtime/resume";
 import { wireBody, type WireMap } from "../../runtime/wire";
@@ -125,6 +126,14 @@ function requestBody(inputs: Inputs, templateID: string, made: string): NewSandb
   return { ...wireBody(NEW_SANDBOX, inputs), templateID, timeout: inputs.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS, metadata };
 }
 
+/**
+ * What a create's own answer tells of the sandbox `made`, running as it was made: what only a read
+ * reports (startedAt, endAt, cpuCount, memoryMB, diskSizeMB) is left out (`CreateOptions.fromAnswer`).
+ */
+function fromAnswer(made: Sandbox, ports: readonly number[] | undefined) {
+  return { sandboxID: made.sandboxID, envdVersion: made.envdVersion, state: "running" as const, alias: made.alias, urls: urlsOf(made.sandboxID, ports, made.domain) };
+}
+
 /** What the service reports of the sandbox, and the URLs of the `ports` it serves. */
 function fromDetail(detail: SandboxDetail, ports: readonly number[] | undefined) {
   const { sandboxID, envdVersion, state, startedAt, endAt, cpuCount, memoryMB, diskSizeMB } = detail;
@@ -154,33 +163,6 @@ async function provisionIn(id: string, inputs: Inputs, tokens: Tokens, run: numb
   const target = { sandboxID: id, envdAccessToken: tokens.envdAccessToken };
   const outcome = await runProvision(target, provision, runKey(markerOf(inputs), run), logFor(inputs, tokens), secretsOf(inputs, tokens), { fresh });
   return { provisioned: outcome.ok, provisionResults: outcome.results, __provisionRun: run, failure: outcome.failure };
-}
-
-/**
- * A paused sandbox has no deadline to move: the service refuses the call while it is paused, and a
- * resume (connect) sets its deadline anew. The value is recorded in state and takes effect then.
- */
-async function applyTimeout(id: string, seconds: number, log: (line: string) => void): Promise<void> {
-  const { sandboxes } = platform();
-  if ((await sandboxes.get(id)).state === "paused") {
-    log(`sandbox ${id} is paused: timeout ${seconds} s is recorded and applies from its next resume`);
-    return;
-  }
-  await sandboxes.setTimeout(id, seconds);
-}
-
-/**
- * Brings the sandbox to `state`. A resume (connect) sets the deadline anew, to `timeout` seconds;
- * a pause keeps memory and files, or only the files with `pauseMode` filesystem. Either is a no-op
- * when the sandbox is already there.
- */
-async function applyState(id: string, state: "running" | "paused", timeout: number, log: (line: string) => void, pauseMode?: "full" | "filesystem"): Promise<void> {
-  const { sandboxes } = platform();
-  const now = (await sandboxes.get(id)).state;
-  if (now === state) return;
-  log(state === "paused" ? `pausing sandbox ${id}${pauseMode === "filesystem" ? " (files only)" : ""}` : `resuming sandbox ${id} for ${timeout} s`);
-  if (state === "paused") await sandboxes.pause(id, pauseMode ? { memory: pauseMode === "full" } : {});
-  else await waitingForLimit("resume", () => sandboxes.connect(id, { timeout }), log);
 }
 
 /**
@@ -223,29 +205,52 @@ async function claimFor(id: string, tokens: Tokens, inputs: Inputs): Promise<voi
   await claim(id, tokens.envdAccessToken, inputs.__nonce);
 }
 
+/** How a create ends. */
+export interface CreateOptions {
+  /**
+   * Its outputs from the create's answer, not from a read (GET /sandboxes/{id}) after it, when the
+   * sandbox is one it made and left running. For a fleet's member (../sandbox-fleet/member-ops.ts),
+   * whose state keeps only what that answer tells: the read was one more request in sequence per member.
+   */
+  fromAnswer?: boolean;
+}
+
+/** What only a read of the sandbox reports, which a create's answer does not. */
+type ReadOnly = "startedAt" | "endAt" | "cpuCount" | "memoryMB" | "diskSizeMB";
+/** A create's outputs, which lack what only a read reports when they are taken from its answer. */
+type Created = Omit<State, ReadOnly> & Partial<Pick<State, ReadOnly>>;
+
+/** Creates the sandbox `inputs` ask for: adopted, forked or made, provisioned, claimed, then paused if asked. */
+export function createSandbox(inputs: Inputs): Promise<{ id: string; outs: State }>;
+export function createSandbox(inputs: Inputs, options: CreateOptions): Promise<{ id: string; outs: Created }>;
+export async function createSandbox(inputs: Inputs, options: CreateOptions = {}): Promise<{ id: string; outs: Created }> {
+  const { sandboxes } = platform();
+  const timeout = inputs.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
+  // check requires one of the two (./spec.ts), so a create without a fork has its template.
+  const { made, adopted } = inputs.forkFrom !== undefined
+    ? { made: await forkOf(inputs.forkFrom, inputs.timeoutSeconds, egressOf(inputs), logFor(inputs), { mark: inputs.__nonce && `${inputs.__nonce}-${inputs.__generation ?? 0}` }), adopted: false }
+    : await fromTemplate(inputs, inputs.templateID ?? "", timeout);
+  const id = made.sandboxID;
+  const tokens = { envdAccessToken: made.envdAccessToken ?? null, trafficAccessToken: made.trafficAccessToken ?? null };
+  const { failure, ...provisioned } = await provisionIn(id, inputs, tokens, 0, !adopted);
+  // Claimed before a pause: a paused sandbox's files cannot be written. A failed provisioning is
+  // recorded too (a partial create), so its sandbox is as much the resource's as a finished one.
+  await claimFor(id, tokens, inputs);
+  const pausing = !failure && inputs.state === "paused";
+  if (pausing) await applyState(id, "paused", timeout, logFor(inputs, tokens), inputs.pauseMode);
+  // An adopted sandbox's answer is a connect's, of a sandbox an earlier run made: it is read, as a paused one is.
+  const reported = options.fromAnswer && !adopted && !pausing ? fromAnswer(made, inputs.ports) : fromDetail(await sandboxes.get(id), inputs.ports);
+  const outs: Created = { ...inputs, ...reported, ...tokens, ...provisioned };
+  if (!failure) return { id, outs };
+  if (inputs.provision?.onFailure === "delete") {
+    await ignoreNotFound(() => sandboxes.kill(id));
+    throw new Error(`Sandbox ${id}: ${failure}\nThe sandbox was deleted (provision.onFailure: "delete").`);
+  }
+  throw new PartialCreateError(`Sandbox ${id}: ${failure}\nThe sandbox is kept; the next \`pulumi up\` runs the provisioning again.`, id, outs, inputs.__provider);
+}
+
 export const sandboxHandlers: ResourceHandlers<"Sandbox"> = {
-  async create(inputs) {
-    const { sandboxes } = platform();
-    const timeout = inputs.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
-    // check requires one of the two (./spec.ts), so a create without a fork has its template.
-    const { made, adopted } = inputs.forkFrom !== undefined
-      ? { made: await forkOf(inputs.forkFrom, inputs.timeoutSeconds, egressOf(inputs), logFor(inputs), { mark: inputs.__nonce && `${inputs.__nonce}-${inputs.__generation ?? 0}` }), adopted: false }
-      : await fromTemplate(inputs, inputs.templateID ?? "", timeout);
-    const id = made.sandboxID;
-    const tokens = { envdAccessToken: made.envdAccessToken ?? null, trafficAccessToken: made.trafficAccessToken ?? null };
-    const { failure, ...provisioned } = await provisionIn(id, inputs, tokens, 0, !adopted);
-    // Claimed before a pause: a paused sandbox's files cannot be written. A failed provisioning is
-    // recorded too (a partial create), so its sandbox is as much the resource's as a finished one.
-    await claimFor(id, tokens, inputs);
-    if (!failure && inputs.state === "paused") await applyState(id, "paused", timeout, logFor(inputs, tokens), inputs.pauseMode);
-    const outs: State = { ...inputs, ...fromDetail(await sandboxes.get(id), inputs.ports), ...tokens, ...provisioned };
-    if (!failure) return { id, outs };
-    if (inputs.provision?.onFailure === "delete") {
-      await ignoreNotFound(() => sandboxes.kill(id));
-      throw new Error(`Sandbox ${id}: ${failure}\nThe sandbox was deleted (provision.onFailure: "delete").`);
-    }
-    throw new PartialCreateError(`Sandbox ${id}: ${failure}\nThe sandbox is kept; the next \`pulumi up\` runs the provisioning again.`, id, outs, inputs.__provider);
-  },
+  create: (inputs) => createSandbox(inputs),
 
   async read(id, olds) {
     let detail: SandboxDetail;
