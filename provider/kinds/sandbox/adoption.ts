@@ -132,9 +132,10 @@ export function byMarker<T>(fn: () => Promise<T>): Promise<T> {
   return held.run(BY_MARKER, fn);
 }
 
-/** The sandboxes with `marker`, as the service lists them now. */
-async function withMarker(marker: string): Promise<Made[]> {
-  return (await listedNow(platform(), { [MARKER_KEY]: marker }).byMarker).get(marker) ?? [];
+/** The sandboxes with `marker` (and `nonce`, when given: one create's own), as the service lists them now. */
+async function withMarker(marker: string, nonce?: string): Promise<Made[]> {
+  const metadata: Record<string, string> = nonce === undefined ? { [MARKER_KEY]: marker } : { [MARKER_KEY]: marker, [NONCE_KEY]: nonce };
+  return (await listedNow(platform(), metadata).byMarker).get(marker) ?? [];
 }
 
 /** The sandboxes made for `inputs`' marker: from the stack's list, or asked by the marker alone (`byMarker`). */
@@ -215,7 +216,7 @@ export async function madeEarlier(inputs: Identity, madeFrom: string, timeout: n
  * after a create whose outcome is unknown (the answer was lost), the list taken before it cannot know.
  */
 export async function findByMarker(inputs: Identity, madeFrom: string, timeout: number): Promise<Sandbox | undefined> {
-  const found = (await withMarker(markerOf(inputs))).find((m) => m.madeFrom === madeFrom && m.nonce === (inputs.__nonce ?? ""));
+  const found = (await withMarker(markerOf(inputs), inputs.__nonce ?? "")).find((m) => m.madeFrom === madeFrom);
   return found ? platform().sandboxes.connect(found.sandboxID, { timeout }) : undefined;
 }
 
@@ -225,10 +226,10 @@ export async function findByMarker(inputs: Identity, madeFrom: string, timeout: 
  * Same marker and same nonce means the same create of the same resource, so they are provably this
  * create's own, never another resource's, and are removed.
  */
-export async function removeRepeats(inputs: { __resource?: string | undefined; __generation?: number | undefined; __nonce?: string | undefined }, kept: string): Promise<void> {
-  const { sandboxes } = platform();
-  const listed = await sandboxes.listAll({ metadata: { [MARKER_KEY]: markerOf(inputs), [NONCE_KEY]: inputs.__nonce ?? "" }, state: ["running", "paused"] });
-  for (const s of listed) if (s.sandboxID !== kept) await ignoreNotFound(() => sandboxes.kill(s.sandboxID));
+export async function removeRepeats(inputs: Identity, kept: string): Promise<void> {
+  for (const m of await withMarker(markerOf(inputs), inputs.__nonce ?? "")) {
+    if (m.sandboxID !== kept) await ignoreNotFound(() => platform().sandboxes.kill(m.sandboxID));
+  }
 }
 
 /** Why a sandbox with the resource's marker is left alone (./adoption.ts Doubtful), as the resource's row says it. */
