@@ -1,15 +1,8 @@
 // The plugin in one JS file, for `npm run dist` (../dist.mjs).
-import { execFile, execFileSync, spawn } from "node:child_process";
-import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { availableParallelism, homedir } from "node:os";
-import { dirname, join, relative, resolve, sep } from "node:path";
-import { promisify } from "node:util";
-import { crc32, deflateRawSync, gunzipSync, gzipSync } from "node:zlib";
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, resolve, sep } from "node:path";
 import { PLUGIN, require, root } from "./common.mjs";
 import { walk } from "./formats.mjs";
-
 
 /** The packages `likePulumi` loads (provider/runtime/like-pulumi.ts), from the compiled calls in dist/. */
 function likePulumiIds(distDir) {

@@ -1,13 +1,12 @@
 // What the parts of `npm run dist` (../dist.mjs) share: the repository's root, the npm CLI, the cache, the
 // time every file of an archive carries, and the log lines.
-import { execFile, execFileSync, spawn } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
-import { availableParallelism, homedir } from "node:os";
-import { dirname, join, relative, resolve, sep } from "node:path";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
 import { promisify } from "node:util";
-import { crc32, deflateRawSync, gunzipSync, gzipSync } from "node:zlib";
 
 export const root = join(import.meta.dirname, "..", "..");
 export const require = createRequire(join(root, "package.json"));

@@ -1,13 +1,8 @@
 // Tar and zip, as the engine and the go command read them, for `npm run dist` (../dist.mjs).
-import { execFile, execFileSync, spawn } from "node:child_process";
-import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { availableParallelism, homedir } from "node:os";
-import { dirname, join, relative, resolve, sep } from "node:path";
-import { promisify } from "node:util";
-import { crc32, deflateRawSync, gunzipSync, gzipSync } from "node:zlib";
-
+import { spawn } from "node:child_process";
+import { readdirSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { crc32, deflateRawSync, gzipSync } from "node:zlib";
 
 /** The entries of a (gunzipped) tar: POSIX ustar, with pax and GNU long names. */
 export function* tarEntries(buf) {

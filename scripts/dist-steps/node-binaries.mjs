@@ -1,15 +1,10 @@
 // Node.js for each platform, and the plugin's archive around it, for `npm run dist` (../dist.mjs).
-import { execFile, execFileSync, spawn } from "node:child_process";
-import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { availableParallelism, homedir } from "node:os";
-import { dirname, join, relative, resolve, sep } from "node:path";
-import { promisify } from "node:util";
-import { crc32, deflateRawSync, gunzipSync, gzipSync } from "node:zlib";
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
 import { log, npm, PLUGIN, run, sha256 } from "./common.mjs";
 import { gzip, tar, tarEntries } from "./formats.mjs";
-
 
 function semverParts(v) {
   return v.split(".").map(Number);
@@ -109,7 +104,6 @@ export async function archive(platform, node, code, noticeText, mtime, cache) {
   writeFileSync(`${cached}.key`, key);
   return packed;
 }
-
 
 export function nodeBinaryLicense(pkg) {
   for (const entry of tarEntries(gunzipSync(readFileSync(pkg.file)))) if (entry.name === "package/LICENSE") return Buffer.from(entry.data);

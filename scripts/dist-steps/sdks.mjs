@@ -1,18 +1,11 @@
 // The Python and Go SDKs as a release publishes them, for `npm run dist` (../dist.mjs).
-import { execFile, execFileSync, spawn } from "node:child_process";
-import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { availableParallelism, homedir } from "node:os";
-import { dirname, join, relative, resolve, sep } from "node:path";
-import { promisify } from "node:util";
-import { crc32, deflateRawSync, gunzipSync, gzipSync } from "node:zlib";
-import { log, root, run } from "./common.mjs";
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, relative, sep } from "node:path";
+import { root, run } from "./common.mjs";
 import { walk, zip } from "./formats.mjs";
 
 /** The `build` frontend the script installs into its throwaway virtualenv. */
 const PYTHON_BUILD = "1.6.1";
-
 
 /** `python -m build` of sdks/python (a copy: setuptools writes build/ and *.egg-info beside the sources), in a throwaway virtualenv. */
 export async function pythonDist(out, work, mtime) {
