@@ -15,12 +15,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Code, ConnectError, createContextValues, type Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
-import { Filesystem } from "../../sdk/gen/filesystem/filesystem_pb";
 import { Process } from "../../sdk/gen/process/process_pb";
 import { observeResponse, type ExchangeObserver } from "../exchanges";
 import type { SandboxDirectory } from "../types";
 import { refuseControlPlane } from "./control-plane";
 import { serveFiles } from "./files";
+import { NewestFilesystem } from "./filesystem/newest-proto";
 import { filesystemService } from "./filesystem/service";
 import { ENVD_PORT, notFound, refuseAtEnvd, refuseAtProxy, refuseResume, resumeRequestOf, sendError, targetOf, type SandboxTarget } from "./gate";
 import { isConnectPath, serveEnvdHttp } from "./http-api";
@@ -73,7 +73,7 @@ export function createEnvdHandler(options: EnvdOptions): EnvdHandler {
   const adapter = connectNodeAdapter({
     routes: (router) => {
       router.service(Process, process);
-      router.service(Filesystem, filesystemService());
+      router.service(NewestFilesystem, filesystemService());
     },
     interceptors: [userCheck],
     contextValues: (req) => contextOf(req as IncomingMessage),

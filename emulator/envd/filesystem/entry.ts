@@ -2,7 +2,8 @@
  * EntryInfo of a path, with envd's fields: `path` is the SANDBOX path (never the host's), `mode`
  * the permission bits, `permissions` Go's `os.FileMode` text (`-rw-r--r--`, `drwxr-xr-x`,
  * `Lrwxrwxrwx`). As in envd, a symlink reports the type and mode of what it points to, with
- * `symlinkTarget` the resolved sandbox path. A volume mount point (a link in the emulator's data
+ * `symlinkTarget` the resolved sandbox path, and `isSymlink` (the newest envd's field 12:
+ * ./newest-proto.ts) marks it as a link. A volume mount point (a link in the emulator's data
  * dir, a mount in a real sandbox) reports as the directory it is, with no link target.
  *
  * Owner and group: named as the sandbox sees them (isolation/layout.ts `ownerName`): `user`,
@@ -21,8 +22,9 @@ import { readMetadata } from "../file-metadata";
 import { ownerName } from "../isolation/layout";
 import { locateIn } from "../links";
 import { sandboxPathOfHost } from "../paths";
+import type { NewestEntryFields } from "./newest-proto";
 
-export type EntryInit = MessageInitShape<typeof EntryInfoSchema>;
+export type EntryInit = MessageInitShape<typeof EntryInfoSchema> & NewestEntryFields;
 
 /** Go's FileMode type letters, in Go's order, with the st_mode bits that set them. */
 const TYPE_LETTERS: readonly [string, (mode: number) => boolean][] = [
@@ -93,6 +95,7 @@ export async function entryInfo(runtime: SandboxRuntime, at: EntryAt, sandboxPat
     type: target ? typeOf(target) : FileType.UNSPECIFIED,
     mode: target ? Number(target.mode & 0o777n) : 0,
     symlinkTarget: targetPath,
+    isSymlink: true,
     // envd reads a link's xattrs through the link (listxattr follows it): the target's metadata.
     metadata: metadata ?? {},
   };
