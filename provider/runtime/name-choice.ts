@@ -23,7 +23,7 @@ function choosing(kind: ResourceKind, stored: Inputs, inputs: Inputs): { first: 
 }
 
 /** How long the look-ups of one `check` may take: a preview must not wait out the client's retries. */
-const LOOKUP_MS = 5_000;
+const LOOKUP_MS = 3_000;
 /** After a look-up failed, how long the checks of this process skip theirs (a preview offline pays once). */
 const SKIP_AFTER_FAILURE_MS = 60_000;
 let skipUntil = 0;

@@ -53,7 +53,7 @@ describe("a template from a context, on the current build system", () => {
     const out = await s.outputs();
     const calls = callsSince(s.emulator, since).filter((c) => !c.startsWith("GET"));
     expect(calls.filter((c) => !c.startsWith("PUT"))).toEqual(["POST /v3/templates", `POST /v2/templates/${out.templateID}/builds/${out.buildID}`]);
-    expect(uploads(calls)).toHaveLength(3); // the build's record (provider/kinds/template/record.ts), then each COPY step's archive
+    expect(uploads(calls)).toHaveLength(4); // the build's record (provider/kinds/template/record.ts), each COPY step's archive, then the template's claim (claim.ts)
     expect(out.buildSteps).toContain(`COPY app /app (files ${filesHash("app", "/app", CTX)})`);
     expect(inventoryOfStack(s.emulator).templates.map((t) => t.templateID)).toEqual([out.templateID]);
   });
@@ -166,7 +166,8 @@ describe("an up killed while the template builds", () => {
     expect(posts.filter((p) => p === "/v3/templates")).toHaveLength(1);
     expect(posts.filter((p) => p.startsWith("/v2/templates/")).length).toBeLessThanOrEqual(2); // a second start, if any, is refused (400)
     expect(s.emulator.calls().filter((c) => c.method === "POST" && c.path.startsWith("/v2/templates/") && c.status === 202)).toHaveLength(1);
-    expect(s.emulator.calls().filter((c) => c.method === "PUT")).toHaveLength(3); // the killed run's: the build's record and each step's archive
+    // The killed run's (the build's record and each step's archive), then the re-run's claim of the template it adopted.
+    expect(s.emulator.calls().filter((c) => c.method === "PUT")).toHaveLength(4);
     expect(inventoryOfStack(s.emulator).templates.map((t) => t.builds.map((b) => [b.buildID, b.status]))).toEqual([[[buildID, "ready"]]]);
   }, 300_000);
 });

@@ -68,7 +68,8 @@ describe("volume content", () => {
     expect(up.output).toContain("seeding: 3 file(s) to upload (18 bytes), 0 to delete, 0 mode change(s)");
     expect(up.output).toContain("uploaded /conf/b.toml (6 bytes)");
     expect(up.output).not.toContain("alpha"); // contents are never logged
-    expect(contentWrites(since).sort()).toEqual(["POST /conf", "PUT /a.txt", "PUT /c.txt", "PUT /conf/b.toml"]);
+    // The seed's files, then the volume's claim (provider/kinds/volume/claim.ts).
+    expect(contentWrites(since).sort()).toEqual(["POST /conf", "PUT /.pulumi-sandbox-claim", "PUT /a.txt", "PUT /c.txt", "PUT /conf/b.toml"]);
     ({ volumeID } = (await s.outputs()) as { volumeID: string });
     const volume = inventoryOfStack(s.emulator).volumes[0]!;
     expect(volume.volumeID).toBe(volumeID);
