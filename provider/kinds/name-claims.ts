@@ -34,17 +34,27 @@ export function nameCandidates(first: string): string[] {
 }
 
 /**
- * The line a create logs when `check` passed over names another resource's object holds: so the user
- * learns why the name has a suffix, and what to do with an object a killed run claimed and never recorded.
+ * The resource's auto-named field and the first candidate for it (the auto-name of its key and
+ * generation), when `check` filled that field with an auto-name; undefined for a name the user chose.
  */
-export function passedOverNote(spec: ResourceSpec, inputs: Record<string, unknown>, what: string): string | undefined {
+export function firstAutoName(spec: ResourceSpec, inputs: Record<string, unknown>): { field: string; first: string } | undefined {
   const key = typeof inputs.__resource === "string" ? inputs.__resource : "";
   const auto = spec.autoName?.(key, typeof inputs.__generation === "number" ? inputs.__generation : 0) ?? {};
   const [field] = Object.keys(auto);
   const first = field === undefined ? undefined : auto[field];
-  const chosen = field === undefined ? undefined : inputs[field];
-  if (typeof first !== "string" || typeof chosen !== "string" || chosen === first || !autoNamed(inputs, field ?? "")) return undefined;
-  const skipped = nameCandidates(first).slice(0, Math.max(0, nameCandidates(first).indexOf(chosen)));
+  return field !== undefined && typeof first === "string" && autoNamed(inputs, field) ? { field, first } : undefined;
+}
+
+/**
+ * The line a create logs when `check` passed over names another resource's object holds: so the user
+ * learns why the name has a suffix, and what to do with an object a killed run claimed and never recorded.
+ */
+export function passedOverNote(spec: ResourceSpec, inputs: Record<string, unknown>, what: string): string | undefined {
+  const auto = firstAutoName(spec, inputs);
+  const chosen = auto && inputs[auto.field];
+  if (!auto || typeof chosen !== "string") return undefined;
+  const candidates = nameCandidates(auto.first);
+  const skipped = candidates.slice(0, Math.max(0, candidates.indexOf(chosen)));
   if (skipped.length === 0) return undefined;
   const kind = spec.kind.toLowerCase();
   return (

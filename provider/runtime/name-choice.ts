@@ -5,21 +5,17 @@
  * asks the service; a preview of a stack's first `up`, whose key is unknown, asks nothing.
  */
 import { definitionOf, SPECS, type ResourceKind } from "../kinds";
-import { nameCandidates } from "../kinds/name-claims";
+import { firstAutoName, nameCandidates } from "../kinds/name-claims";
 import { UNKNOWN } from "../spec";
 import type { Inputs } from "./handlers";
-import { autoNamed } from "./outcome";
 
-/** The auto-named field and its first candidate, when `check` may choose: new, auto-named, key known. */
+/** The first candidate, when `check` may choose: a resource with no state, auto-named, its key known. */
 function choosing(kind: ResourceKind, stored: Inputs, inputs: Inputs): { first: string; nonce: string } | undefined {
   if (typeof stored.__resource === "string" && stored.__resource !== "") return undefined;
   const key = inputs.__resource;
   if (typeof key !== "string" || key === "" || key === UNKNOWN || typeof inputs.__nonce !== "string") return undefined;
-  const auto = SPECS[kind].autoName?.(key, typeof inputs.__generation === "number" ? inputs.__generation : 0) ?? {};
-  const [field] = Object.keys(auto);
-  const first = field === undefined ? undefined : auto[field];
-  if (field === undefined || typeof first !== "string" || !autoNamed(inputs, field) || inputs[field] !== first) return undefined;
-  return { first, nonce: inputs.__nonce };
+  const auto = firstAutoName(SPECS[kind], inputs);
+  return auto && inputs[auto.field] === auto.first ? { first: auto.first, nonce: inputs.__nonce } : undefined;
 }
 
 /** How long the look-ups of one `check` may take: a preview must not wait out the client's retries. */
