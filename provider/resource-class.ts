@@ -11,6 +11,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
 import { CLASS_SHAPES } from "./class-shapes";
 import { providerText } from "./handle";
+import { assertPrintable } from "./printable-args";
 import type { ResourceKind, SPECS } from "./kinds";
 import { resourceKeyOf } from "./resource-key";
 import { secretValuesOf } from "./secret-values";
@@ -54,6 +55,7 @@ const typeOf = (kind: ResourceKind) => `pulumi-nodejs:dynamic/sandbox:${kind}`;
 export function resourceClass<K extends ResourceKind>(kind: K): ResourceClass<K> {
   class Resource extends pulumi.CustomResource {
     constructor(name: string, args: object = {}, opts?: pulumi.CustomResourceOptions) {
+      assertPrintable(kind, name, args);
       const done = shallowStacks(Resource);
       try {
         super(typeOf(kind), name, props(kind, name, args, opts), options(kind, opts));

@@ -17,6 +17,11 @@ export function mintNonce(): string {
   return randomBytes(8).toString("hex");
 }
 
+/** A nonce derived from `from` (16 hex digits of its SHA-256): for what has an identity inside a resource, as a fleet's member. */
+export function derivedNonce(from: string): string {
+  return createHash("sha256").update(from).digest("hex").slice(0, 16);
+}
+
 /**
  * The `Idempotency-Key` of a create of the resource with these internals: `ps-` and 48 hex digits
  * (the service takes 1 to 255 of `[a-z0-9-]`). Undefined without a nonce (state written before 0.3

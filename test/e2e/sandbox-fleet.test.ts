@@ -86,6 +86,46 @@ test("a member added and one removed: one create, one delete", async () => {
   expect(markers()).toEqual(["ada#1", "eve#0", "grace#0"]);
 });
 
+test("members keyed like an object's own properties are planned and made like any other; `toString` is refused by name", async () => {
+  const now = { ada: { envVars: { EDITOR: "vim" } }, grace: people.grace, eve: {} };
+  await reshape({ sandbox: shared, members: { ...now, constructor: {}, valueOf: {}, hasOwnProperty: {} } });
+  const preview = JSON.parse((await s.ok("preview", "--json")).stdout) as { steps: { op: string; urn: string; detailedDiff: Obj | null }[] };
+  const step = preview.steps.find((st) => st.urn.endsWith("SandboxFleet::pool"))!;
+  const added = { kind: "add", inputDiff: true };
+  expect({ op: step.op, detailedDiff: step.detailedDiff }).toEqual({
+    op: "update", detailedDiff: { 'members["constructor"]': added, 'members["valueOf"]': added, 'members["hasOwnProperty"]': added },
+  });
+  const seq = seqNow();
+  await s.ok("up", "--yes", "--skip-preview");
+  expect(writes(seq)).toEqual(["POST /v2/sandboxes", "POST /v2/sandboxes", "POST /v2/sandboxes"]);
+  expect(Object.keys(await ids()).sort()).toEqual(["ada", "constructor", "eve", "grace", "hasOwnProperty", "valueOf"]);
+  expect((await s.outputs()).ready).toBe(6);
+  // Pulumi's Node.js SDK cannot register a map keyed "toString": the class says so before it tries.
+  await reshape({ sandbox: shared, members: { ...now, toString: {} } });
+  const refused = await s.pulumi("preview");
+  expect(refused.code).not.toBe(0);
+  expect(refused.output).toContain('SandboxFleet "pool": members has a key "toString", which Pulumi\'s Node.js SDK cannot register');
+  await reshape({ sandbox: shared, members: now });
+  await s.ok("up", "--yes", "--skip-preview");
+  expect(markers()).toEqual(["ada#1", "eve#0", "grace#0"]);
+});
+
+test("a member removed, then added again: the re-added one is a new create with an idempotency key of its own", async () => {
+  const members = { ada: { envVars: { EDITOR: "vim" } }, grace: people.grace, eve: {} };
+  const { eve: first } = await ids();
+  await reshape({ sandbox: shared, members: { ada: members.ada, grace: members.grace } });
+  await s.ok("up", "--yes", "--skip-preview");
+  await reshape({ sandbox: shared, members });
+  const seq = seqNow();
+  await s.ok("up", "--yes", "--skip-preview");
+  const sent = s.emulator.calls(seq).filter((c) => c.method === "POST" && c.path === "/v2/sandboxes");
+  expect(sent).toHaveLength(1);
+  const { eve: again } = await ids();
+  expect(again).not.toBe(first);
+  expect(s.emulator.state.sandboxes().find((x) => x.sandboxID === again)?.state).toBe("running");
+  expect((await s.outputs()).ready).toBe(3);
+});
+
 test("count 3, then 5, then 2: members made and deleted by key, the rest untouched; under 700 bytes of state each", async () => {
   await reshape({ sandbox: shared, count: 3 });
   await s.ok("up", "--yes", "--skip-preview");
@@ -176,4 +216,16 @@ test("SIGKILL halfway through a fleet of 100: the re-run adopts what the killed 
 
   await s.ok("destroy", "--yes", "--skip-preview");
   expect(s.emulator.state.sandboxes()).toEqual([]);
+});
+
+test("a fleet made paused (autoResume on) is paused when up ends, and stays paused: its claims are made before the pause", async () => {
+  await reshape({ sandbox: { ...shared, state: "paused", autoResume: { enabled: true } }, count: 3 });
+  await s.ok("up", "--yes", "--skip-preview");
+  const made = s.emulator.state.sandboxes();
+  expect(made.map((x) => x.state)).toEqual(["paused", "paused", "paused"]);
+  expect((await s.outputs()).ready).toBe(3);
+  const preview = await s.pulumi("preview", "--refresh", "--expect-no-changes");
+  expect(preview.code, preview.output).toBe(0);
+  expect(s.emulator.state.sandboxes().map((x) => x.state)).toEqual(["paused", "paused", "paused"]);
+  await s.ok("destroy", "--yes", "--skip-preview");
 });

@@ -46,7 +46,7 @@ test("a program that imports pulumi-sandbox and declares a sandbox loads the cla
     const { Sandbox } = require("pulumi-sandbox");
     new Sandbox("box", { templateID: "base", envVars: { A: "b" } });
     Promise.resolve()`);
-  expect(own(files)).toEqual(["provider/class-shapes.js", "provider/classes.js", "provider/handle.js", "provider/index.js", "provider/resource-class.js", "provider/resource-key.js", "provider/secret-values.js", "provider/shallow-stacks.js", "provider/spec.js", "provider/stack-instance.js", "sdk/node-version.js"]);
+  expect(own(files)).toEqual(["provider/class-shapes.js", "provider/classes.js", "provider/handle.js", "provider/index.js", "provider/printable-args.js", "provider/resource-class.js", "provider/resource-key.js", "provider/secret-values.js", "provider/shallow-stacks.js", "provider/spec.js", "provider/stack-instance.js", "sdk/node-version.js"]);
   for (const dependency of ["zod", "undici", "@connectrpc/connect", "@bufbuild/protobuf"]) expect(packagesIn(files).has(dependency), dependency).toBe(false);
 });
 

@@ -129,7 +129,7 @@ describe("a fleet of three people", () => {
     expect(after.ada).not.toBe(before.ada);
     expect(writes(seq)).toEqual(["POST /v2/sandboxes", `DELETE /sandboxes/${before.ada}`]);
     expect(sandboxOf(after.ada)!.metadata["pulumi-sandbox.resource"]).toBe(`${KEY}/members/ada#1`);
-    expect(outs.__generations).toEqual({ ada: 1 });
+    expect(outs.__members).toEqual({ ada: { generation: 1 } });
   });
 
   test("update: a change of `sandbox` reaches every member, in place where a Sandbox changes in place", async () => {
@@ -180,7 +180,7 @@ describe("failure is per member", () => {
     expect(err.message).toMatch(/^ {2}members\["b"\]: .*no-such-template/m);
     const recorded = err.properties!;
     expect(Object.keys(recorded.sandboxes as Obj).sort()).toEqual(["a", "c"]);
-    expect(recorded.__spent).toEqual({ b: 0 });
+    expect(recorded.__members).toEqual({ b: { spent: 0 } });
 
     // Fixed: only b is made, under a new generation (its first create's idempotency key was refused).
     const fixed = await checked("SandboxFleet", { sandbox: { templateID: "base", timeoutSeconds: 600 }, members: { a: {}, b: {}, c: {} } }, recorded);
@@ -188,7 +188,7 @@ describe("failure is per member", () => {
     const { outs } = await runtime.update("SandboxFleet", err.id!, recorded, fixed);
     expect(writes(seq)).toEqual(["POST /v2/sandboxes"]);
     expect(sandboxOf(ids(outs).b)!.metadata["pulumi-sandbox.resource"]).toBe(`${key}/members/b#1`);
-    expect(outs.__spent).toBeUndefined();
+    expect(outs.__members).toEqual({ b: { generation: 1 } });
     expect(outs.ready).toBe(3);
     await runtime.remove("SandboxFleet", err.id!, outs);
   });

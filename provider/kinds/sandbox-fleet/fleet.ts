@@ -17,6 +17,7 @@ import { currentSignal, engineGone } from "../../runtime/operation";
 import type { ResourceHandlers } from "../../runtime/handlers";
 import { byMarker, LIST_PAGE, oneListing } from "../sandbox/adoption";
 import { claimHeld, holdingClaims, type HeldClaim } from "../sandbox/claim";
+import { compact, incarnationOf, own, recordedKeys, recordOf, withoutRecords, type MemberRecord } from "./member-record";
 import { asItWas, changeMember, createMember, deleteMember, type MemberOutcome } from "./member-ops";
 import { isReady, memberInputs, memberKeys, memberPath, nextGeneration, oldMemberInputs, writtenInputs, type FleetState } from "./members";
 import { describePlan, planOf, type FleetPlan } from "./plan";
@@ -35,33 +36,41 @@ function fleetID(inputs: Obj): string {
 
 /**
  * The fleet's state: its inputs, the members of `previous` that `outcomes` does not speak for, then
- * what each outcome says (a member without an entry has no sandbox), and the counters per member.
+ * what each outcome says (a member without an entry has no sandbox), a record per member, and the keys
+ * let go of (./member-record.ts).
  */
 export function assemble(inputs: Obj, previous: FleetState, outcomes: readonly MemberOutcome[]): FleetState {
   const sandboxes = { ...previous.sandboxes };
-  const generations = { ...previous.__generations };
-  const runs = { ...previous.__provisionRuns };
-  const madeFrom = { ...previous.__memberInputs };
-  const spent = { ...previous.__spent };
-  const set = <V>(map: Record<string, V>, key: string, value: V | undefined) => (value ? (map[key] = value) : delete map[key]);
+  const records = Object.fromEntries(recordedKeys(previous).map((k) => [k, recordOf(previous, k)]));
   for (const o of outcomes) {
     if (o.entry) sandboxes[o.key] = o.entry;
     else delete sandboxes[o.key];
-    set(generations, o.key, o.entry ? o.generation : undefined);
-    set(runs, o.key, o.entry ? o.run : undefined);
-    set(madeFrom, o.key, o.madeFrom);
-    // Kept through failures of another kind, so a create after them still takes a new generation.
-    if (o.spent !== undefined) spent[o.key] = o.spent;
-    else if (o.failure === undefined) delete spent[o.key];
+    // `spent` is kept through failures of another kind, so a create after them still takes a new generation.
+    const spent = o.record?.spent ?? (o.failure !== undefined ? own(records, o.key)?.spent : undefined);
+    records[o.key] = o.entry ? { ...o.record, spent } : { incarnation: o.record?.incarnation ?? own(records, o.key)?.incarnation, spent };
   }
-  const state: FleetState = { ...inputs, sandboxes };
+  const state: FleetState = { ...withoutRecords(inputs), sandboxes };
   const keys = memberKeys(state) ?? [];
   const asked = new Set(keys);
-  // A member no longer asked for keeps its counters only while its sandbox is still there (a delete that failed).
-  const kept = (map: Record<string, unknown>) => Object.fromEntries(Object.entries(map).filter(([k]) => asked.has(k) || sandboxes[k]));
-  const extra = { __generations: kept(generations), __provisionRuns: kept(runs), __memberInputs: kept(madeFrom), __spent: kept(spent) };
-  for (const [name, map] of Object.entries(extra)) if (Object.keys(map).length) state[name] = map;
+  // A member no longer asked for keeps its record only while its sandbox is still there (a delete that failed).
+  const held = (k: string) => asked.has(k) || Object.hasOwn(sandboxes, k);
+  const kept = Object.entries(records).filter(([k]) => held(k)).map(([k, r]) => [k, compact(r)] as const);
+  const members = Object.fromEntries(kept.filter(([, r]) => r !== undefined));
+  if (Object.keys(members).length) state.__members = members as Record<string, MemberRecord>;
+  const retired = retiredKeys(previous, records, held, (k) => Object.hasOwn(sandboxes, k));
+  if (Object.keys(retired).length) state.__retired = retired;
   return { ...state, ready: keys.filter((k) => isReady(state, k)).length };
+}
+
+/**
+ * The keys let go of: those retired before that no member holds again, and each whose member's record
+ * or sandbox is dropped now, with the incarnation that comes next.
+ */
+function retiredKeys(previous: FleetState, records: Record<string, MemberRecord>, held: (key: string) => boolean, made: (key: string) => boolean): Record<string, number> {
+  const retired = Object.fromEntries(Object.entries(previous.__retired ?? {}).filter(([k]) => !made(k)));
+  const had = new Set([...Object.keys(records), ...Object.keys(previous.sandboxes ?? {})]);
+  for (const key of had) if (!held(key)) retired[key] = incarnationOf(previous, key) + 1;
+  return retired;
 }
 
 /** The error of an operation some members failed (`what`: of how many, and what failed): each failed member and why, and what the next run does. */
@@ -84,11 +93,26 @@ function stoppedWhy(): string {
  */
 const CLAIMS_AT_ONCE = 64;
 
-/** Makes each held claim now, a few dozen at a time; one that fails is said, and leaves its member unclaimed. */
-async function claimAll(inputs: Obj, held: readonly HeldClaim[]): Promise<void> {
-  await inParallel(held, CLAIMS_AT_ONCE, (c) => claimHeld(c).catch((err: unknown) => {
-    logFor(inputs)(`warning: sandbox ${c.sandboxID} could not be marked as this fleet's (${(err as Error).message}); a later fleet under this name might adopt it`);
-  }));
+/**
+ * Makes each held claim now, a few dozen at a time, then the pause its create held back (each member's
+ * entry says `paused` once it is). A claim that fails is said, and leaves its member unclaimed; a pause
+ * that fails is the member's failure (it runs, and the next `up` pauses it).
+ */
+async function claimAll(inputs: Obj, held: readonly HeldClaim[], outcomes: MemberOutcome[]): Promise<void> {
+  const byID = new Map(outcomes.filter((o) => o.entry).map((o) => [o.entry!.sandboxID, o]));
+  await inParallel(held, CLAIMS_AT_ONCE, async (c) => {
+    await claimHeld(c).catch((err: unknown) => {
+      logFor(inputs)(`warning: sandbox ${c.sandboxID} could not be marked as this fleet's (${(err as Error).message}); a later fleet under this name might adopt it`);
+    });
+    const outcome = byID.get(c.sandboxID);
+    if (!c.pause || !outcome?.entry) return;
+    try {
+      await c.pause();
+      outcome.entry = { ...outcome.entry, state: "paused" };
+    } catch (err) {
+      outcome.failure = `could not pause sandbox ${c.sandboxID}: ${(err as Error).message.split("\n")[0]}`;
+    }
+  });
 }
 
 async function createFleet(inputs: Obj): Promise<{ id: string; outs: FleetState }> {
@@ -96,9 +120,9 @@ async function createFleet(inputs: Obj): Promise<{ id: string; outs: FleetState 
   const limit = Number(inputs.maxParallel ?? 16);
   const held: HeldClaim[] = [];
   const results = await oneListing(() => holdingClaims(held, () =>
-    inParallel(keys, limit, (key) => createMember(inputs, key, 0, memberInputs(writtenInputs(inputs, key))), currentSignal())));
+    inParallel(keys, limit, (key) => createMember(inputs, key, { generation: 0, incarnation: 0 }, memberInputs(writtenInputs(inputs, key))), currentSignal())));
   const outcomes = results.map((r, i) => r ?? { key: keys[i]!, failure: stoppedWhy() });
-  if (!engineGone()) await claimAll(inputs, held);
+  if (!engineGone()) await claimAll(inputs, held, outcomes);
   const id = fleetID(inputs);
   const outs = assemble(inputs, {}, outcomes);
   if (!outcomes.some((o) => o.failure !== undefined)) return { id, outs };
@@ -115,10 +139,15 @@ interface Task {
   asBefore: MemberOutcome;
 }
 
+/** The update's work on each member. */
 function tasksOf(olds: FleetState, news: FleetState, plan: FleetPlan): Task[] {
-  const before = (key: string, madeFrom?: Obj): MemberOutcome => ({ ...asItWas(olds, key), madeFrom });
+  const before = (key: string, madeFrom?: Obj): MemberOutcome => {
+    const was = asItWas(olds, key);
+    return madeFrom ? { ...was, record: { ...was.record, madeFrom } } : was;
+  };
+  const born = (key: string) => ({ generation: nextGeneration(olds, key, false), incarnation: incarnationOf(olds, key) });
   return [
-    ...plan.creates.map((key) => ({ key, asBefore: before(key), run: () => createMember(news, key, nextGeneration(olds, key, false), memberInputs(writtenInputs(news, key))) })),
+    ...plan.creates.map((key) => ({ key, asBefore: before(key), run: () => createMember(news, key, born(key), memberInputs(writtenInputs(news, key))) })),
     ...plan.changes.map((c) => ({ key: c.key, asBefore: before(c.key, oldMemberInputs(olds, c.key)), run: () => changeMember(olds, news, c) })),
     ...plan.deletes.map((key) => ({ key, asBefore: before(key), run: () => deleteMember(olds, key) })),
   ];

@@ -10,11 +10,12 @@
  * by their nonce, so do their members), and its generation is its own, kept in the fleet's state: a
  * member replaced inside the fleet gets a new marker, as a replaced Sandbox does.
  */
-import { createHash } from "node:crypto";
 import type { z } from "zod";
 import { checkInputs } from "../../check";
+import { derivedNonce } from "../identity";
 import { containsUnknown, UNKNOWN, type ResourceSpec } from "../../spec";
 import { sandboxSpec } from "../sandbox/spec";
+import { incarnationOf, own, recordOf, type RecordFields } from "./member-record";
 import { SandboxSettings, type FleetMember } from "./spec";
 
 type Obj = Record<string, unknown>;
@@ -22,27 +23,12 @@ type Obj = Record<string, unknown>;
 /** What state keeps of a member: what a Sandbox reports that a program reads. */
 export type MemberEntry = z.output<typeof FleetMember>;
 
-/** The fleet's state as the handlers read it: its inputs, its members, and the counters kept per member. */
-export interface FleetState extends Obj {
+/** The fleet's state as the handlers read it: its inputs, its members, and a record per member (./member-record.ts). */
+export interface FleetState extends Obj, RecordFields {
   sandbox?: Obj;
   members?: Record<string, Obj>;
   count?: number;
   sandboxes?: Record<string, MemberEntry>;
-  /** Each member's generation, where it is not 0 (it grows when the member is replaced). */
-  __generations?: Record<string, number>;
-  /** Each member's last provisioning run, where it is not 0 (../../runtime/resume.ts runNumber). */
-  __provisionRuns?: Record<string, number>;
-  /**
-   * The inputs a member's sandbox was made from, where they are not what the fleet's inputs say: a
-   * change of the member that failed (its old sandbox kept), so the next `up` tries it again.
-   */
-  __memberInputs?: Record<string, Obj>;
-  /**
-   * The last generation a create of a member used that left it no sandbox (refused, or its sandbox
-   * ended since): the next create takes a later one, so its idempotency key is new (the service answers
-   * a key it has seen with that create's answer, a refusal or a sandbox that ended).
-   */
-  __spent?: Record<string, number>;
 }
 
 /** The keys of the members the inputs ask for, in order; undefined while they are unknown (a preview). */
@@ -59,11 +45,11 @@ const MERGED = ["envVars", "metadata"] as const;
 /** The Sandbox inputs of member `key` as the program wrote them: the fleet's, with the member's over them. */
 export function writtenInputs(inputs: FleetState, key: string): Obj {
   const shared = (inputs.sandbox ?? {}) as Obj;
-  const own = (inputs.members?.[key] ?? {}) as Obj;
-  if ((shared as unknown) === UNKNOWN || (own as unknown) === UNKNOWN) return { templateID: UNKNOWN };
-  const out: Obj = { ...shared, ...own };
+  const mine = (own(inputs.members, key) ?? {}) as Obj;
+  if ((shared as unknown) === UNKNOWN || (mine as unknown) === UNKNOWN) return { templateID: UNKNOWN };
+  const out: Obj = { ...shared, ...mine };
   for (const field of MERGED) {
-    const [a, b] = [shared[field], own[field]];
+    const [a, b] = [shared[field], mine[field]];
     if (a === undefined || b === undefined) continue;
     out[field] = a === UNKNOWN || b === UNKNOWN ? UNKNOWN : { ...(a as Obj), ...(b as Obj) };
   }
@@ -97,18 +83,24 @@ export function memberInputs(written: Obj): Obj {
 
 /** The inputs member `key`'s sandbox was made from, as checked: the fleet's old inputs, unless a failed change left others. */
 export function oldMemberInputs(olds: FleetState, key: string): Obj {
-  return memberInputs(olds.__memberInputs?.[key] ?? writtenInputs(olds, key));
+  return memberInputs(recordOf(olds, key).madeFrom ?? writtenInputs(olds, key));
 }
 
-/** 16 hex digits from the fleet's nonce and the member's key. */
-function memberNonce(fleetNonce: string, key: string): string {
-  return createHash("sha256").update(`${fleetNonce}#members#${key}`).digest("hex").slice(0, 16);
+/** 16 hex digits from the fleet's nonce, the member's key and its incarnation (../identity.ts). */
+function memberNonce(fleetNonce: string, key: string, incarnation: number): string {
+  return derivedNonce(incarnation ? `${fleetNonce}#members#${key}#${incarnation}` : `${fleetNonce}#members#${key}`);
+}
+
+/** Which sandbox of member `key` an operation works on: its incarnation (./member-record.ts) and generation. */
+export interface MemberIdentity {
+  generation: number;
+  incarnation: number;
 }
 
 /** The provider's own inputs of member `key` (../handler-shape.ts Internals), from the fleet's. */
-export function identityOf(fleet: Obj, key: string, generation: number): Obj {
+export function identityOf(fleet: Obj, key: string, { generation, incarnation }: MemberIdentity): Obj {
   const fleetKey = typeof fleet.__resource === "string" ? fleet.__resource : "";
-  const nonce = typeof fleet.__nonce === "string" && fleet.__nonce !== "" ? memberNonce(fleet.__nonce, key) : undefined;
+  const nonce = typeof fleet.__nonce === "string" && fleet.__nonce !== "" ? memberNonce(fleet.__nonce, key, incarnation) : undefined;
   return {
     __resource: `${fleetKey}/members/${key}`,
     __generation: generation,
@@ -118,21 +110,25 @@ export function identityOf(fleet: Obj, key: string, generation: number): Obj {
   };
 }
 
+/** The identity of member `key`'s sandbox, in the fleet's state. */
+export function identityIn(state: FleetState, key: string): MemberIdentity {
+  return { generation: recordOf(state, key).generation ?? 0, incarnation: incarnationOf(state, key) };
+}
+
 /** The generation of member `key`'s sandbox, in the fleet's state. */
-export const generationOf = (state: FleetState, key: string): number => state.__generations?.[key] ?? 0;
+export const generationOf = (state: FleetState, key: string): number => recordOf(state, key).generation ?? 0;
 
 /** The generation the next create of member `key` takes: a replacement's is past its sandbox's, and past every one spent. */
 export function nextGeneration(state: FleetState, key: string, replacing: boolean): number {
-  const spent = state.__spent?.[key];
-  const current = generationOf(state, key);
+  const { spent, generation: current = 0 } = recordOf(state, key);
   if (spent !== undefined) return Math.max(current, spent) + 1;
   return replacing ? current + 1 : current;
 }
 
 /** What the Sandbox handlers take as member `key`'s state: its inputs, identity and what state keeps of it. */
 export function sandboxStateOf(state: FleetState, key: string, inputs: Obj = oldMemberInputs(state, key)): Obj {
-  const entry = state.sandboxes?.[key];
-  return { ...inputs, ...identityOf(state, key, generationOf(state, key)), ...entry, __provisionRun: state.__provisionRuns?.[key] ?? 0 };
+  const entry = own(state.sandboxes, key);
+  return { ...inputs, ...identityOf(state, key, identityIn(state, key)), ...entry, __provisionRun: recordOf(state, key).run ?? 0 };
 }
 
 /** What state keeps of a member's Sandbox state: its entry, and its provisioning run (0 is left out). */
@@ -150,8 +146,8 @@ export function entryOf(outs: Obj): { entry: MemberEntry; run: number } {
 
 /** Whether member `key` runs as asked: made, provisioned, and in the state its inputs ask for (running unless paused). */
 export function isReady(state: FleetState, key: string): boolean {
-  const entry = state.sandboxes?.[key];
+  const entry = own(state.sandboxes, key);
   if (!entry || !entry.provisioned) return false;
-  const asked = (state.members?.[key]?.state ?? state.sandbox?.state ?? "running") as string;
+  const asked = (own(state.members, key)?.state ?? state.sandbox?.state ?? "running") as string;
   return entry.state === asked;
 }

@@ -7,6 +7,7 @@
  */
 import { changedFields, diffInputs, type DiffOutcome, type PropertyChange } from "../../diff";
 import { sandboxSpec } from "../sandbox/spec";
+import { own, recordOf } from "./member-record";
 import { memberInputs, memberKeys, memberPath, oldMemberInputs, writtenInputs, type FleetState } from "./members";
 
 type Obj = Record<string, unknown>;
@@ -39,16 +40,17 @@ export function planOf(olds: FleetState, news: FleetState, opts: { failedAgain: 
   const asked = new Set(keys);
   const plan: FleetPlan = { creates: [], changes: [], deletes: Object.keys(made).filter((k) => !asked.has(k)), unchanged: 0 };
   for (const key of keys) {
-    if (!made[key]) {
+    const entry = own(made, key);
+    if (!entry) {
       plan.creates.push(key);
       continue;
     }
     // As a Sandbox's state holds it: `state` is what the service last reported (a pause made elsewhere,
     // seen by a refresh, is a change when the inputs ask for `running`).
-    const old = { ...oldMemberInputs(olds, key), state: made[key].state };
+    const old = { ...oldMemberInputs(olds, key), state: entry.state };
     const now = memberInputs(writtenInputs(news, key));
     const diff = diffInputs(sandboxSpec, old, now);
-    if (diff.changes || (opts.failedAgain && made[key].provisioned === false)) {
+    if (diff.changes || (opts.failedAgain && entry.provisioned === false)) {
       plan.changes.push({ key, fields: changedFields(sandboxSpec, old, now), replace: diff.replaces.length > 0, inputs: now });
     } else plan.unchanged++;
   }
@@ -57,7 +59,7 @@ export function planOf(olds: FleetState, news: FleetState, opts: { failedAgain: 
 
 /** Whether field `field` of member `key` is its own (given by the member, now or before), else the fleet's `sandbox`. */
 function ownField(olds: FleetState, news: FleetState, key: string, field: string): boolean {
-  return olds.members?.[key]?.[field] !== undefined || news.members?.[key]?.[field] !== undefined || olds.__memberInputs?.[key] !== undefined;
+  return own(olds.members, key)?.[field] !== undefined || own(news.members, key)?.[field] !== undefined || recordOf(olds, key).madeFrom !== undefined;
 }
 
 /** The paths a plan changes, as the program writes them: `members["ada"].envVars`, `sandbox.timeoutSeconds`, `count`. */
@@ -66,11 +68,11 @@ function pathsOf(olds: FleetState, news: FleetState, plan: FleetPlan): Record<st
   const counted = typeof news.count === "number" || typeof olds.count === "number";
   // A member of `count`, or one gone since (refresh dropped it), has no path of its own: `count` says it.
   for (const key of plan.creates) {
-    if (news.members?.[key] !== undefined) paths[memberPath(key)] = "add";
+    if (own(news.members, key) !== undefined) paths[memberPath(key)] = "add";
     else paths.count = "update";
   }
   for (const key of plan.deletes) {
-    if (counted && olds.members?.[key] === undefined) paths.count = "update";
+    if (counted && own(olds.members, key) === undefined) paths.count = "update";
     else paths[memberPath(key)] = "delete";
   }
   for (const { key, fields } of plan.changes) {

@@ -8,6 +8,7 @@ import { stackOf } from "../../resource-key";
 import { platform } from "../../runtime/context";
 import { resourceLogger } from "../../runtime/log";
 import { STACK_KEY } from "../sandbox/adoption";
+import { withoutRecords, withSpent } from "./member-record";
 import { generationOf, isReady, memberKeys, type FleetState } from "./members";
 
 export async function readFleet(id: string, olds: FleetState): Promise<{ id?: string; props?: FleetState }> {
@@ -19,7 +20,7 @@ export async function readFleet(id: string, olds: FleetState): Promise<{ id?: st
   const listed = await platform().sandboxes.listAll({ metadata: { [STACK_KEY]: stack }, state: ["running", "paused"] });
   const byID = new Map(listed.map((s) => [s.sandboxID, s]));
   const sandboxes: NonNullable<FleetState["sandboxes"]> = {};
-  const spent = { ...olds.__spent };
+  const spent: Record<string, number> = {};
   const log = resourceLogger("SandboxFleet", olds);
   for (const [member, entry] of Object.entries(olds.sandboxes ?? {})) {
     const found = byID.get(entry.sandboxID);
@@ -31,6 +32,6 @@ export async function readFleet(id: string, olds: FleetState): Promise<{ id?: st
     // Its create's idempotency key would be answered with the sandbox that ended: the next create takes a new generation.
     spent[member] = generationOf(olds, member);
   }
-  const props: FleetState = { ...olds, sandboxes, ...(Object.keys(spent).length ? { __spent: spent } : {}) };
+  const props: FleetState = { ...withoutRecords(olds), sandboxes, ...withSpent(olds, spent) };
   return { id, props: { ...props, ready: (memberKeys(props) ?? []).filter((k) => isReady(props, k)).length } };
 }

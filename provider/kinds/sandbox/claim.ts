@@ -30,6 +30,12 @@ export interface HeldClaim {
   sandboxID: string;
   envdAccessToken: string | null | undefined;
   nonce: string;
+  /**
+   * The pause the create asked for, made once the claim is: a claim goes to the sandbox's envd, and a
+   * request there resumes a paused sandbox (with autoResume) or fails, so a paused one stays unclaimed
+   * and running while state says paused.
+   */
+  pause?: () => Promise<void>;
 }
 
 const holding = new AsyncLocalStorage<HeldClaim[]>();
@@ -55,7 +61,18 @@ export function holdingClaims<T>(held: HeldClaim[], fn: () => T): T {
   return holding.run(held, fn);
 }
 
-/** Makes a held claim now. */
+/**
+ * Holds back the pause of sandbox `sandboxID` until its held claim is made (`claimHeld`): true when
+ * its claim is held, false when the caller is to pause it now (its claim is made already, or none is).
+ */
+export function pauseAfterClaim(sandboxID: string, pause: () => Promise<void>): boolean {
+  const held = holding.getStore()?.find((c) => c.sandboxID === sandboxID);
+  if (!held) return false;
+  held.pause = pause;
+  return true;
+}
+
+/** Makes a held claim now (its sandbox still runs: a held create pauses nothing), leaving its pause to the caller. */
 export async function claimHeld({ sandboxID, envdAccessToken, nonce }: HeldClaim): Promise<void> {
   await inSandbox(sandboxID, (fs) => fs.makeDir(`${CLAIMS}/${nonce}`), envdAccessToken ?? null);
 }

@@ -198,11 +198,12 @@ async function fromTemplate(inputs: Inputs, templateID: string, timeout: number)
   return { made, adopted: false };
 }
 
+/** The claims (./claim.ts), loaded when first needed: they bring the in-sandbox clients. */
+const claims = () => import("./claim.js");
+
 /** Marks the sandbox as made by this resource's finished create (./claim.ts). */
 async function claimFor(id: string, tokens: Tokens, inputs: Inputs): Promise<void> {
-  if (!inputs.__nonce) return;
-  const { claim } = await import("./claim.js");
-  await claim(id, tokens.envdAccessToken, inputs.__nonce);
+  if (inputs.__nonce) await (await claims()).claim(id, tokens.envdAccessToken, inputs.__nonce);
 }
 
 /** How a create ends. */
@@ -236,8 +237,10 @@ export async function createSandbox(inputs: Inputs, options: CreateOptions = {})
   // Claimed before a pause: a paused sandbox's files cannot be written. A failed provisioning is
   // recorded too (a partial create), so its sandbox is as much the resource's as a finished one.
   await claimFor(id, tokens, inputs);
-  const pausing = !failure && inputs.state === "paused";
-  if (pausing) await applyState(id, "paused", timeout, logFor(inputs, tokens), inputs.pauseMode);
+  // A create whose claim is held (a fleet's member) leaves its pause to whoever makes the claim, after it.
+  const pause = () => applyState(id, "paused", timeout, logFor(inputs, tokens), inputs.pauseMode);
+  const pausing = !failure && inputs.state === "paused" && !(await claims()).pauseAfterClaim(id, pause);
+  if (pausing) await pause();
   // An adopted sandbox's answer is a connect's, of a sandbox an earlier run made: it is read, as a paused one is.
   const reported = options.fromAnswer && !adopted && !pausing ? fromAnswer(made, inputs.ports) : fromDetail(await sandboxes.get(id), inputs.ports);
   const outs: Created = { ...inputs, ...reported, ...tokens, ...provisioned };
