@@ -9,8 +9,11 @@
 import * as pulumi from "@pulumi/pulumi";
 import { UNKNOWN } from "./spec";
 
-export function secretValuesOf(args: object): pulumi.Output<string[]> {
-  return pulumi.secret(pulumi.output(collect(args, false).then((values) => [...new Set([...values, ...configSecretsWithin(values)])])));
+export function secretValuesOf(args: object): pulumi.Output<(string | number)[]> {
+  return pulumi.secret(pulumi.output(collect(args, false).then((values) => {
+    const strings = values.filter((v): v is string => typeof v === "string");
+    return [...new Set([...values, ...configSecretsWithin(strings)])];
+  })));
 }
 
 /**
@@ -57,7 +60,7 @@ function valueOf(output: pulumi.Output<unknown>): Promise<unknown> {
   return withPromise.promise(true);
 }
 
-async function collect(value: unknown, secret: boolean): Promise<string[]> {
+async function collect(value: unknown, secret: boolean): Promise<(string | number)[]> {
   if (pulumi.Output.isInstance(value)) {
     const [isSecret, inner] = await Promise.all([pulumi.isSecret(value), valueOf(value)]);
     return collect(inner, secret || isSecret);
@@ -65,6 +68,8 @@ async function collect(value: unknown, secret: boolean): Promise<string[]> {
   if (value instanceof Promise) return collect(await value, secret);
   if (Array.isArray(value)) return (await Promise.all(value.map((v) => collect(v, secret)))).flat();
   if (value !== null && typeof value === "object") return (await Promise.all(Object.values(value).map((v) => collect(v, secret)))).flat();
-  // Only strings: a secret number or flag is not something a log line could be searched for.
+  // A secret number is kept as a number: logs hide only strings (a port's digits are in many a line),
+  // but state hides it wherever it shows (a URL map keyed by a secret port: ./runtime/secret-net.ts).
+  if (secret && typeof value === "number" && Number.isFinite(value)) return [value];
   return secret && typeof value === "string" && value !== "" && value !== UNKNOWN ? [value] : [];
 }

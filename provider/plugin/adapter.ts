@@ -13,7 +13,7 @@
  * itself a secret, as the dynamic provider's state does; a request that holds it takes the program's
  * secrets from it. One without it (state written before it was kept) hides every secret string.
  */
-import { secretKeys, wrapSecrets, wrapSecretsWithin } from "../runtime/secrets";
+import { secretKeys, wrapAnswer, wrapSecrets } from "../runtime/secrets";
 import { definitionOf, KINDS, SPECS, type ResourceKind } from "../kinds";
 import { unwrap } from "./wire-values";
 
@@ -38,7 +38,7 @@ export interface ToRuntime {
   /** Top-level keys that came in secret: they go back secret. */
   secretKeys: Set<string>;
   /** The plaintext of the values the program marked secret, when known: every answer carries it on as `__secrets`. */
-  programSecrets?: string[];
+  programSecrets?: (string | number)[];
 }
 
 /**
@@ -48,7 +48,7 @@ export interface ToRuntime {
  */
 export function toRuntime(values: Obj | undefined, fromProgram = false): ToRuntime {
   const { plain, secretKeys, secretValues } = unwrap(values);
-  const carried = Array.isArray(plain.__secrets) ? plain.__secrets.filter((v): v is string => typeof v === "string") : undefined;
+  const carried = Array.isArray(plain.__secrets) ? plain.__secrets.filter((v): v is string | number => typeof v === "string" || typeof v === "number") : undefined;
   const programSecrets = fromProgram ? secretValues : carried;
   const hidden = programSecrets ?? secretValues;
   return { values: hidden.length ? { ...withoutSecrets(plain), __secrets: hidden } : withoutSecrets(plain), secretKeys, programSecrets };
@@ -57,12 +57,13 @@ export function toRuntime(values: Obj | undefined, fromProgram = false): ToRunti
 /**
  * Runtime results as the engine stores them, with what the runtime says is secret wrapped (every key
  * of `request` that came in secret, the spec's secret inputs and outputs, and what derives from a
- * secret input: ../runtime/secrets.ts), and the program's secrets carried on as `__secrets`, secret.
+ * secret input, and any other copy of a program secret: ../runtime/secrets.ts `wrapAnswer`), and the
+ * program's secrets carried on as `__secrets`, secret.
  * `request` is what the results answer, as `toRuntime` made it.
  */
 export function fromRuntime(kind: ResourceKind, values: Obj, request: ToRuntime): Obj {
   const carried = request.programSecrets ? { __secrets: request.programSecrets } : {};
-  return wrapSecretsWithin(kind, wrapSecrets({ ...withoutSecrets(values), ...carried }, [...secretKeys(kind, request.values, request.secretKeys), "__secrets"]));
+  return wrapAnswer(kind, { ...withoutSecrets(values), ...carried }, [...secretKeys(kind, request.values, request.secretKeys), "__secrets"], request.values);
 }
 
 /**

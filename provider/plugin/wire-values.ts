@@ -14,16 +14,16 @@ export interface Unwrapped {
   plain: Obj;
   /** Top-level keys that held a secret anywhere inside. */
   secretKeys: Set<string>;
-  /** The plaintext of every secret string, for the runtime's log redaction (`__secrets`). */
-  secretValues: string[];
+  /** The plaintext of every secret string (for the runtime's log redaction) and number (`__secrets`). */
+  secretValues: (string | number)[];
 }
 
 export function unwrap(values: Obj | undefined): Unwrapped {
   const secretKeys = new Set<string>();
-  const secretValues: string[] = [];
+  const secretValues: (string | number)[] = [];
   const plain: Obj = {};
   for (const [key, value] of Object.entries(values ?? {})) {
-    const found: string[] = [];
+    const found: (string | number)[] = [];
     const { value: inner, secret } = strip(value, false, found);
     plain[key] = inner;
     if (secret) secretKeys.add(key);
@@ -32,14 +32,16 @@ export function unwrap(values: Obj | undefined): Unwrapped {
   return { plain, secretKeys, secretValues: [...new Set(secretValues)] };
 }
 
-/** `value` without wrappers; `secret` when any part was secret; secret strings collected in `found`. */
-function strip(value: unknown, inSecret: boolean, found: string[]): { value: unknown; secret: boolean } {
+/** `value` without wrappers; `secret` when any part was secret; secret strings and numbers collected in `found`. */
+function strip(value: unknown, inSecret: boolean, found: (string | number)[]): { value: unknown; secret: boolean } {
   if (Array.isArray(value)) {
     const parts = value.map((v) => strip(v, inSecret, found));
     return { value: parts.map((p) => p.value), secret: parts.some((p) => p.secret) };
   }
   if (value === null || typeof value !== "object") {
     if (inSecret && typeof value === "string" && value !== "" && value !== unknownValue) found.push(value);
+    // A number too: state hides it wherever it shows (../runtime/secret-net.ts); logs hide only strings.
+    if (inSecret && typeof value === "number" && Number.isFinite(value)) found.push(value);
     return { value, secret: inSecret };
   }
   const obj = value as Obj;

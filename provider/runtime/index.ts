@@ -26,7 +26,7 @@ import { migrate, stamped } from "./migrate";
 import { chooseFreeName } from "./name-choice";
 import { noteDetailedDiff } from "./detailed-diff";
 import { engineBoundsInDynamicHost } from "./operation";
-import { derivedSecretKeys, hiddenValues, secretInputs, wrapSecrets, wrapSecretsWithin } from "./secrets";
+import { derivedSecretKeys, hiddenValues, secretInputs, wrapAnswer } from "./secrets";
 
 /** The kinds whose `check` adds derived inputs: those whose folder has a `derive` (test/unit/derive-kinds.test.ts). */
 export const DERIVING_KINDS = KINDS.filter((kind) => definitionOf(kind).derive !== undefined);
@@ -150,11 +150,11 @@ export async function remove(kind: ResourceKind, id: string, props: Outputs): Pr
 
 /**
  * `values` as the dynamic-provider host passes them on, with what derives from a secret input wrapped
- * as a secret: the host takes an answer as it is, and the engine keeps a wrapped value secret
- * (./secrets.ts). The rest the engine marks itself, by name.
+ * as a secret, and every other copy of a program secret (./secrets.ts `wrapAnswer`): the host takes
+ * an answer as it is, and the engine keeps a wrapped value secret. The rest the engine marks itself, by name.
  */
 function withSecretsWrapped(kind: ResourceKind, values: Outputs, request: Inputs): Outputs {
-  return wrapSecretsWithin(kind, wrapSecrets(values, derivedSecretKeys(kind, request)));
+  return wrapAnswer(kind, values, derivedSecretKeys(kind, request), request);
 }
 
 /** A create or update that failed once the resource existed: the state it carries (./partial.ts) is an answer too. */

@@ -9,10 +9,10 @@
  *
  * The same knowledge says what logs and messages must hide (`hiddenValues`).
  */
-import { specialSecretSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
 import { resolveOptions } from "../../sdk/config";
 import { SPECS, type ResourceKind } from "../kinds/specs";
 import { clientOptions } from "./configured";
+import { isWrapped, netSecretsOf, withSecretsNetted, wrapped } from "./secret-net";
 
 type Obj = Record<string, unknown>;
 
@@ -68,14 +68,12 @@ export function secretKeys(kind: ResourceKind, request: Obj, given: Iterable<str
   return secret;
 }
 
-const isWrapped = (value: unknown) => value !== null && typeof value === "object" && (value as Obj)[specialSigKey] === specialSecretSig;
-
 /** `values` with each of `keys` wrapped as the engine's secret (whole top-level values: coarse, never leaky). */
 export function wrapSecrets(values: Obj, keys: Iterable<string>): Obj {
   const out: Obj = { ...values };
   for (const key of keys) {
     const value = out[key];
-    if (value !== undefined && value !== null && !isWrapped(value)) out[key] = { [specialSigKey]: specialSecretSig, value };
+    if (value !== undefined && value !== null && !isWrapped(value)) out[key] = wrapped(value);
   }
   return out;
 }
@@ -94,7 +92,7 @@ function wrapAt(value: unknown, path: readonly string[]): unknown {
     // Nothing to hide in an absent value or an empty list: left plain, which keeps state small.
     const empty = inner === undefined || inner === null || (Array.isArray(inner) && inner.length === 0);
     if (rest.length > 0) out[key] = wrapAt(inner, rest);
-    else if (!empty && !isWrapped(inner)) out[key] = { [specialSigKey]: specialSecretSig, value: inner };
+    else if (!empty && !isWrapped(inner)) out[key] = wrapped(inner);
   }
   return out;
 }
@@ -108,6 +106,16 @@ export function wrapSecretsWithin(kind: ResourceKind, values: Obj): Obj {
   let out = values;
   for (const path of SPECS[kind].secretWithin ?? []) out = wrapAt(out, path.split(".")) as Obj;
   return out;
+}
+
+/**
+ * An answer as both front ends hand it to the engine: `keys` wrapped whole (`wrapSecrets`), the spec's
+ * `secretWithin` values, then every other copy of a program secret the answer holds, in any field
+ * (./secret-net.ts). `requests`: what the answer answers (inputs, or the state a read refreshes),
+ * whose `__secrets` name the program's secrets with the answer's own.
+ */
+export function wrapAnswer(kind: ResourceKind, values: Obj, keys: Iterable<string>, ...requests: Obj[]): Obj {
+  return withSecretsNetted(wrapSecretsWithin(kind, wrapSecrets(values, keys)), netSecretsOf(values, ...requests));
 }
 
 /**

@@ -13,7 +13,7 @@ import { ensurePulumi } from "../../scripts/ensure-pulumi.mjs";
 // @ts-expect-error: plain ESM scripts, shared with npm start
 import { pulumiEnv, runPulumi } from "../../scripts/pulumi-run.mjs";
 import { initE2eStack } from "./stack-init";
-import { assertScannable, describeLeaks, filesUnder, findLeaks, type Place, type SecretValue } from "./secrets";
+import { assertScannable, describeLeaks, filesUnder, findLeaks, pathsHolding, type Place, type SecretValue } from "./secrets";
 
 export const ROOT = join(__dirname, "..", "..");
 
@@ -76,6 +76,13 @@ export interface E2eStack {
   secret(value: string, label?: string): string;
   /** What `close()` will scan for, by label (never the values): lets a test see a token was picked up. */
   secretLabels(): string[];
+  /**
+   * Scans `pulumi stack export` (without `--show-secrets`) for every registered secret now, and fails
+   * naming each leak and the state field that holds it (`after`: the step just taken, for the report).
+   * For a kind's e2e paths (first up, a failed change, an interrupted run, refresh): `close()` scans the
+   * state once, at the end, and a leak a later step overwrites would pass it by.
+   */
+  scanState(after: string): Promise<void>;
   /** The file backend's files `close()` scans (checkpoints, their history and backups), by path under the backend's dir. */
   backendFiles(): string[];
   /**
@@ -134,6 +141,19 @@ export async function startStack(project: string, stack: string, emulatorOptions
     if (res.code !== 0) throw new Error(`pulumi ${args.join(" ")} exited ${res.code}`);
     return res;
   };
+  // A place's name may quote a command line that carried a secret: the report must not repeat it.
+  const scrub = (where: string) => [...secrets.keys()].reduce((text, value) => text.split(value).join("[secret]"), where);
+  /** What of the registered secrets `places` show, as the report's text ("" when nothing leaked). */
+  const leaksIn = (places: Place[]): string => {
+    collectSandboxTokens();
+    const found = findLeaks([...secrets].map(([value, label]): SecretValue => ({ value, label })), places.map((p) => ({ ...p, where: scrub(p.where) })));
+    return found.length > 0 ? `stack ${current}: ${describeLeaks(found)}` : "";
+  };
+  const exportNow = async (): Promise<string> => {
+    const exported = await run(["stack", "export"]);
+    if (exported.code !== 0) throw new Error(`pulumi stack export exited ${exported.code}:\n${exported.output}`);
+    return exported.stdout;
+  };
   await initE2eStack(cwd, env, stack, emulator);
   return {
     emulator,
@@ -167,23 +187,24 @@ export async function startStack(project: string, stack: string, emulatorOptions
       return value;
     },
     secretLabels: () => [...secrets.values()],
+    scanState: async (after) => {
+      const exported = await exportNow();
+      const leaks = leaksIn([{ where: `the exported state after ${after}`, text: exported }]);
+      if (!leaks) return;
+      const fields = [...secrets].flatMap(([value, label]) => pathsHolding(exported, value).map((path) => `  - ${label}: ${path}`));
+      throw new Error(`${leaks}\nin the state's fields:\n${fields.join("\n")}`);
+    },
     backendFiles: () => filesUnder(stateDir, "").map((p) => p.where.trim()),
     close: async () => {
       let leaks = "";
       try {
-        collectSandboxTokens();
-        const exported = await run(["stack", "export"]);
-        if (exported.code !== 0) throw new Error(`close: pulumi stack export exited ${exported.code}:\n${exported.output}`);
-        const places: Place[] = [
+        const exported = await exportNow().catch((err: Error) => Promise.reject(new Error(`close: ${err.message}`)));
+        leaks = leaksIn([
           ...printed,
-          { where: "the exported state (pulumi stack export)", text: exported.stdout },
+          { where: "the exported state (pulumi stack export)", text: exported },
           ...filesUnder(stateDir, "the state backend's file"),
           { where: `the stack's config file Pulumi.${current}.yaml`, text: readConfigFile(cwd, current) },
-        ];
-        // A place's name may quote a command line that carried a secret: the report must not repeat it.
-        const scrub = (where: string) => [...secrets.keys()].reduce((text, value) => text.split(value).join("[secret]"), where);
-        const found = findLeaks([...secrets].map(([value, label]): SecretValue => ({ value, label })), places.map((p) => ({ ...p, where: scrub(p.where) })));
-        if (found.length > 0) leaks = `stack ${current}: ${describeLeaks(found)}`;
+        ]);
       } finally {
         // What `stack rm --force` would remove, without a CLI start: the backend's dir and the stack's config file.
         rmSync(join(cwd, `Pulumi.${current}.yaml`), { force: true });

@@ -88,3 +88,29 @@ export function filesUnder(dir: string, what: string): Place[] {
     .filter((path) => statSync(path, { throwIfNoEntry: false })?.isFile())
     .map((path) => ({ where: `${what} ${relative(dir, path)}`, text: readFileSync(path, "latin1") }));
 }
+
+/**
+ * Where in an exported state (`pulumi stack export`, parsed) `value` shows in plaintext: one line per
+ * string that holds it, as its resource's type and name and the path inside (`outputs.__memberInputs.ada.envVars.TOKEN`),
+ * so a leak report names the field to fix. Values are not repeated.
+ */
+export function pathsHolding(exported: string, value: string): string[] {
+  let state: { deployment?: { resources?: { urn?: string }[] } };
+  try {
+    state = JSON.parse(exported);
+  } catch {
+    return [];
+  }
+  const found: string[] = [];
+  const walk = (v: unknown, path: string) => {
+    if (typeof v === "string") {
+      if (v.includes(value)) found.push(path);
+    } else if (Array.isArray(v)) v.forEach((item, i) => walk(item, `${path}[${i}]`));
+    else if (v !== null && typeof v === "object") for (const [k, item] of Object.entries(v)) walk(item, path ? `${path}.${k}` : k);
+  };
+  for (const r of state.deployment?.resources ?? []) {
+    const name = (r.urn ?? "").split("::").slice(-2).join("::");
+    for (const [k, v] of Object.entries(r)) if (k !== "urn") walk(v, `${name} ${k}`);
+  }
+  return found;
+}
