@@ -1,8 +1,25 @@
 /**
- * A resource's own identity, beside its key (../resource-key.ts). The key is derived from the URN the
- * resource had at its first create, so a resource renamed away with `aliases` keeps it and a new
- * resource later declared under the old name derives the same one. The nonce tells those two apart:
- * random, minted at the resource's first check and kept in state from then on (../check.ts).
+ * Identity: what tells one resource's objects in the service from every other's, and what a re-run may
+ * take as its own. The one place the rules are written; each kind asks here (and ./name-claims.ts for
+ * auto-names), never derives its own.
+ *
+ * Unique per resource: its nonce, 64 random bits minted at its first check and kept in state (a
+ * fleet's member: derived from the fleet's, its key and its incarnation, ../sandbox-fleet/members.ts).
+ * The key (../resource-key.ts: the stack instance and the URN of the first create) is NOT unique: a
+ * resource renamed away with `aliases`, or moved by `pulumi state move`, keeps it, and a new resource
+ * under the old name derives it again. The key only FINDS what a killed run made.
+ * Unique per generation: the marker (`<key>#<generation>`, a sandbox's metadata) and auto-names; the
+ * generation grows on every replacement, so a replacement never meets the object it replaces.
+ * Unique per create: the idempotency key, from key, generation and nonce: a retry of one create sends
+ * it again (the service answers with the first attempt's sandbox); no other create ever sends it.
+ *
+ * What a re-run may adopt: an object found by its key's marker or auto-name only when it carries this
+ * create's own nonce, or when no finished create claimed it (a killed run's create never finished).
+ * A claimed one, a copy (a fork, a snapshot's sandbox: they inherit marks), a paused one whose files
+ * cannot be read, and one made before claims existed are left alone, and the new resource's row says
+ * so. Claims live where the service lets a client write (each kind's claim.ts, listed in
+ * docs/reruns-and-identity.md); none is written once the engine is gone (a killed `up` whose provider
+ * lives on), so the re-run finds the killed run's work unclaimed.
  *
  * A create's idempotency key is derived from the key, the generation and the nonce: a retry of the
  * same create (a lost answer, a timeout) sends the same one, so the service answers with the sandbox

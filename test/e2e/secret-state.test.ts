@@ -70,7 +70,8 @@ test("a change that fails: the fleet keeps its members' old inputs, secrets stil
   expect(up.code, up.output).not.toBe(0);
   expect(up.output).toContain("2 of the 2 members to create, change or delete failed");
   const exported = await s.exported();
-  expect(exported).toContain("__memberInputs");
+  // Each member keeps the inputs its sandbox was made from (its record's `madeFrom`), holding the secrets.
+  expect(exported).toContain("madeFrom");
   await s.scanState("a failed change");
 });
 
