@@ -216,9 +216,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   };
   return {
     apiUrl, sandboxUrl: apiUrl, accessToken: creds.accessToken, dataDir, isolation, server,
-    get apiKey() {
-      return creds.apiKey;
-    },
+    get apiKey() { return creds.apiKey; }, // read at each use: `rotateApiKey` changes it
     rotateApiKey: () => (creds.apiKey = newApiKey()),
     ...(served && ca ? { domain: served, caFile: ca.caFile } : {}),
     state: stateOf(stores),
