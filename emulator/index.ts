@@ -28,6 +28,7 @@ import { exchangeObserver, type ExchangeObserver } from "./exchanges";
 import { text } from "./http";
 import { newAccessToken, newApiKey, newUUID } from "./ids";
 import { inventoryOf, sandboxesOf, templatesOf, volumesOf, type Inventory, type InventorySandbox, type InventoryTemplate, type InventoryVolume } from "./inventory";
+import type { Credentials } from "./auth";
 import { createRouter } from "./router";
 import { BuildHold } from "./store/build-hold";
 import { adminRoutes } from "./routes/admin";
@@ -149,6 +150,11 @@ export interface Emulator {
   holdBuilds(): void;
   /** Every template, volume and sandbox as JSON, for `EmulatorOptions.restore` (files are not kept). */
   snapshot(): EmulatorSnapshot;
+  /**
+   * A key rotation: a new API key becomes the one valid key (`apiKey` from now on, also returned), and
+   * the old one is refused, as after the team made a key and deleted the old one.
+   */
+  rotateApiKey(): string;
   /** Stops timers, ends in-sandbox processes, closes the server; removes the data dir if it made it. Idempotent. */
   close(): Promise<void>;
 }
@@ -180,7 +186,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   const calls = new CallLog();
   const onExchange = exchangeObserver(options.onExchange);
   const envd = createEnvdHandler({ directory: stores.sandboxes, onExchange, limits: options.limits });
-  const router = createRouter(allRoutes(stores, faults, calls, creds.apiKey), creds);
+  const router = createRouter(allRoutes(stores, faults, calls, creds), creds);
   const listener = createListener({ envd, router, faults, calls, log: options.log, onExchange });
   // Only upgrades to a sandbox's port switch protocols (Node 24.9+; see envd/ports/upgrade.ts).
   const serverOptions: ServerOptions & { shouldUpgradeCallback?: (req: IncomingMessage) => boolean } = { shouldUpgradeCallback: (req) => envd.upgrades(req) };
@@ -209,7 +215,9 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     if (options.dataDir === undefined) await rm(dataDir, { recursive: true, force: true });
   };
   return {
-    apiUrl, sandboxUrl: apiUrl, ...creds, dataDir, isolation, server,
+    apiUrl, sandboxUrl: apiUrl, accessToken: creds.accessToken, dataDir, isolation, server,
+    get apiKey() { return creds.apiKey; }, // read at each use: `rotateApiKey` changes it
+    rotateApiKey: () => (creds.apiKey = newApiKey()),
     ...(served && ca ? { domain: served, caFile: ca.caFile } : {}),
     state: stateOf(stores),
     calls: (since) => calls.since(since),
@@ -221,7 +229,8 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   };
 }
 
-function allRoutes(stores: Stores, faults: Faults, calls: CallLog, apiKey: string) {
+/** `creds` is read at each request: a key rotation changes what the routes accept. */
+function allRoutes(stores: Stores, faults: Faults, calls: CallLog, creds: Credentials) {
   return [
     // The service's health check answers 200 with a fixed text (infra: packages/api/internal/handlers/store.go, GetHealth).
     { method: "GET" as const, pattern: "/health", auth: "none" as const, handler: () => text(200, HEALTH_TEXT) },
@@ -229,11 +238,11 @@ function allRoutes(stores: Stores, faults: Faults, calls: CallLog, apiKey: strin
     ...sandboxRoutes(stores),
     ...sandboxUpdateRoutes(stores),
     ...sandboxResumeRoutes(stores),
-    ...secretRoutes(stores, apiKey),
+    ...secretRoutes(stores, creds),
     ...snapshotRoutes(stores),
     ...templateRoutes(stores),
     ...templateBuildRoutes(stores),
-    ...teamRoutes(stores, apiKey),
+    ...teamRoutes(stores, creds),
     ...volumeRoutes(stores),
     ...volumeContentRoutes(stores.volumes),
     ...adminRoutes(stores, faults, calls),

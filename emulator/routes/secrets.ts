@@ -8,7 +8,7 @@
  * shared/pkg/secretsstore/name.go and the spec's NewSecret, SecretUpdate and SecretMetadata.
  */
 import { z } from "zod";
-import { authenticate } from "../auth";
+import { authenticate, type Credentials } from "../auth";
 import { ApiError, json, noContent, type Reply, type RequestContext } from "../http";
 import { paginate } from "../paging";
 import type { Route } from "../router";
@@ -30,9 +30,9 @@ const Metadata = z.record(z.string(), z.string())
 const NewSecretBody = z.object({ name: z.string().min(1).max(128).regex(NAME_RE), value: z.string(), metadata: Metadata.optional() });
 const SecretUpdateBody = z.object({ value: z.string(), metadata: Metadata.optional() });
 
-/** The five secrets operations; `apiKey` is the one key they accept. */
-export function secretRoutes(stores: Stores, apiKey: string): Route[] {
-  const guarded = (handler: (ctx: RequestContext) => Reply | Promise<Reply>) => (ctx: RequestContext) => guard(apiKey, ctx, handler);
+/** The five secrets operations; `creds.apiKey`, as it is at each request, is the one key they accept. */
+export function secretRoutes(stores: Stores, creds: Pick<Credentials, "apiKey">): Route[] {
+  const guarded = (handler: (ctx: RequestContext) => Reply | Promise<Reply>) => (ctx: RequestContext) => guard(creds.apiKey, ctx, handler);
   return [
     { method: "GET", pattern: "/secrets", auth: "none", handler: guarded((ctx) => listSecrets(stores, ctx.query)) },
     { method: "POST", pattern: "/secrets", auth: "none", handler: guarded((ctx) => createSecret(stores, ctx)) },

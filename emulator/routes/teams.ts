@@ -4,6 +4,7 @@
  * (handlers/team_metrics.go, team_metrics_max.go). The emulator keeps no history of sandboxes that
  * are gone, so the series is made from the sandboxes it still holds.
  */
+import type { Credentials } from "../auth";
 import { ApiError, json, type Reply, type RequestContext } from "../http";
 import { pointsIn, rangeOf, rangeProblem, stepOf, type MetricsRange } from "../metrics-range";
 import type { Route } from "../router";
@@ -20,11 +21,11 @@ const MAX_METRICS = ["concurrent_sandboxes", "sandbox_start_rate"] as const;
 const EXPORT_PERIOD_MS = 5000;
 
 /** GET /teams (access token) and the team metrics (API key). */
-export function teamRoutes(stores: Stores, apiKey: string): Route[] {
+export function teamRoutes(stores: Stores, creds: Pick<Credentials, "apiKey">): Route[] {
   return [
     {
       method: "GET", pattern: "/teams", auth: "accessToken",
-      handler: () => json(200, [{ teamID: stores.teamID, name: TEAM_NAME, apiKey, isDefault: true }]),
+      handler: () => json(200, [{ teamID: stores.teamID, name: TEAM_NAME, apiKey: creds.apiKey, isDefault: true }]),
     },
     { method: "GET", pattern: "/teams/:teamID/metrics", auth: "apiKey", handler: (ctx) => series(stores, ctx) },
     { method: "GET", pattern: "/teams/:teamID/metrics/max", auth: "apiKey", handler: (ctx) => maximum(stores, ctx) },

@@ -40,14 +40,23 @@ export function derivedNonce(from: string): string {
 }
 
 /**
+ * The one digest of identity parts: SHA-256 of the parts joined by `#`, 64 hex digits. Plain, not an
+ * HMAC keyed by the API key (../runtime/made-from.ts): what it names must read the same under every
+ * key of the team, and after a key rotation (a template's claim, ./template/claim.ts). So it never
+ * digests an input's value, only keys, nonces and IDs.
+ */
+export function identityDigest(...parts: (string | number)[]): string {
+  return createHash("sha256").update(parts.join("#")).digest("hex");
+}
+
+/**
  * The `Idempotency-Key` of a create of the resource with these internals: `ps-` and 48 hex digits
  * (the service takes 1 to 255 of `[a-z0-9-]`). Undefined without a nonce (state written before 0.3
  * holds none until the resource's next check), so such a create is sent without a key.
  */
 export function idempotencyKeyOf(inputs: { __resource?: string | undefined; __generation?: number | undefined; __nonce?: string | undefined }): string | undefined {
   if (!inputs.__nonce) return undefined;
-  const digest = createHash("sha256").update(`${inputs.__resource ?? ""}#${inputs.__generation ?? 0}#${inputs.__nonce}`).digest("hex");
-  return `ps-${digest.slice(0, 48)}`;
+  return `ps-${identityDigest(inputs.__resource ?? "", inputs.__generation ?? 0, inputs.__nonce).slice(0, 48)}`;
 }
 
 /**

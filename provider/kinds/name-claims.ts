@@ -2,17 +2,19 @@
  * Claims on auto-named objects (a Volume's name, a Secret's name, a Template's alias). An auto-name
  * is derived from the resource's key (./naming.ts), and two resources can share a key: one renamed
  * away with `aliases` keeps the key of its first URN, and a new resource declared later under that
- * name derives it again. What tells their objects apart is a claim the object carries once a create
- * of it finished (each kind says where: a file in the volume, the secret's metadata, a mark in the
- * template's file cache). An object under the name with no claim was left by a killed run of this
- * resource and is adopted; a claimed one is some resource's, recorded in some state, and is never
- * taken over: `check` gives the new resource the next free name instead (../runtime/name-choice.ts).
+ * name derives it again. What tells their objects apart is a mark each kind keeps where the service
+ * lets a client write, and where users do not look: the secret's metadata and the template's file
+ * cache carry a claim (a finished create made this); a volume, whose files are all the user's, carries
+ * a pending mark during its create instead, removed at its end (./volume/claim.ts). An object under
+ * the name that no finished create made (a killed run's) is adopted; one a finished create made is
+ * some resource's, recorded in some state, and is never taken over: `check` gives the new resource the
+ * next free name instead (../runtime/name-choice.ts).
  */
 import type { CallOptions } from "../../sdk/transport/http";
 import { autoNamed } from "../runtime/outcome";
 import type { ResourceSpec } from "../spec";
 
-/** What holds a name: nothing, an object no finished create claimed, or one claimed by this resource or another. */
+/** What holds a name: nothing, an object no finished create made (a killed run's), or one this resource or another made. */
 export type Holder = "free" | "unclaimed" | "ours" | "claimed";
 
 export interface NameClaims {
@@ -61,5 +63,21 @@ export function passedOverNote(spec: ResourceSpec, inputs: Record<string, unknow
     `warning: ${what} ${skipped.map((n) => `"${n}"`).join(", ")} ${skipped.length > 1 ? "are" : "is"} held by another resource's ${kind} ` +
     `(made under this resource's first name, e.g. before a rename with aliases), so this one is "${chosen}". ` +
     "If no stack of yours records it, a run killed right after creating it left it behind: delete it."
+  );
+}
+
+/**
+ * The refusal of a create that finds its name held by another resource's object: `check` chose the
+ * name as free, so another run took it since. `what` names the field ("volume name", "alias").
+ */
+export function heldByAnother(what: string, name: string, kind: string, id: string): Error {
+  return new Error(`${what} "${name}" is held by another resource's ${kind} ${id}: run \`pulumi up\` again, and this resource gets the next free name`);
+}
+
+/** The warning of a mark that could not be left (or taken away) at a create's end: the object stays adoptable. */
+export function markWarning(kind: string, id: string, err: unknown): string {
+  return (
+    `warning: could not mark ${kind} ${id} as this resource's (${err instanceof Error ? err.message : String(err)}); ` +
+    "a new resource later declared under this one's first name could take it for its own"
   );
 }

@@ -4,12 +4,12 @@
  * random: a re-run of an interrupted `pulumi up` computes the same name, finds what the killed run made,
  * and adopts it instead of making a second one.
  */
-import { createHash } from "node:crypto";
 import { resourceNameOf } from "../resource-key";
+import { identityDigest } from "./identity";
 
 export function autoName(resourceKey: string, generation: number, maxBase = 40): string {
   const name = resourceNameOf(resourceKey) || "resource";
   const base = name.toLowerCase().replace(/[^a-z0-9_-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, maxBase) || "resource";
-  const hash = createHash("sha256").update(`${resourceKey}#${generation}`).digest("hex").slice(0, 8);
+  const hash = identityDigest(resourceKey, generation).slice(0, 8);
   return `${base}-${hash}`;
 }

@@ -5,7 +5,8 @@
  * volumeID); what a sandbox wrote survives every seed change, and a seed file never overwrites it;
  * refresh reports a seeded file a sandbox changed as `contentDrift` and `up` leaves it alone until the
  * seed's own copy changes; a file removed from the seed is deleted from the volume; the same files
- * given as a Pulumi AssetArchive are the same seed.
+ * given as a Pulumi AssetArchive are the same seed; a new volume is empty to a sandbox that mounts it
+ * and to the content API (nothing of the provider's bookkeeping is left in it).
  * Tests in this file run in order on one stack.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
@@ -13,6 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ProcessClient } from "../../sdk/in-sandbox/process";
+import { PlatformClient } from "../../sdk/platform/client";
 import { callsSince, inventoryOfStack, lastSeq, startStack, type E2eStack } from "./harness";
 
 const FIXTURE = join(__dirname, "fixtures", "volume-content");
@@ -68,8 +70,10 @@ describe("volume content", () => {
     expect(up.output).toContain("seeding: 3 file(s) to upload (18 bytes), 0 to delete, 0 mode change(s)");
     expect(up.output).toContain("uploaded /conf/b.toml (6 bytes)");
     expect(up.output).not.toContain("alpha"); // contents are never logged
-    // The seed's files, then the volume's claim (provider/kinds/volume/claim.ts).
-    expect(contentWrites(since).sort()).toEqual(["POST /conf", "PUT /.pulumi-sandbox-claim", "PUT /a.txt", "PUT /c.txt", "PUT /conf/b.toml"]);
+    // The seed's files, between the volume's pending mark and its removal (provider/kinds/volume/claim.ts).
+    const writes = contentWrites(since);
+    expect([writes[0], writes.at(-1)]).toEqual(["PUT /.pulumi-sandbox-pending", "DELETE /.pulumi-sandbox-pending"]);
+    expect(writes.slice(1, -1).sort()).toEqual(["POST /conf", "PUT /a.txt", "PUT /c.txt", "PUT /conf/b.toml"]);
     ({ volumeID } = (await s.outputs()) as { volumeID: string });
     const volume = inventoryOfStack(s.emulator).volumes[0]!;
     expect(volume.volumeID).toBe(volumeID);
@@ -143,7 +147,7 @@ describe("volume content", () => {
     expect(up.output).toContain("deleted /c.txt");
     expect(contentWrites(since)).toEqual(["DELETE /c.txt"]);
     expect(existsSync(hostFile("c.txt"))).toBe(false);
-    expect(await inSandbox("ls /mnt/data /mnt/data/conf")).toBe("/mnt/data:\na.txt\nconf\nnotes.txt\n\n/mnt/data/conf:\nb.toml\nlocal.txt\n");
+    expect(await inSandbox("ls -A /mnt/data /mnt/data/conf")).toBe("/mnt/data:\na.txt\nconf\nnotes.txt\n\n/mnt/data/conf:\nb.toml\nlocal.txt\n");
     expect((await s.outputs()).volumeID).toBe(volumeID);
   });
 
@@ -159,5 +163,21 @@ describe("volume content", () => {
     const again = await s.pulumi("preview", "--expect-no-changes");
     expect(again.code, again.output).toBe(0);
     expect((await s.outputs()).volumeID).toBe(volumeID);
+  });
+
+  test("a new volume is empty: to a sandbox mounting it at /home/user/data, and to the content API", async () => {
+    await s.ok("config", "set", "mounted", "true");
+    const up = await s.ok("up", "--yes", "--skip-preview");
+    expect(up.output).toMatch(/\+ 2 created/);
+    const out = (await s.outputs({ showSecrets: true })) as { pgdataID: string; pgdataListing: string };
+    expect(out.pgdataListing).toBe(""); // `ls -A /home/user/data` printed nothing (provisioning output is secret in state)
+    const sdk = new PlatformClient({ apiKey: s.emulator.apiKey, apiUrl: s.emulator.apiUrl });
+    const files = sdk.volumes.content(await sdk.volumes.get(out.pgdataID));
+    try {
+      expect(await files.list("/")).toEqual([]);
+    } finally {
+      await files.close();
+      await sdk.close();
+    }
   });
 });

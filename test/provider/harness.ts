@@ -7,6 +7,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
 import { createEmulator, type Emulator, type EmulatorOptions } from "../../emulator";
 import * as runtime from "../../provider/runtime/index";
 import type { ResourceKind } from "../../provider/kinds";
+import { PlatformClient } from "../../sdk/platform/client";
+import type { VolumeContent } from "../../sdk/volume-content/client";
 
 export { runtime };
 
@@ -134,6 +136,25 @@ export function loseAnswerTo(emu: TestEmulator, target: string, armAfter?: strin
     stop();
     emu.setFaults({});
   };
+}
+
+/** Runs `fn` with the content API of the volume `volumeID`, as a user reaches it with the sdk. */
+export async function withVolumeContent<T>(emu: Emulator, volumeID: string, fn: (files: VolumeContent) => Promise<T>): Promise<T> {
+  const sdk = new PlatformClient({ apiKey: emu.apiKey, apiUrl: emu.apiUrl });
+  const files = sdk.volumes.content(await sdk.volumes.get(volumeID));
+  try {
+    return await fn(files);
+  } finally {
+    await files.close();
+    await sdk.close();
+  }
+}
+
+/** A volume as a run killed during its create leaves it: made, and marked pending with that run's nonce. */
+export async function volumeLeftByKilledRun(emu: Emulator, name: string, nonce: string): Promise<string> {
+  const { volumeID } = (await (await rest(emu, "POST", "/volumes", { name })).json()) as { volumeID: string };
+  await withVolumeContent(emu, volumeID, (files) => files.upload("/.pulumi-sandbox-pending", new TextEncoder().encode(`${nonce}\n`)));
+  return volumeID;
 }
 
 /**

@@ -7,7 +7,7 @@
  */
 import { describe, expect, test } from "vitest";
 import type { ResourceKind } from "../../provider/kinds";
-import { capturedStderr, checked, emulatorForFile, rest, runtime } from "./harness";
+import { capturedStderr, checked, emulatorForFile, rest, runtime, volumeLeftByKilledRun } from "./harness";
 
 const emu = emulatorForFile();
 const stderr = capturedStderr();
@@ -67,9 +67,12 @@ describe.each(CASES.filter((c) => c.kind !== "Secret"))("$kind", ({ kind, field,
   });
 });
 
-/** What a run killed inside its create leaves: the object, with no claim (that comes at the create's end). */
+/**
+ * What a run killed inside its create leaves: a template with no claim (that comes at the create's
+ * end); a volume with its pending mark (provider/kinds/volume/claim.ts), which the create's end removes.
+ */
 async function leftByKilledRun(kind: ResourceKind, inputs: Record<string, unknown>): Promise<string> {
-  if (kind === "Volume") return ((await (await rest(emu(), "POST", "/volumes", { name: inputs.name })).json()) as { volumeID: string }).volumeID;
+  if (kind === "Volume") return volumeLeftByKilledRun(emu(), String(inputs.name), String(inputs.__nonce));
   // The current build system's first call: the template exists, its build waits for a start that never came.
   return ((await (await rest(emu(), "POST", "/v3/templates", { name: inputs.alias })).json()) as { templateID: string }).templateID;
 }

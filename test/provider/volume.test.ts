@@ -2,7 +2,7 @@
 import { describe, expect, test } from "vitest";
 import { UNKNOWN } from "../../provider/spec";
 import {
-  checked, checkReasons, emulatorForFile, expectPlainJSON, lastSeq, loseAnswerTo, rejection, rest, runtime,
+  checked, checkReasons, emulatorForFile, expectPlainJSON, lastSeq, loseAnswerTo, rejection, rest, runtime, volumeLeftByKilledRun,
 } from "./harness";
 
 const emu = emulatorForFile();
@@ -84,9 +84,7 @@ describe("creates whose outcome is unknown make one volume", () => {
 
   test("a volume holding this resource's auto-name (an interrupted run made it) is adopted", async () => {
     const inputs = await checked("Volume", { __resource: "proj/dev/interrupted" });
-    const made = await rest(emu(), "POST", "/volumes", { name: inputs.name });
-    expect(made.status).toBe(201);
-    const { volumeID } = (await made.json()) as { volumeID: string };
+    const volumeID = await volumeLeftByKilledRun(emu(), String(inputs.name), "0123456789abcdef");
     const { id } = await runtime.create("Volume", inputs);
     expect(id).toBe(volumeID);
     expect(emu().state.volumes().filter((v) => v.name === inputs.name)).toHaveLength(1);

@@ -4,7 +4,7 @@ import { platform } from "../../runtime/context";
 import { ignoreNotFound, isNotFound, type InputsOf, type ResourceHandlers, type SpecInputs, type StateOf } from "../../runtime/handlers";
 import { autoNamed, createOnce } from "../../runtime/outcome";
 import { resourceLogger } from "../../runtime/log";
-import { passedOverNote } from "../name-claims";
+import { heldByAnother, passedOverNote } from "../name-claims";
 import { secretSpec } from "./spec";
 import { wireBody, type WireMap } from "../../runtime/wire";
 import { claimed, holderOfSecret, secretNamed, unclaimed } from "./claim";
@@ -23,11 +23,6 @@ export const SECRET_UPDATE: WireMap<SpecInputs<"Secret">, SecretUpdate> = {
   metadata: (metadata) => ({ metadata }),
 };
 
-/** The refusal of a secret under this resource's name that is not its own (./claim.ts). */
-const heldBy = (name: string, info: SecretInfo) => new Error(
-  `secret name "${name}" is held by another resource's secret ${info.secretID}: run \`pulumi up\` again, and this resource gets the next free name`,
-);
-
 const state = (inputs: InputsOf<"Secret">, info: SecretInfo): State => ({
   ...inputs, name: info.name, secretID: info.secretID, currentVersion: info.currentVersion,
 });
@@ -44,7 +39,7 @@ export const secretHandlers: ResourceHandlers<"Secret"> = {
     // wrote the same, and only gains a version). One without it is another resource's.
     const own = async (): Promise<SecretInfo | undefined> => {
       const earlier = await secretNamed(name);
-      if (earlier && holderOfSecret(earlier, inputs.__nonce ?? "") !== "ours") throw heldBy(name, earlier);
+      if (earlier && holderOfSecret(earlier, inputs.__nonce ?? "") !== "ours") throw heldByAnother("secret name", name, "secret", earlier.secretID);
       return earlier && platform().secrets.update(earlier.secretID, { value: inputs.value, metadata });
     };
     const info = await createOnce(() => platform().secrets.create(body), own).catch(async (err) => {

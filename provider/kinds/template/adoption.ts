@@ -9,6 +9,7 @@ import { platform } from "../../runtime/context";
 import type { InputsOf } from "../../runtime/handlers";
 import type { Logger } from "../../runtime/log";
 import { autoNamed } from "../../runtime/outcome";
+import { heldByAnother } from "../name-claims";
 import { isClaimed, templateWithAlias } from "./claim";
 import { buildInputNames, builtFrom } from "./record";
 import type { BuildRef } from "./build-system";
@@ -53,7 +54,7 @@ export async function existing(inputs: Inputs, log: Logger): Promise<BuildRef | 
   }
   if (found && (await isClaimed(found.templateID))) {
     // `check` chose this auto-name as held by no other resource's template: another run took it since.
-    throw new Error(`alias "${alias}" is held by another resource's template ${found.templateID}: run \`pulumi up\` again, and this resource gets the next free name`);
+    throw heldByAnother("alias", alias, "template", found.templateID);
   }
   if (found) log(`adopting template ${found.templateID} (alias ${alias}) made by an interrupted run`);
   return found;

@@ -5,10 +5,10 @@ import { resourceLogger } from "../../runtime/log";
 import { autoNamed, createOnce, isAlreadyExists } from "../../runtime/outcome";
 import { PartialCreateError } from "../../runtime/partial";
 import { ignoreNotFound, isNotFound, type InputsOf, type ResourceHandlers, type SpecInputs, type StateOf } from "../../runtime/handlers";
-import { passedOverNote } from "../name-claims";
+import { heldByAnother, passedOverNote } from "../name-claims";
 import { volumeSpec } from "./spec";
 import { wireBody, type WireMap } from "../../runtime/wire";
-import { claimVolume, holderOfVolume, volumeNamed } from "./claim";
+import { clearPending, dropLegacyClaim, holderOfVolume, markPending, volumeNamed } from "./claim";
 import { applySeed, findDrift, type SeedBefore } from "./seed";
 import { readContent } from "./source";
 
@@ -24,15 +24,13 @@ function state(inputs: InputsOf<"Volume">, volume: VolumeAndToken, token = volum
 }
 
 /**
- * The volume named `name` when this resource may take it: found after its own create's answer was
- * lost, or left by a killed run of it (no claim). One another resource claimed is refused: `check`
- * chose this name as free, so another run took it since.
+ * The volume named `name` when this resource may take it after its create was refused as a name
+ * taken: one a killed run of it left, which still carries that run's pending mark (./claim.ts). One
+ * without (a finished create's) is refused: `check` chose this name as free, so another run took it since.
  */
 async function ownNamed(name: string, inputs: InputsOf<"Volume">): Promise<VolumeAndToken | undefined> {
   const volume = await volumeNamed(name);
-  if (volume && (await holderOfVolume(volume, inputs.__nonce ?? "")) === "claimed") {
-    throw new Error(`volume name "${name}" is held by another resource's volume ${volume.volumeID}: run \`pulumi up\` again, and this resource gets the next free name`);
-  }
+  if (volume && (await holderOfVolume(volume, inputs.__nonce ?? "")) === "claimed") throw heldByAnother("volume name", name, "volume", volume.volumeID);
   return volume;
 }
 
@@ -71,23 +69,27 @@ export const volumeHandlers: ResourceHandlers<"Volume"> = {
     const log = resourceLogger("Volume", inputs);
     const passedOver = passedOverNote(volumeSpec, inputs, "volume name");
     if (passedOver) log(passedOver);
-    const volume = await createOnce(() => platform().volumes.create(body), () => ownNamed(name, inputs)).catch(async (err) => {
-      // An auto-name `check` chose is held by no other resource's volume (./claim.ts), so an unclaimed
-      // volume holding it was made by an interrupted run of this same resource: adopt it rather than fail.
+    // After a lost answer, the volume under the name is the one this create made: it has no mark yet,
+    // and `check` found the name free (one a killed run left answers the create with a conflict).
+    const volume = await createOnce(() => platform().volumes.create(body), () => volumeNamed(name)).catch(async (err) => {
+      // An auto-name `check` chose is held by no finished create of another resource (./claim.ts), so a
+      // volume holding it with another run's pending mark was left by an interrupted run of this same
+      // resource: adopt it rather than fail.
       const adopted = autoNamed(inputs, "name") && isAlreadyExists(err) ? await ownNamed(name, inputs) : undefined;
       if (!adopted) throw err;
       log(`adopting volume ${adopted.volumeID} (name ${name}) made by an interrupted run`);
       return adopted;
     });
+    await markPending(volume, inputs.__nonce, log);
     const made = state(inputs, volume);
-    // Claimed once the engine is about to record it: as made, or as seeded part way (a partial create).
+    // The mark goes once the engine is about to record the volume: as made, or seeded part way (a partial create).
     const outs = inputs.content
       ? await seed(volume, made, seededBefore({}), inputs).catch(async (err: unknown) => {
-        if (err instanceof PartialCreateError) await claimVolume(volume, inputs.__nonce, log);
+        if (err instanceof PartialCreateError) await clearPending(volume, inputs.__nonce, log);
         throw err;
       })
       : made;
-    await claimVolume(volume, inputs.__nonce, log);
+    await clearPending(volume, inputs.__nonce, log);
     return { id: volume.volumeID, outs };
   },
 
@@ -114,6 +116,7 @@ export const volumeHandlers: ResourceHandlers<"Volume"> = {
     // `content` is the one input that changes in place; the name replaces (./spec.ts).
     const volume = await platform().volumes.get(id);
     const outs = { ...state(news, volume, olds.token ?? volume.token), contentWritten: olds.contentWritten ?? {}, contentDrift: olds.contentDrift ?? {} };
+    await dropLegacyClaim(volume, olds.__nonce, resourceLogger("Volume", news));
     return { outs: await seed(volume, outs, seededBefore(olds), news) };
   },
 
