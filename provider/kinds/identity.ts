@@ -34,11 +34,6 @@ export function mintNonce(): string {
   return randomBytes(8).toString("hex");
 }
 
-/** A nonce derived from `from` (16 hex digits of its SHA-256): for what has an identity inside a resource, as a fleet's member. */
-export function derivedNonce(from: string): string {
-  return createHash("sha256").update(from).digest("hex").slice(0, 16);
-}
-
 /**
  * The one digest of identity parts: SHA-256 of the parts joined by `#`, 64 hex digits. Plain, not an
  * HMAC keyed by the API key (../runtime/made-from.ts): what it names must read the same under every
@@ -51,12 +46,17 @@ export function identityDigest(...parts: (string | number)[]): string {
 
 /**
  * The `Idempotency-Key` of a create of the resource with these internals: `ps-` and 48 hex digits
- * (the service takes 1 to 255 of `[a-z0-9-]`). Undefined without a nonce (state written before 0.3
- * holds none until the resource's next check), so such a create is sent without a key.
+ * (the service takes 1 to 255 of `[a-z0-9-]`). `sent` names what the create sends (its inputs'
+ * digests, keyed by the API key, and its deadline): a retry sends the same, so it gets the same key,
+ * while a create of other inputs under the same generation (the re-run of a killed fleet update,
+ * edited since) gets another, where the service would refuse the key it saw with another body.
+ * Undefined without a nonce (state written before 0.3 holds none until the resource's next check), so
+ * such a create is sent without a key.
  */
-export function idempotencyKeyOf(inputs: { __resource?: string | undefined; __generation?: number | undefined; __nonce?: string | undefined }): string | undefined {
+export function idempotencyKeyOf(inputs: { __resource?: string | undefined; __generation?: number | undefined; __nonce?: string | undefined }, sent = ""): string | undefined {
   if (!inputs.__nonce) return undefined;
-  return `ps-${identityDigest(inputs.__resource ?? "", inputs.__generation ?? 0, inputs.__nonce).slice(0, 48)}`;
+  const parts = [inputs.__resource ?? "", inputs.__generation ?? 0, inputs.__nonce, ...(sent ? [sent] : [])];
+  return `ps-${identityDigest(...parts).slice(0, 48)}`;
 }
 
 /**

@@ -194,6 +194,25 @@ describe("the native plugin on the real engine", () => {
     expect(preview.code, preview.output).toBe(0);
   });
 
+  test("pulumi import of a fleet names each member's sandbox; what they share becomes `sandbox`, and declaring it changes nothing", async () => {
+    const client = new PlatformClient({ apiUrl: s.emulator.apiUrl, apiKey: s.emulator.apiKey });
+    const a = await client.sandboxes.create({ templateID: "base", timeout: 300, metadata: { team: "fleet" } });
+    const b = await client.sandboxes.create({ templateID: "base", timeout: 600, metadata: { team: "fleet" } });
+    const bad = await s.pulumi("import", "sandbox:index:SandboxFleet", "outside-fleet", a.sandboxID, "--yes", "--protect=false", "--generate-code=false");
+    expect(bad.code).not.toBe(0);
+    expect(bad.output).toContain(`SandboxFleet: cannot import "${a.sandboxID}": "${a.sandboxID}" is not <key>=<sandboxID>. Import a fleet by`);
+    const id = `a=${a.sandboxID},b=${b.sandboxID}`;
+    const imported = await s.ok("import", "sandbox:index:SandboxFleet", "outside-fleet", id, "--yes", "--protect=false", "--generate-code=false");
+    expect(imported.output).toMatch(/= 1 imported/);
+    const fleet = (await resources()).find((r) => r.urn.endsWith("::outside-fleet"));
+    expect(fleet?.inputs).toEqual({ sandbox: { templateID: "base", metadata: { team: "fleet" } }, members: { a: { timeoutSeconds: 300 }, b: { timeoutSeconds: 600 } } });
+    const members = fleet?.outputs?.sandboxes as Record<string, { sandboxID: string; state: string }>;
+    expect(Object.fromEntries(Object.entries(members).map(([k, m]) => [k, [m.sandboxID, m.state]]))).toEqual({ a: [a.sandboxID, "running"], b: [b.sandboxID, "running"] });
+    await s.ok("config", "set", "adoptFleet", "fleet");
+    const preview = await s.pulumi("preview", "--expect-no-changes", "--diff");
+    expect(preview.code, preview.output).toBe(0);
+  });
+
   test("refresh finds no drift", async () => {
     await s.ok("refresh", "--yes", "--skip-preview");
     const preview = await s.pulumi("preview", "--expect-no-changes");
@@ -202,7 +221,7 @@ describe("the native plugin on the real engine", () => {
 
   test("destroy empties the emulator", async () => {
     const down = await s.ok("destroy", "--yes", "--skip-preview");
-    expect(down.output).toMatch(/- 8 deleted/);
+    expect(down.output).toMatch(/- 9 deleted/);
     expect(inventoryOfStack(s.emulator)).toEqual({ sandboxes: [], volumes: [], templates: [] });
     // The imported secret and snapshot went with the stack: the service lists neither.
     const client = new PlatformClient({ apiUrl: s.emulator.apiUrl, apiKey: s.emulator.apiKey });

@@ -226,6 +226,20 @@ describe("creates whose outcome is unknown make one sandbox", () => {
     expect(idempotencyKeyOf({ ...a, __generation: 1 })).not.toBe(idempotencyKeyOf(a));
   });
 
+  test("a create of other inputs under the same key, generation and nonce (a killed fleet update run again after an edit) sends a key of its own", async () => {
+    // A fleet member's nonce comes from the fleet's state, so the re-run of a killed update has the killed run's.
+    const killed = await checked("Sandbox", { templateID: "base", envVars: { GREETING: "one" }, __resource: "proj/edited-member/box" });
+    const first = await runtime.create("Sandbox", killed);
+    const edited = { ...killed, envVars: { GREETING: "two" } };
+    expect(idempotencyKeyOf(killed, "a#60")).not.toBe(idempotencyKeyOf(killed, "b#60"));
+    const { id, outs } = await runtime.create("Sandbox", edited);
+    // The same key with another body is refused (422 idempotency_request_mismatch): this create was answered.
+    expect(id).not.toBe(first.id);
+    expect(running()).toContain(id);
+    await runtime.remove("Sandbox", id, outs);
+    await runtime.remove("Sandbox", first.id, first.outs);
+  });
+
   // Each test here stands for the next `up` after an interruption: a stack this process has not listed yet.
   test("a sandbox an interrupted run made (same marker) is adopted", async () => {
     const inputs = await checked("Sandbox", { templateID: "base", __resource: "proj/interrupted/box" });

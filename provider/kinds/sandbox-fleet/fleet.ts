@@ -10,8 +10,8 @@
  * them; when the engine is gone (the run was killed) the create starts no further member and claims
  * nothing (../../runtime/operation.ts).
  */
-import { createHash } from "node:crypto";
 import { PartialCreateError } from "../../runtime/partial";
+import { identityDigest } from "../identity";
 import { resourceLogger } from "../../runtime/log";
 import { currentSignal, engineGone } from "../../runtime/operation";
 import type { ResourceHandlers } from "../../runtime/handlers";
@@ -31,7 +31,7 @@ const logFor = (inputs: Obj) => resourceLogger("SandboxFleet", inputs);
 
 /** The fleet's ID: from its key and nonce, the same for the life of the resource, and never another fleet's. */
 function fleetID(inputs: Obj): string {
-  return `sf-${createHash("sha256").update(`${String(inputs.__resource)}#${String(inputs.__nonce)}`).digest("hex").slice(0, 16)}`;
+  return `sf-${identityDigest(String(inputs.__resource), String(inputs.__nonce)).slice(0, 16)}`;
 }
 
 /**

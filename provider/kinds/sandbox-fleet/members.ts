@@ -12,7 +12,7 @@
  */
 import type { z } from "zod";
 import { checkInputs } from "../../check";
-import { derivedNonce } from "../identity";
+import { identityDigest } from "../identity";
 import { containsUnknown, UNKNOWN, type ResourceSpec } from "../../spec";
 import { sandboxSpec } from "../sandbox/spec";
 import { incarnationOf, own, recordOf, type RecordFields } from "./member-record";
@@ -88,7 +88,7 @@ export function oldMemberInputs(olds: FleetState, key: string): Obj {
 
 /** 16 hex digits from the fleet's nonce, the member's key and its incarnation (../identity.ts). */
 function memberNonce(fleetNonce: string, key: string, incarnation: number): string {
-  return derivedNonce(incarnation ? `${fleetNonce}#members#${key}#${incarnation}` : `${fleetNonce}#members#${key}`);
+  return (incarnation ? identityDigest(fleetNonce, "members", key, incarnation) : identityDigest(fleetNonce, "members", key)).slice(0, 16);
 }
 
 /** Which sandbox of member `key` an operation works on: its incarnation (./member-record.ts) and generation. */

@@ -8,13 +8,13 @@ import { stackOf } from "../../resource-key";
 import { platform } from "../../runtime/context";
 import { resourceLogger } from "../../runtime/log";
 import { STACK_KEY } from "../sandbox/adoption";
+import { importFleet } from "./import";
 import { withoutRecords, withSpent } from "./member-record";
 import { generationOf, isReady, memberKeys, type FleetState } from "./members";
 
 export async function readFleet(id: string, olds: FleetState): Promise<{ id?: string; props?: FleetState }> {
-  if (olds.sandboxes === undefined) {
-    throw new Error("SandboxFleet: a fleet cannot be read by its ID alone (`import`, `get`): its members are known only to the state of the stack that made it");
-  }
+  // No state: an import, whose ID names each member's sandbox (./import.ts).
+  if (olds.sandboxes === undefined) return importFleet(id);
   // The stack part of every member's key (./members.ts identityOf), which their sandboxes are listed by.
   const stack = stackOf(`${typeof olds.__resource === "string" ? olds.__resource : ""}/members/`);
   const listed = await platform().sandboxes.listAll({ metadata: { [STACK_KEY]: stack }, state: ["running", "paused"] });

@@ -189,7 +189,7 @@ async function fromTemplate(inputs: Inputs, templateID: string, timeout: number)
   }
   // At the team's limit the create waits for a slot (../../runtime/limit-wait.ts); a refused create made nothing, so no look-up is needed.
   // The idempotency key (../identity.ts) lets the sdk repeat a create whose answer was lost: the service answers with the first one's sandbox.
-  const key = idempotencyKeyOf(inputs);
+  const key = idempotencyKeyOf(inputs, `${digests}#${timeout}`);
   let repeated = false;
   const call = { onRetry: (o: AttemptOutcome) => { repeated ||= o.kind !== "not_sent" && !(o.kind === "status" && o.status === 429); } };
   const create = () => waitingForLimit("create", () => sandboxes.create(requestBody(inputs, templateID, digests), call, key ? { idempotencyKey: key } : {}), logFor(inputs));
