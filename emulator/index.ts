@@ -21,10 +21,9 @@ import { createEnvdHandler } from "./envd";
 import type { Isolation } from "./envd/isolation/mode";
 import { detectIsolation } from "./envd/isolation/probe";
 import { responseOn } from "./envd/ports/upgrade";
-import type { SandboxLimits } from "./envd/limits";
 import { Faults, type FaultSettings } from "./faults";
-import { validateLatency, type OperationLatency } from "./op-latency";
-import { exchangeObserver, type ExchangeObserver } from "./exchanges";
+import { validateLatency } from "./op-latency";
+import { exchangeObserver } from "./exchanges";
 import { text } from "./http";
 import { newAccessToken, newApiKey, newUUID } from "./ids";
 import { inventoryOf, sandboxesOf, templatesOf, volumesOf, type Inventory, type InventorySandbox, type InventoryTemplate, type InventoryVolume } from "./inventory";
@@ -44,8 +43,13 @@ import { templateRoutes } from "./routes/templates";
 import { unservedRoutes } from "./routes/unserved";
 import { volumeRoutes } from "./routes/volumes";
 import { volumeContentRoutes } from "./volume-content/routes";
+import type { EmulatorOptions } from "./options";
+import { sandboxEventRoutes } from "./routes/sandbox-events";
+import { webhookRoutes } from "./routes/webhooks";
 import { createListener } from "./server";
 import { restoreInto, snapshotOf, type EmulatorSnapshot } from "./snapshot";
+import type { LifecycleEvent } from "./store/lifecycle-events";
+import type { WebhookDelivery } from "./webhooks/deliveries";
 import { closeStores, createStores, type Stores } from "./store";
 
 export type { CallRecord } from "./calls";
@@ -56,60 +60,9 @@ export type { Inventory, InventorySandbox, InventoryTemplate, InventoryVolume } 
 export type { EmulatorSnapshot } from "./snapshot";
 export type { Isolation } from "./envd/isolation/mode";
 export type { SandboxLimits } from "./envd/limits";
-
-/** Options of `createEmulator`; every one has a default. */
-export interface EmulatorOptions {
-  /** Interface to listen on. Default `127.0.0.1`. */
-  host?: string;
-  /** Port; 0 picks a free one. Default 0. */
-  port?: number;
-  /** The one valid API key (`X-API-Key`). Default `e2b_` + 40 random hex, new at each start. */
-  apiKey?: string;
-  /** The one valid access token (`Authorization: Bearer`). Default `sk_e2b_` + 40 random hex, new at each start. */
-  accessToken?: string;
-  /** Duration of a successful template build, in milliseconds. Default 1500. */
-  buildDelayMs?: number;
-  /**
-   * How long a template build's ready command may keep failing before the build fails, in
-   * milliseconds. Default: the service's 10 minutes.
-   */
-  readyTimeoutMs?: number;
-  /** Where sandbox roots and volumes live. Default: a fresh temp dir, removed by `close()`. A given dir is kept. */
-  dataDir?: string;
-  /** Fault switches at start; change them later with `setFaults` or POST /_emulator/faults. Default: none. */
-  faults?: FaultSettings;
-  /** Receives one line per request (`METHOD path status ms`) and internal errors. Default: silent. */
-  log?: (line: string) => void;
-  /**
-   * Sees each platform request, and each plain HTTP request to envd, with the answer given (after it
-   * is sent). For checking the emulator
-   * against a spec; `SANDBOX_EMULATOR_EXCHANGES=<dir>` adds one that writes NDJSON files. Default: none.
-   */
-  onExchange?: ExchangeObserver;
-  /** What each sandbox may use (processes at once, file size); see envd/limits.ts. Default: 1024 processes, 1 GiB. */
-  limits?: Partial<SandboxLimits>;
-  /**
-   * The team's concurrent-sandbox limit: a create (or resume) that would pass it is refused with the
-   * service's 429 (./team-limit.ts). Default: no limit (the service's plans have 20 or 100).
-   */
-  sandboxLimit?: number;
-  /** Time added to create, connect, kill and each build step (./op-latency.ts). Default: none. */
-  latency?: OperationLatency;
-  /**
-   * Builds run their steps, then stay `building` until `releaseBuilds()` (store/build-hold.ts): for a
-   * test that must find a build still running, whatever the machine's speed. Default: false.
-   */
-  holdBuilds?: boolean;
-  /** State to start with, from `emulator.snapshot()` (see ./snapshot.ts): same IDs, same team. Default: only `base`. */
-  restore?: EmulatorSnapshot;
-  /**
-   * Serve a domain, as the service does (./domain/server.ts): https on the one listener, for
-   * `api.<domain>` and `<port>-<sandboxID>.<domain>`, with a CA made at start (`caFile`). A host name
-   * (`localhost`: names under it are loopback, RFC 6761), optionally with the port to listen on.
-   * Default: plain http, reached by URL (`apiUrl`, `sandboxUrl`).
-   */
-  domain?: string;
-}
+export type { EmulatorOptions } from "./options";
+export type { LifecycleEvent } from "./store/lifecycle-events";
+export type { WebhookAttempt, WebhookDelivery } from "./webhooks/deliveries";
 
 /** Read-only views of the emulator's state (snapshots; mutating them changes nothing). */
 export interface EmulatorState {
@@ -117,6 +70,10 @@ export interface EmulatorState {
   sandboxes(): InventorySandbox[];
   templates(): InventoryTemplate[];
   volumes(): InventoryVolume[];
+  /** Every sandbox lifecycle event kept (7 days), oldest first, as GET /events/sandboxes shows them. */
+  lifecycleEvents(): LifecycleEvent[];
+  /** Every webhook delivery, oldest first, with its attempts (status or error of each) and state. */
+  webhookDeliveries(): WebhookDelivery[];
 }
 
 /** A running emulator. */
@@ -181,7 +138,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   const isolation = await detectIsolation(dataDir);
   const latency = validateLatency(options.latency ?? {});
   const buildHold = new BuildHold(options.holdBuilds === true);
-  const stores = createStores({ dataDir, buildDelayMs, buildHold, readyTimeoutMs: options.readyTimeoutMs, sandboxLimit: options.sandboxLimit, latency, teamID: restore?.teamID ?? newUUID(), userID: restore?.userID ?? newUUID(), apiUrl: () => apiUrl, isolation });
+  const stores = createStores({ dataDir, buildDelayMs, buildHold, readyTimeoutMs: options.readyTimeoutMs, sandboxLimit: options.sandboxLimit, latency, webhookRetryDelaysMs: options.webhookRetryDelaysMs, webhookTimeoutMs: options.webhookTimeoutMs, teamID: restore?.teamID ?? newUUID(), userID: restore?.userID ?? newUUID(), apiUrl: () => apiUrl, isolation });
   if (restore) restoreInto(stores, restore);
   const calls = new CallLog();
   const onExchange = exchangeObserver(options.onExchange);
@@ -244,6 +201,8 @@ function allRoutes(stores: Stores, faults: Faults, calls: CallLog, creds: Creden
     ...templateBuildRoutes(stores),
     ...teamRoutes(stores, creds),
     ...volumeRoutes(stores),
+    ...sandboxEventRoutes(stores),
+    ...webhookRoutes(stores),
     ...volumeContentRoutes(stores.volumes),
     ...adminRoutes(stores, faults, calls),
     // Last: a route added above for one of these operations takes over from its 501.
@@ -257,6 +216,8 @@ function stateOf(stores: Stores): EmulatorState {
     sandboxes: () => sandboxesOf(stores),
     templates: () => templatesOf(stores),
     volumes: () => volumesOf(stores),
+    lifecycleEvents: () => stores.events.all(),
+    webhookDeliveries: () => stores.deliveries.all(),
   };
 }
 

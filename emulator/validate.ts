@@ -65,6 +65,21 @@ export function queryEnumList<T extends string>(query: URLSearchParams, name: st
   return values as T[];
 }
 
+/** A repeated enum query parameter (`types=a&types=b`), each value checked; none given is an empty list. */
+export function queryEnumAll<T extends string>(query: URLSearchParams, name: string, allowed: readonly T[]): T[] {
+  const values = query.getAll(name).filter((v) => v !== "");
+  if (values.some((v) => !(allowed as readonly string[]).includes(v))) throw queryError(name, notOneOf(allowed));
+  return values as T[];
+}
+
+/** An optional boolean query parameter (`true` or `false`); `fallback` when absent. */
+export function queryBool(query: URLSearchParams, name: string, fallback: boolean): boolean {
+  const raw = query.get(name);
+  if (raw === null || raw === "") return fallback;
+  if (raw !== "true" && raw !== "false") throw queryError(name, "value must be a boolean");
+  return raw === "true";
+}
+
 /** A required query parameter. */
 export function queryRequired(query: URLSearchParams, name: string): string {
   const raw = query.get(name);
@@ -72,7 +87,7 @@ export function queryRequired(query: URLSearchParams, name: string): string {
   return raw;
 }
 
-function notOneOf(allowed: readonly string[]): string {
+export function notOneOf(allowed: readonly string[]): string {
   return `value is not one of the allowed values [${allowed.map((a) => JSON.stringify(a)).join(",")}]`;
 }
 

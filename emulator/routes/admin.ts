@@ -1,6 +1,6 @@
 /**
  * Admin routes under /_emulator/ (API key required, never subject to faults): the inventory, the
- * request log with a `?since=` cursor, the fault switches, and the switch that marks a sandbox's
+ * request log with a `?since=` cursor, the fault switches, the webhook deliveries, and the switch that marks a sandbox's
  * guest agent as not answering (docs/service.md#sandbox-fields-of-the-newest-sdks).
  */
 import { z } from "zod";
@@ -27,6 +27,8 @@ export function adminRoutes(stores: Stores, faults: Faults, calls: CallLog): Rou
       },
     },
     { method: "GET", pattern: "/_emulator/faults", auth: "apiKey", handler: () => json(200, { faults: faults.get() }) },
+    // Every webhook delivery with its attempts, oldest first (webhooks/deliveries.ts).
+    { method: "GET", pattern: "/_emulator/webhook-deliveries", auth: "apiKey", handler: () => json(200, { deliveries: stores.deliveries.all() }) },
     {
       method: "POST", pattern: "/_emulator/faults", auth: "apiKey",
       handler: async (ctx) => {

@@ -6,11 +6,15 @@ import type { OperationLatency } from "../op-latency";
 import { SandboxSlots } from "../team-limit";
 import { DEFAULT_READY_TIMEOUT_MS } from "./build-commands";
 import type { BuildHold } from "./build-hold";
+import { deliveryOptions, WebhookDeliveries } from "../webhooks/deliveries";
+import { LifecycleEventLog } from "./lifecycle-events";
+import type { LifecycleSink } from "./lifecycle-types";
 import { SandboxSnapshotStore } from "./sandbox-snapshots";
 import { SandboxStore } from "./sandboxes";
 import { SecretStore } from "./secrets";
 import { TemplateStore } from "./templates";
 import { VolumeStore } from "./volumes";
+import { WebhookStore } from "./webhooks";
 
 /** The stores every route works on. */
 export interface Stores {
@@ -21,6 +25,11 @@ export interface Stores {
   snapshots: SandboxSnapshotStore;
   /** Team secrets (POST /secrets), values kept in memory only. */
   secrets: SecretStore;
+  /** Sandbox lifecycle events (GET /events/sandboxes), fed by the sandbox and snapshot stores. */
+  events: LifecycleEventLog;
+  /** Lifecycle webhooks (POST /events/webhooks) and their deliveries, one per subscribed event. */
+  webhooks: WebhookStore;
+  deliveries: WebhookDeliveries;
   /** The one team's ID (a UUID per start). */
   teamID: string;
   /** The one user's ID (a UUID per start): `createdBy` of the templates it builds. */
@@ -49,6 +58,10 @@ export interface StoreOptions {
   latency?: OperationLatency | undefined;
   /** Keeps builds from ending until released (./build-hold.ts). Default: none. */
   buildHold?: BuildHold | undefined;
+  /** Waits between a failed webhook delivery attempt and the next, in ms. Default: the service's 10 s, 3 times. */
+  webhookRetryDelaysMs?: readonly number[] | undefined;
+  /** How long a delivery attempt waits for an answer, in ms. Default: 10 s. */
+  webhookTimeoutMs?: number | undefined;
 }
 
 /** Creates the stores and the `sandboxes/` and `volumes/` dirs under `dataDir`. */
@@ -60,16 +73,26 @@ export function createStores(opts: StoreOptions): Stores {
   const isolation = opts.isolation ?? { mode: "none", reason: "not asked for" };
   // A sandbox's setup runs as an unprivileged host id: it must be able to pass through to its root.
   if (isolation.mode === "namespaces") for (const dir of [opts.dataDir, sandboxesDir, volumesDir]) chmodSync(dir, 0o711);
+  // Template commands run only in isolated build sandboxes (build-sandbox.ts).
+  const templates = new TemplateStore(opts.buildDelayMs, isolation.mode === "namespaces"
+    ? { isolation, sandboxesDir, readyTimeoutMs: opts.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS }
+    : undefined, opts.latency?.buildStepMs ?? 0, opts.buildHold);
+  const snapshots = new SandboxSnapshotStore(join(opts.dataDir, "sandbox-snapshots"), (...change) => lifecycle(...change));
+  const events = new LifecycleEventLog(opts.teamID, (templateID) => buildOf(templates, snapshots, templateID));
+  const lifecycle: LifecycleSink = (...change) => void events.record(...change);
+  const webhooks = new WebhookStore(opts.teamID);
+  const deliveries = new WebhookDeliveries(webhooks, deliveryOptions(opts.webhookRetryDelaysMs, opts.webhookTimeoutMs));
+  events.onRecorded((event) => deliveries.dispatch(event));
   return {
     // The sandbox store starts every sandbox, so it alone holds the team's limit (../team-limit.ts).
-    sandboxes: new SandboxStore(sandboxesDir, isolation, { slots: new SandboxSlots(opts.sandboxLimit), latency: opts.latency }),
-    // Template commands run only in isolated build sandboxes (build-sandbox.ts).
-    templates: new TemplateStore(opts.buildDelayMs, isolation.mode === "namespaces"
-      ? { isolation, sandboxesDir, readyTimeoutMs: opts.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS }
-      : undefined, opts.latency?.buildStepMs ?? 0, opts.buildHold),
+    sandboxes: new SandboxStore(sandboxesDir, isolation, { slots: new SandboxSlots(opts.sandboxLimit), latency: opts.latency, lifecycle }),
+    templates,
     volumes: new VolumeStore(volumesDir, opts.teamID, opts.apiUrl, isolation),
-    snapshots: new SandboxSnapshotStore(join(opts.dataDir, "sandbox-snapshots")),
+    snapshots,
     secrets: new SecretStore(),
+    events,
+    webhooks,
+    deliveries,
     teamID: opts.teamID,
     userID: opts.userID,
     latency: opts.latency ?? {},
@@ -80,4 +103,12 @@ export function createStores(opts: StoreOptions): Stores {
 export function closeStores(stores: Stores): void {
   stores.sandboxes.close();
   stores.templates.close();
+  stores.deliveries.close();
+}
+
+/** The build a sandbox of `templateID` runs (an event's `sandboxBuildId`): the template's last ready build, or the snapshot's last. */
+function buildOf(templates: TemplateStore, snapshots: SandboxSnapshotStore, templateID: string): string {
+  const template = templates.byID(templateID);
+  if (template) return template.builds.filter((b) => b.status === "ready").at(-1)?.buildID ?? template.builds.at(-1)?.buildID ?? templateID;
+  return snapshots.all().find((s) => s.templateID === templateID)?.builds.at(-1)?.buildID ?? templateID;
 }

@@ -124,3 +124,9 @@ export const DEFAULT_TIMEOUT_MS = 15_000;
 export function sandboxNotFound(sandboxID: string): string {
   return `Sandbox "${sandboxID}" doesn't exist or you don't have access to it`;
 }
+
+/** Appends an info line to a sandbox's log (GET /sandboxes/{id}/logs). */
+export function addLog(record: SandboxRecord, message: string, fields: Record<string, string> = {}): void {
+  const entry: SandboxLogEntry = { timestamp: new Date().toISOString(), message, level: "info", fields: { sandboxID: record.sandboxID, ...fields } };
+  record.logs.push(entry);
+}

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { copyTree } from "../confined/copy-tree";
 import { removeTreeSync } from "../confined/remove-tree";
 import { newTemplateID, newUUID } from "../ids";
+import type { LifecycleSink } from "./lifecycle-types";
 import type { SandboxRecord } from "./sandbox-records";
 import { TEAM_SLUG } from "./templates";
 
@@ -60,8 +61,8 @@ export interface SnapshotName {
 export class SandboxSnapshotStore {
   private readonly snapshots = new Map<string, SandboxSnapshotRecord>();
 
-  /** `dir`: where builds' files are kept (`<dataDir>/sandbox-snapshots`). */
-  constructor(private readonly dir: string) {
+  /** `dir`: where builds' files are kept (`<dataDir>/sandbox-snapshots`); `lifecycle` hears each snapshot taken (`checkpointed`). */
+  constructor(private readonly dir: string, private readonly lifecycle?: LifecycleSink) {
     mkdirSync(dir, { recursive: true });
   }
 
@@ -88,6 +89,7 @@ export class SandboxSnapshotStore {
       this.snapshots.set(snapshot.templateID, snapshot);
     }
     snapshot.builds.push(build);
+    this.lifecycle?.("checkpointed", sandbox, { snapshot_id: snapshot.templateID });
     return { snapshot, build };
   }
 

@@ -16,7 +16,8 @@ import { resumeOnRequest } from "./auto-resume";
 import { autoPauseKeepsMemory, markAgent, pauseRefusal, resumeRefusal } from "./guest-agent";
 import { SandboxEvents, type SandboxListener } from "./sandbox-events";
 import { createSandboxRoot, removeSandboxRoot } from "./sandbox-fs";
-import { sandboxNotFound, updatedNetwork, type NetworkConfig, type NewSandboxInput, type SandboxLogEntry, type SandboxRecord } from "./sandbox-records";
+import type { LifecycleSink } from "./lifecycle-types";
+import { addLog, sandboxNotFound, updatedNetwork, type NetworkConfig, type NewSandboxInput, type SandboxRecord } from "./sandbox-records";
 import { runtimeOf } from "./sandbox-runtime";
 
 /** How long a pause or resume lasts at least, in ms: the window in which further calls join it. */
@@ -33,12 +34,13 @@ export class SandboxStore implements SandboxDirectory {
 
   /**
    * `sandboxesDir`: where sandbox roots are made (`<dataDir>/sandboxes`); `starts`: the team's limit
-   * (none by default) and the time a create takes (its `createMs`).
+   * (none by default) and the time a create takes (its `createMs`); `lifecycle`: hears every change
+   * the lifecycle events report (./lifecycle-types.ts), from this one place per change.
    */
   constructor(
     private readonly sandboxesDir: string,
     private readonly isolation: Isolation = { mode: "none", reason: "not asked for" },
-    private readonly starts: { slots?: SandboxSlots; latency?: OperationLatency | undefined } = {},
+    private readonly starts: { slots?: SandboxSlots; latency?: OperationLatency | undefined; lifecycle?: LifecycleSink } = {},
   ) {}
 
   /** The team's concurrent-sandbox limit; undefined when there is none. */
@@ -77,6 +79,7 @@ export class SandboxStore implements SandboxDirectory {
     addLog(record, "Sandbox created", { templateID: record.templateID });
     addLog(record, `envd ${record.envdVersion} started`);
     this.schedule(record);
+    this.starts.lifecycle?.("created", record);
     return record;
   }
 
@@ -115,6 +118,7 @@ export class SandboxStore implements SandboxDirectory {
     this.unschedule(sandboxID);
     this.sandboxes.delete(sandboxID);
     removeSandboxRoot(record.rootDir);
+    this.starts.lifecycle?.("killed", record);
     // A sandbox paused with its memory still has (frozen) processes to end.
     if (record.state === "running" || record.memoryKept) void this.events.emit("stopped", sandboxID);
   }
@@ -143,6 +147,7 @@ export class SandboxStore implements SandboxDirectory {
     record.pauseMode = undefined;
     record.envdUnresponsiveAtPause = record.envdUnresponsive ? true : undefined;
     addLog(record, "Sandbox paused");
+    this.starts.lifecycle?.("paused", record);
     const done = Promise.all([this.events.emit(keepMemory ? "frozen" : "stopped", sandboxID), sleep(TRANSITION_MS)]).then(() => {
       this.pausing.delete(sandboxID);
       if (record.state === "paused") record.pauseMode = keepMemory ? "full" : "filesystem";
@@ -199,6 +204,7 @@ export class SandboxStore implements SandboxDirectory {
       record.startedAt = new Date();
       addLog(record, "Sandbox resumed");
       this.setEnd(record, until);
+      this.starts.lifecycle?.("resumed", record);
       return record;
     });
   }
@@ -214,6 +220,7 @@ export class SandboxStore implements SandboxDirectory {
     if (record.state !== "running") throw new ApiError(404, sandboxNotFound(sandboxID));
     if (timeoutMs <= 0) return this.expire(record);
     this.setEnd(record, Date.now() + timeoutMs);
+    this.starts.lifecycle?.("updated", record, { set_timeout: record.endAt.toISOString() });
   }
 
   /**
@@ -234,6 +241,7 @@ export class SandboxStore implements SandboxDirectory {
     record.network = updatedNetwork(record.network, egress);
     if (allowInternetAccess !== undefined) record.allowInternetAccess = allowInternetAccess;
     addLog(record, "Sandbox network updated");
+    this.starts.lifecycle?.("updated", record);
   }
 
   running(sandboxID: string): SandboxRuntime | undefined {
@@ -288,9 +296,4 @@ export class SandboxStore implements SandboxDirectory {
     if (record.autoPause) void this.pause(record.sandboxID, autoPauseKeepsMemory(record)).catch(() => undefined);
     else this.kill(record.sandboxID);
   }
-}
-
-function addLog(record: SandboxRecord, message: string, fields: Record<string, string> = {}): void {
-  const entry: SandboxLogEntry = { timestamp: new Date().toISOString(), message, level: "info", fields: { sandboxID: record.sandboxID, ...fields } };
-  record.logs.push(entry);
 }

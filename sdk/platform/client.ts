@@ -4,12 +4,14 @@
  */
 import { resolveOptions, type ClientOptions, type ResolvedOptions } from "../config";
 import { HttpClient } from "../transport/http";
+import { LifecycleEvents } from "./lifecycle-events";
 import { Sandboxes } from "./sandboxes";
 import { Secrets } from "./secrets";
 import { Snapshots } from "./snapshots";
 import { TemplateBuilds } from "../template-build/client";
 import { Templates } from "./templates";
 import { Volumes } from "./volumes";
+import { Webhooks } from "./webhooks";
 
 export class PlatformClient {
   readonly options: ResolvedOptions;
@@ -20,6 +22,10 @@ export class PlatformClient {
   readonly volumes: Volumes;
   readonly snapshots: Snapshots;
   readonly secrets: Secrets;
+  /** Lifecycle webhooks: register, list, read, update, unregister. */
+  readonly webhooks: Webhooks;
+  /** Sandbox lifecycle events of the last 7 days: all of the team's, or one sandbox's. */
+  readonly events: LifecycleEvents;
   private readonly http: HttpClient;
 
   /**
@@ -38,6 +44,8 @@ export class PlatformClient {
     this.volumes = new Volumes(this.http);
     this.snapshots = new Snapshots(this.http);
     this.secrets = new Secrets(this.http);
+    this.webhooks = new Webhooks(this.http);
+    this.events = new LifecycleEvents(this.http);
   }
 
   /** Closes the connection pool this client owns; in-flight requests finish first. */

@@ -42,8 +42,8 @@ export interface Operation {
   route: string;
   /** Values of the route's `{placeholders}`; each must be a non-empty string. */
   params?: Record<string, string>;
-  /** Query parameters; undefined values are left out. */
-  query?: Record<string, string | number | undefined>;
+  /** Query parameters; undefined values are left out, a list is sent as the name repeated (`types=a&types=b`). */
+  query?: Record<string, string | number | boolean | readonly string[] | undefined>;
   /** JSON request body. */
   body?: unknown;
   /** A raw request body instead of JSON, sent with an explicit Content-Length. */
@@ -252,7 +252,10 @@ export class HttpClient {
       return encodeURIComponent(value);
     });
     const query = new URLSearchParams();
-    for (const [k, v] of Object.entries(op.query ?? {})) if (v !== undefined) query.set(k, String(v));
+    for (const [k, v] of Object.entries(op.query ?? {})) {
+      if (Array.isArray(v)) for (const item of v) query.append(k, item);
+      else if (v !== undefined) query.set(k, String(v));
+    }
     const qs = query.toString();
     return `${this.options.apiUrl}${path}${qs ? `?${qs}` : ""}`;
   }
