@@ -55,6 +55,8 @@ console.log(
     "",
     ...table("Volume content API (on the platform's origin)", contractAt("volume-content.contract.json"), "", new Set()),
     "",
+    ...table("Lifecycle events and webhooks (on the platform's origin; in no published spec)", contractAt("lifecycle-events-docs.contract.json"), "", new Set()),
+    "",
     ...NEWEST.flatMap(([name, title]) => [...newestTable(title, contractAt(name), platform, platformUnserved), ""]),
     "Answered but in no published spec (so not checked): " +
       (Object.entries(report.outsidePaths ?? {}).map(([path, n]) => `\`${path}\` (${n})`).join(", ") || "none") + ".",
@@ -72,6 +74,7 @@ function newestTable(title, contract, platformContract, notServed) {
 
 /** Where a contract came from: a spec file of a repository at a commit, or a published package's code. */
 function sourceText(source) {
+  if (source.docs) return `written from the ${source.docs} docs pages ${source.pages.map((p) => `<${p}>`).join(" and ")}`;
   if (source.repo) return `\`${source.repo}\` \`${source.file}\` at \`${source.commit.slice(0, 12)}\``;
   return `${source.registry} package \`${source.package}\` ${source.version}, \`${source.file}\``;
 }

@@ -8,9 +8,13 @@ import { extraStatus, toleratedPath } from "./service-deviations";
 
 /**
  * Where a contract was derived from: a spec file of a repository at a commit (scripts/gen-contract.mjs),
- * or a published client package's generated API code (gen-contract-newest.mjs, gen-contract-pyclient.mjs).
+ * a published client package's generated API code (gen-contract-newest.mjs, gen-contract-pyclient.mjs),
+ * or, for an area no spec or client publishes, documentation pages it was written from by hand.
  */
-export type ContractSource = { repo: string; commit: string; file: string } | { registry: string; package: string; version: string; file: string };
+export type ContractSource =
+  | { repo: string; commit: string; file: string }
+  | { registry: string; package: string; version: string; file: string }
+  | { docs: string; pages: string[]; file: string; note?: string };
 
 /** A contract file's shape (the parts read here). */
 export interface Contract {
@@ -167,6 +171,7 @@ function matcher(operation: string, op: Operation) {
 
 /** `e2b-dev/infra@54693ff353d2` or `e2b 2.51.0 (npm)`: a source as a report names it. */
 export function sourceLabel(source: ContractSource): string {
+  if ("docs" in source) return `${source.docs} docs (${source.pages.length} pages)`;
   return "repo" in source ? `${source.repo}@${source.commit.slice(0, 12)}` : `${source.package} ${source.version} (${source.registry})`;
 }
 

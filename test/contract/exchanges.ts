@@ -48,6 +48,11 @@ export const ENVD_PREFIX = "envd ";
 /** The contract of the volume content API (E2B's spec/openapi-volumecontent.yml), served on the platform's origin. */
 export const VOLUME_CONTENT_CONTRACT = join(__dirname, "volume-content.contract.json");
 /**
+ * Lifecycle events and webhooks (docs/service.md#lifecycle-events-and-webhooks): in no published spec
+ * or client, so held to a contract written from the service's documentation pages, on the platform's origin.
+ */
+export const LIFECYCLE_EVENTS_CONTRACT = join(__dirname, "lifecycle-events-docs.contract.json");
+/**
  * The platform API as the newest official clients declare it (docs/service.md#the-newest-clients-contracts):
  * npm `e2b`'s published types (scripts/gen-contract-newest.mjs) and PyPI `e2b`'s generated client
  * (scripts/gen-contract-pyclient.mjs). Each platform answer is checked against each of them that has its
@@ -61,8 +66,8 @@ export function loadContract(path = PLATFORM_CONTRACT): Contract {
 
 /** Checks every exchange line in `dir` (all `*.ndjson` files). */
 export function checkExchangeDir(dir: string, contract = loadContract(), newest = NEWEST_CONTRACTS.map((p) => loadContract(p))): RunReport {
-  // The platform's origin serves two specs: the platform API and the volume content API.
-  const platform = [new ContractChecker(contract), new ContractChecker(loadContract(VOLUME_CONTENT_CONTRACT))];
+  // The platform's origin serves three contracts: the platform API, the volume content API, lifecycle events and webhooks.
+  const platform = [contract, loadContract(VOLUME_CONTENT_CONTRACT), loadContract(LIFECYCLE_EVENTS_CONTRACT)].map((c) => new ContractChecker(c));
   const envd = [new ContractChecker(loadContract(ENVD_HTTP_CONTRACT))];
   const newestCheckers = newest.map((c) => ({ label: sourceLabel(c.source), checker: new ContractChecker(c) }));
   const report: RunReport = { source: contract.source, exchanges: 0, outsideSpec: 0, outsidePaths: {}, operations: {}, newest: {}, violations: [] };

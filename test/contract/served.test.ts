@@ -15,7 +15,7 @@ import { CONTROL_PLANE_MESSAGE, CONTROL_PLANE_PATHS } from "../../emulator/envd/
 import { UNSERVED_ENVD_OPERATIONS } from "../../emulator/envd/http-api";
 import { UNSERVED_OPERATIONS } from "../../emulator/routes/unserved";
 import { sourceLabel } from "./checker";
-import { ENVD_HTTP_CONTRACT, loadContract, NEWEST_CONTRACTS, VOLUME_CONTENT_CONTRACT } from "./exchanges";
+import { ENVD_HTTP_CONTRACT, LIFECYCLE_EVENTS_CONTRACT, loadContract, NEWEST_CONTRACTS, VOLUME_CONTENT_CONTRACT } from "./exchanges";
 
 const contract = loadContract();
 const operations = Object.keys(contract.operations);
@@ -25,6 +25,8 @@ const newestOnly = [...new Set(newestContracts.flatMap((c) => Object.keys(c.oper
 const envdOperations = Object.keys(loadContract(ENVD_HTTP_CONTRACT).operations);
 /** The volume content API shares the platform's origin; the emulator serves all of it. */
 const volumeOperations = Object.keys(loadContract(VOLUME_CONTENT_CONTRACT).operations);
+/** Lifecycle events and webhooks, written from the service's docs; the emulator serves all of it. */
+const eventOperations = Object.keys(loadContract(LIFECYCLE_EVENTS_CONTRACT).operations);
 let emu: Emulator;
 
 beforeAll(async () => {
@@ -55,7 +57,7 @@ describe("each operation of the spec", () => {
     expect(newestOnly.filter((op) => UNSERVED_OPERATIONS.includes(op))).toEqual([]);
   });
 
-  test.each([...operations, ...volumeOperations, ...newestOnly])("%s reaches a handler", async (operation) => {
+  test.each([...operations, ...volumeOperations, ...eventOperations, ...newestOnly])("%s reaches a handler", async (operation) => {
     const { status, body } = await call(operation);
     if (UNSERVED_OPERATIONS.includes(operation)) {
       expect({ status, body }, "listed in emulator/routes/unserved.ts: must answer 501").toEqual({
@@ -121,6 +123,7 @@ test(`the contract tables of docs/service-contract.md list each operation of the
     ...operations.map((op) => [op, UNSERVED_OPERATIONS.includes(op) ? "no (501)" : "yes"]),
     ...envdOperations.map((op) => [`envd ${op}`, UNSERVED_ENVD_OPERATIONS.includes(op) ? "no (501)" : "yes"]),
     ...volumeOperations.map((op) => [op, "yes"]),
+    ...eventOperations.map((op) => [op, "yes"]),
     ...newestContracts.flatMap((c) => Object.keys(c.operations).map((op) => [op, UNSERVED_OPERATIONS.includes(op) ? "no (501)" : "yes"])),
   ];
   expect(rows, "regenerate the table with `npm run contract` and paste it into docs/service-contract.md").toEqual(expected);

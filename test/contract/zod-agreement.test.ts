@@ -7,12 +7,13 @@ import { describe, expect, test } from "vitest";
 import { z } from "zod";
 import { ErrorBody } from "../../sdk/schemas/common";
 import * as builds from "../../sdk/schemas/builds";
+import * as events from "../../sdk/schemas/events";
 import * as sandboxes from "../../sdk/schemas/sandboxes";
 import * as secrets from "../../sdk/schemas/secrets";
 import * as snapshots from "../../sdk/schemas/snapshots";
 import * as templates from "../../sdk/schemas/templates";
 import * as volumes from "../../sdk/schemas/volumes";
-import { loadContract } from "./exchanges";
+import { LIFECYCLE_EVENTS_CONTRACT, loadContract } from "./exchanges";
 import { disagreements, type Node } from "./schema-agreement";
 
 const contract = loadContract();
@@ -88,8 +89,18 @@ const PAIRS: [name: string, operation: string, where: string, schema: z.ZodType,
   ["SecretInfo", "POST /secrets/{secretID}", "200", secrets.SecretInfo],
 ];
 
-function specSchema(operation: string, where: string, items?: "items"): Node {
-  const op = contract.operations[operation];
+/** Lifecycle events and webhooks, held to the contract written from the service's docs (exchanges.ts). */
+const EVENT_PAIRS: typeof PAIRS = [
+  ["NewWebhook", "POST /events/webhooks", "request", events.NewWebhook],
+  ["Webhook", "POST /events/webhooks", "201", events.Webhook],
+  ["Webhook", "GET /events/webhooks", "200", events.Webhook, "items"],
+  ["WebhookUpdate", "PATCH /events/webhooks/{webhookID}", "request", events.WebhookUpdate],
+  ["SandboxLifecycleEvent", "GET /events/sandboxes", "200", events.SandboxLifecycleEvent, "items"],
+];
+const eventsContract = loadContract(LIFECYCLE_EVENTS_CONTRACT);
+
+function specSchema(operation: string, where: string, items?: "items", from = contract): Node {
+  const op = from.operations[operation];
   if (!op) throw new Error(`the contract has no ${operation}`);
   const schema = (where === "request" ? op.request?.schema : op.responses[where]?.schema) as Node | undefined;
   if (!schema) throw new Error(`the contract has no ${where} body for ${operation}`);
@@ -105,6 +116,11 @@ describe("sdk/schemas agree with the spec", () => {
     const found = disagreements(jsonOf(schema), specSchema(operation, where, items))
       .filter((d) => !partial?.allow(d.problem, d.path) && !newerOnly(name, d.problem, d.path))
       .map((d) => `${name}${d.path}: ${d.problem}`);
+    expect(found).toEqual([]);
+  });
+
+  test.each(EVENT_PAIRS)("%s ↔ %s, %s (the docs' contract)", (name, operation, where, schema, items) => {
+    const found = disagreements(jsonOf(schema), specSchema(operation, where, items, eventsContract)).map((d) => `${name}${d.path}: ${d.problem}`);
     expect(found).toEqual([]);
   });
 
