@@ -5,6 +5,11 @@
  * Only zod here: the schema builder compiles this file and what it imports, nothing more.
  */
 import { z } from "zod";
+import { GetSandboxesMetricsArgs, GetTeamMetricsArgs, GetTeamMetricsMaxArgs, SandboxMetricOf, TeamMetric, TeamMetricMax } from "./lookup-metrics-shapes";
+import { GetSandboxArgs, GetTemplateAliasArgs, GetVolumeArgs, SandboxDetailInfo, TemplateAliasInfo, VolumeDetailInfo } from "./lookup-one-shapes";
+import { SANDBOX_STATES } from "./lookup-sandbox-states";
+
+export { SANDBOX_STATES };
 
 export const GetTemplateArgs = z.strictObject({
   templateID: z.string().min(1, { error: "must not be empty" }).optional().describe("The template's ID."),
@@ -21,8 +26,6 @@ export const TemplateInfo = z.object({
   memoryMB: z.number().int().describe("Memory of its sandboxes, in MiB."),
   envdVersion: z.string().describe("Version of the in-sandbox daemon of its latest ready build."),
 });
-
-export const SANDBOX_STATES = ["running", "paused"] as const;
 
 export const ListSandboxesArgs = z.strictObject({
   metadata: z.record(z.string(), z.string()).optional().describe("Only sandboxes whose metadata has every one of these keys and values."),
@@ -142,6 +145,8 @@ const listOf = <T extends z.ZodType>(items: T, description: string) => z.array(i
 /**
  * Every lookup, once: its schema function (`sandbox:index:<name>`), its invoke and its
  * `pulumi-sandbox/lookups` function are all read from this table (queries: ../lookup-queries.ts).
+ * `secrets` names the result's fields that are secret: schema.json marks them, the invoke answers them
+ * as secrets, and the TypeScript function gives them as secret Outputs.
  */
 export const LOOKUPS = {
   getTemplate: {
@@ -235,8 +240,53 @@ export const LOOKUPS = {
     resultTypes: { secrets: "SecretInfo" },
     list: "secrets",
   },
+  getSandbox: {
+    description: "One sandbox of the team (running or paused) by ID, with its resources, lifecycle and in-sandbox API token (secret). Fails naming the ID when the team has no such sandbox.",
+    args: GetSandboxArgs,
+    result: SandboxDetailInfo,
+    resultTypes: {},
+    secrets: ["envdAccessToken"],
+  },
+  getVolume: {
+    description: "One volume of the team by ID, with a fresh token of its content API (secret). Fails naming the ID when the team has no such volume.",
+    args: GetVolumeArgs,
+    result: VolumeDetailInfo,
+    resultTypes: {},
+    secrets: ["token"],
+  },
+  getTemplateAlias: {
+    description: "The template of the team an alias names (`GET /templates/aliases/{alias}`), and whether it is public. Fails naming the alias when no template has it, or another team's does.",
+    args: GetTemplateAliasArgs,
+    result: TemplateAliasInfo,
+    resultTypes: {},
+  },
+  getTeamMetrics: {
+    description: "The team's metrics over a time range (Unix seconds; default the last 7 days), oldest first: sandboxes running and the start rate. The team is the API key's, found with the access token unless `teamID` is given.",
+    args: GetTeamMetricsArgs,
+    result: z.object({ metrics: listOf(TeamMetric, "The readings, oldest first.") }),
+    resultTypes: { metrics: "TeamMetric" },
+    list: "metrics",
+  },
+  getTeamMetricsMax: {
+    description: "The highest reading of one of the team's metrics (`concurrent_sandboxes` or `sandbox_start_rate`) over a time range, and when it was. The team is found as for getTeamMetrics.",
+    args: GetTeamMetricsMaxArgs,
+    result: TeamMetricMax,
+    resultTypes: {},
+  },
+  getSandboxesMetrics: {
+    description: "The latest metrics of each of the given sandboxes of the team; a paused sandbox has none. Fails naming an ID the team has no sandbox of.",
+    args: GetSandboxesMetricsArgs,
+    result: z.object({ metrics: listOf(SandboxMetricOf, "The latest reading of each running sandbox, in the order asked.") }),
+    resultTypes: { metrics: "SandboxMetricOf" },
+    list: "metrics",
+  },
 } as const;
 
 export type LookupName = keyof typeof LOOKUPS;
+/** The result's top-level fields that are secret, by lookup. */
+export type LookupSecrets<K extends LookupName> = (typeof LOOKUPS)[K] extends { secrets: readonly (infer S extends string)[] } ? S : never;
+export function secretsOf(name: LookupName): readonly string[] {
+  return (LOOKUPS[name] as { secrets?: readonly string[] }).secrets ?? [];
+}
 export type LookupArgs<K extends LookupName> = z.output<(typeof LOOKUPS)[K]["args"]>;
 export type LookupResult<K extends LookupName> = z.output<(typeof LOOKUPS)[K]["result"]>;

@@ -7,6 +7,7 @@ import { HttpClient } from "../transport/http";
 import { Sandboxes } from "./sandboxes";
 import { Secrets } from "./secrets";
 import { Snapshots } from "./snapshots";
+import { Teams } from "./teams";
 import { TemplateBuilds } from "../template-build/client";
 import { Templates } from "./templates";
 import { Volumes } from "./volumes";
@@ -20,6 +21,7 @@ export class PlatformClient {
   readonly volumes: Volumes;
   readonly snapshots: Snapshots;
   readonly secrets: Secrets;
+  readonly teams: Teams;
   private readonly http: HttpClient;
 
   /**
@@ -38,6 +40,7 @@ export class PlatformClient {
     this.volumes = new Volumes(this.http);
     this.snapshots = new Snapshots(this.http);
     this.secrets = new Secrets(this.http);
+    this.teams = new Teams(this.http);
   }
 
   /** Closes the connection pool this client owns; in-flight requests finish first. */
