@@ -1,5 +1,5 @@
 /**
- * The arguments and results of the metrics lookups of the team and of many sandboxes, beside
+ * The arguments and results of the metrics lookups of a sandbox, of the team and of many sandboxes, beside
  * ./lookup-shapes.ts, whose table uses them. Only zod here, as there.
  */
 import { z } from "zod";
@@ -38,8 +38,7 @@ export const GetSandboxesMetricsArgs = z.strictObject({
     .describe("The sandboxes' IDs."),
 });
 
-export const SandboxMetricOf = z.object({
-  sandboxID: z.string().describe("The sandbox's ID."),
+export const SandboxMetric = z.object({
   timestampUnix: z.number().int().describe("When it was measured (Unix seconds)."),
   cpuCount: z.number().int().describe("vCPUs."),
   cpuUsedPct: z.number().describe("CPU used, in percent."),
@@ -49,3 +48,6 @@ export const SandboxMetricOf = z.object({
   diskUsed: z.number().describe("Disk used, in bytes."),
   diskTotal: z.number().describe("Disk, in bytes."),
 });
+
+/** The latest reading of one of many sandboxes: which, and the reading. */
+export const SandboxMetricOf = z.object({ sandboxID: z.string().describe("The sandbox's ID.") }).extend(SandboxMetric.shape);

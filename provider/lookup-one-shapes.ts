@@ -1,21 +1,28 @@
 /**
  * The arguments and results of the lookups of one thing by its ID or alias (a sandbox, a volume, what
- * an alias names), beside ./lookup-shapes.ts, whose table uses them. Only zod here, as there.
+ * an alias names), and the sandbox a list shows, which the one sandbox extends; beside
+ * ./lookup-shapes.ts, whose table uses them. Only zod here, as there.
  */
 import { z } from "zod";
-import { SANDBOX_STATES } from "./lookup-sandbox-states";
+
+export const SANDBOX_STATES = ["running", "paused"] as const;
 
 const required = (what: string) => z.string().min(1, { error: "must not be empty" }).describe(what);
 
 export const GetSandboxArgs = z.strictObject({ sandboxID: required("The sandbox's ID.") });
 
-export const SandboxDetailInfo = z.object({
+export const SandboxInfo = z.object({
   sandboxID: z.string().describe("The sandbox's ID."),
   templateID: z.string().describe("The ID of its template."),
   alias: z.string().optional().describe("The alias of its template, when it has one."),
   state: z.enum(SANDBOX_STATES).describe("`running` or `paused`."),
   metadata: z.record(z.string(), z.string()).describe("Its metadata."),
   startedAt: z.string().describe("When it started (RFC 3339)."),
+  endAt: z.string().describe("When it expires unless extended (RFC 3339)."),
+});
+
+/** A sandbox as the lookup of one shows it: what a list shows, and more. */
+export const SandboxDetailInfo = SandboxInfo.extend({
   endAt: z.string().describe("When it expires unless extended (RFC 3339); when it paused, for a paused one."),
   cpuCount: z.number().int().describe("Its vCPUs."),
   memoryMB: z.number().int().describe("Its memory, in MiB."),

@@ -5,11 +5,10 @@
  * Only zod here: the schema builder compiles this file and what it imports, nothing more.
  */
 import { z } from "zod";
-import { GetSandboxesMetricsArgs, GetTeamMetricsArgs, GetTeamMetricsMaxArgs, SandboxMetricOf, TeamMetric, TeamMetricMax } from "./lookup-metrics-shapes";
-import { GetSandboxArgs, GetTemplateAliasArgs, GetVolumeArgs, SandboxDetailInfo, TemplateAliasInfo, VolumeDetailInfo } from "./lookup-one-shapes";
-import { SANDBOX_STATES } from "./lookup-sandbox-states";
+import { GetSandboxesMetricsArgs, GetTeamMetricsArgs, GetTeamMetricsMaxArgs, SandboxMetric, SandboxMetricOf, TeamMetric, TeamMetricMax } from "./lookup-metrics-shapes";
+import { GetSandboxArgs, GetTemplateAliasArgs, GetVolumeArgs, SANDBOX_STATES, SandboxDetailInfo, SandboxInfo, TemplateAliasInfo, VolumeDetailInfo } from "./lookup-one-shapes";
 
-export { SANDBOX_STATES };
+export { SANDBOX_STATES, SandboxInfo, SandboxMetric };
 
 export const GetTemplateArgs = z.strictObject({
   templateID: z.string().min(1, { error: "must not be empty" }).optional().describe("The template's ID."),
@@ -30,16 +29,6 @@ export const TemplateInfo = z.object({
 export const ListSandboxesArgs = z.strictObject({
   metadata: z.record(z.string(), z.string()).optional().describe("Only sandboxes whose metadata has every one of these keys and values."),
   state: z.array(z.enum(SANDBOX_STATES)).optional().describe("Only sandboxes in these states (`running`, `paused`). Default: both."),
-});
-
-export const SandboxInfo = z.object({
-  sandboxID: z.string().describe("The sandbox's ID."),
-  templateID: z.string().describe("The ID of its template."),
-  alias: z.string().optional().describe("The alias of its template, when it has one."),
-  state: z.enum(SANDBOX_STATES).describe("`running` or `paused`."),
-  metadata: z.record(z.string(), z.string()).describe("Its metadata."),
-  startedAt: z.string().describe("When it started (RFC 3339)."),
-  endAt: z.string().describe("When it expires unless extended (RFC 3339)."),
 });
 
 export const NoArgs = z.strictObject({});
@@ -126,17 +115,6 @@ export const GetSandboxMetricsArgs = z.strictObject({
   sandboxID: z.string().min(1, { error: "must not be empty" }).describe("The sandbox's ID."),
   start: z.number().int().nonnegative().optional().describe("From this time (Unix seconds). Default: the sandbox's start."),
   end: z.number().int().nonnegative().optional().describe("Up to this time (Unix seconds). Default: now."),
-});
-
-export const SandboxMetric = z.object({
-  timestampUnix: z.number().int().describe("When it was measured (Unix seconds)."),
-  cpuCount: z.number().int().describe("vCPUs."),
-  cpuUsedPct: z.number().describe("CPU used, in percent."),
-  memUsed: z.number().describe("Memory used, in bytes."),
-  memTotal: z.number().describe("Memory, in bytes."),
-  memCache: z.number().describe("Memory used as cache, in bytes."),
-  diskUsed: z.number().describe("Disk used, in bytes."),
-  diskTotal: z.number().describe("Disk, in bytes."),
 });
 
 /** An invoke answers with an object: a list is its one field (`list` names it; the TypeScript function returns the list itself). */
