@@ -6,6 +6,8 @@
 import type { PlatformClient } from "../sdk/platform/client";
 import { allPages, PAGE_SIZE } from "./lookup-paging";
 import { LOOKUPS, type LookupArgs, type LookupName, type LookupResult } from "./lookup-shapes";
+import { readingOf, sandboxDetail, sandboxesMetrics, templateAlias, volumeDetail } from "./lookup-one-queries";
+import { teamMetrics, teamMetricsMax } from "./lookup-team";
 import { buildLogs, defaultTemplates, findTemplate, templateBuilds, templateInfo, templateTagGroups, templateTags } from "./lookup-template-queries";
 
 type Query<K extends LookupName> = (client: PlatformClient, args: LookupArgs<K>, pageSize?: number) => Promise<LookupResult<K>>;
@@ -33,7 +35,7 @@ export const QUERIES: { [K in LookupName]: Query<K> } = {
   },
   getSandboxMetrics: async (client, args) => {
     const readings = await client.sandboxes.metricsOf(args.sandboxID, { start: args.start, end: args.end });
-    return { metrics: readings.map(({ timestampUnix, cpuCount, cpuUsedPct, memUsed, memTotal, memCache, diskUsed, diskTotal }) => ({ timestampUnix, cpuCount, cpuUsedPct, memUsed, memTotal, memCache, diskUsed, diskTotal })) };
+    return { metrics: readings.map(readingOf) };
   },
   listSnapshots: async (client, args, pageSize = PAGE_SIZE) => {
     const snapshots = await allPages(async (nextToken) => {
@@ -50,6 +52,12 @@ export const QUERIES: { [K in LookupName]: Query<K> } = {
     return { secrets: secrets.map(({ secretID, name }) => ({ secretID, name })) };
   },
   listVolumes: async (client) => ({ volumes: (await client.volumes.list()).map(({ volumeID, name }) => ({ volumeID, name })) }),
+  getSandbox: (client, args) => sandboxDetail(client, args),
+  getVolume: (client, args) => volumeDetail(client, args),
+  getTemplateAlias: (client, args) => templateAlias(client, args),
+  getTeamMetrics: (client, args) => teamMetrics(client, args),
+  getTeamMetricsMax: (client, args) => teamMetricsMax(client, args),
+  getSandboxesMetrics: (client, args) => sandboxesMetrics(client, args),
 };
 
 /**

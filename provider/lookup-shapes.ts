@@ -5,6 +5,10 @@
  * Only zod here: the schema builder compiles this file and what it imports, nothing more.
  */
 import { z } from "zod";
+import { GetSandboxesMetricsArgs, GetTeamMetricsArgs, GetTeamMetricsMaxArgs, SandboxMetric, SandboxMetricOf, TeamMetric, TeamMetricMax } from "./lookup-metrics-shapes";
+import { GetSandboxArgs, GetTemplateAliasArgs, GetVolumeArgs, SANDBOX_STATES, SandboxDetailInfo, SandboxInfo, TemplateAliasInfo, VolumeDetailInfo } from "./lookup-one-shapes";
+
+export { SANDBOX_STATES, SandboxInfo, SandboxMetric };
 
 export const GetTemplateArgs = z.strictObject({
   templateID: z.string().min(1, { error: "must not be empty" }).optional().describe("The template's ID."),
@@ -22,21 +26,9 @@ export const TemplateInfo = z.object({
   envdVersion: z.string().describe("Version of the in-sandbox daemon of its latest ready build."),
 });
 
-export const SANDBOX_STATES = ["running", "paused"] as const;
-
 export const ListSandboxesArgs = z.strictObject({
   metadata: z.record(z.string(), z.string()).optional().describe("Only sandboxes whose metadata has every one of these keys and values."),
   state: z.array(z.enum(SANDBOX_STATES)).optional().describe("Only sandboxes in these states (`running`, `paused`). Default: both."),
-});
-
-export const SandboxInfo = z.object({
-  sandboxID: z.string().describe("The sandbox's ID."),
-  templateID: z.string().describe("The ID of its template."),
-  alias: z.string().optional().describe("The alias of its template, when it has one."),
-  state: z.enum(SANDBOX_STATES).describe("`running` or `paused`."),
-  metadata: z.record(z.string(), z.string()).describe("Its metadata."),
-  startedAt: z.string().describe("When it started (RFC 3339)."),
-  endAt: z.string().describe("When it expires unless extended (RFC 3339)."),
 });
 
 export const NoArgs = z.strictObject({});
@@ -125,23 +117,14 @@ export const GetSandboxMetricsArgs = z.strictObject({
   end: z.number().int().nonnegative().optional().describe("Up to this time (Unix seconds). Default: now."),
 });
 
-export const SandboxMetric = z.object({
-  timestampUnix: z.number().int().describe("When it was measured (Unix seconds)."),
-  cpuCount: z.number().int().describe("vCPUs."),
-  cpuUsedPct: z.number().describe("CPU used, in percent."),
-  memUsed: z.number().describe("Memory used, in bytes."),
-  memTotal: z.number().describe("Memory, in bytes."),
-  memCache: z.number().describe("Memory used as cache, in bytes."),
-  diskUsed: z.number().describe("Disk used, in bytes."),
-  diskTotal: z.number().describe("Disk, in bytes."),
-});
-
 /** An invoke answers with an object: a list is its one field (`list` names it; the TypeScript function returns the list itself). */
 const listOf = <T extends z.ZodType>(items: T, description: string) => z.array(items).describe(description);
 
 /**
  * Every lookup, once: its schema function (`sandbox:index:<name>`), its invoke and its
  * `pulumi-sandbox/lookups` function are all read from this table (queries: ../lookup-queries.ts).
+ * `secrets` names the result's fields that are secret: schema.json marks them, the invoke answers them
+ * as secrets, and the TypeScript function gives them as secret Outputs.
  */
 export const LOOKUPS = {
   getTemplate: {
@@ -235,8 +218,53 @@ export const LOOKUPS = {
     resultTypes: { secrets: "SecretInfo" },
     list: "secrets",
   },
+  getSandbox: {
+    description: "One sandbox of the team (running or paused) by ID, with its resources, lifecycle and in-sandbox API token (secret). Fails naming the ID when the team has no such sandbox.",
+    args: GetSandboxArgs,
+    result: SandboxDetailInfo,
+    resultTypes: {},
+    secrets: ["envdAccessToken"],
+  },
+  getVolume: {
+    description: "One volume of the team by ID, with a fresh token of its content API (secret). Fails naming the ID when the team has no such volume.",
+    args: GetVolumeArgs,
+    result: VolumeDetailInfo,
+    resultTypes: {},
+    secrets: ["token"],
+  },
+  getTemplateAlias: {
+    description: "The template of the team an alias names (`GET /templates/aliases/{alias}`), and whether it is public. Fails naming the alias when no template has it, or another team's does.",
+    args: GetTemplateAliasArgs,
+    result: TemplateAliasInfo,
+    resultTypes: {},
+  },
+  getTeamMetrics: {
+    description: "The team's metrics over a time range (Unix seconds; default the last 7 days), oldest first: sandboxes running and the start rate. The team is the API key's, found with the access token unless `teamID` is given.",
+    args: GetTeamMetricsArgs,
+    result: z.object({ metrics: listOf(TeamMetric, "The readings, oldest first.") }),
+    resultTypes: { metrics: "TeamMetric" },
+    list: "metrics",
+  },
+  getTeamMetricsMax: {
+    description: "The highest reading of one of the team's metrics (`concurrent_sandboxes` or `sandbox_start_rate`) over a time range, and when it was. The team is found as for getTeamMetrics.",
+    args: GetTeamMetricsMaxArgs,
+    result: TeamMetricMax,
+    resultTypes: {},
+  },
+  getSandboxesMetrics: {
+    description: "The latest metrics of each of the given sandboxes of the team; a paused sandbox has none. Fails naming an ID the team has no sandbox of.",
+    args: GetSandboxesMetricsArgs,
+    result: z.object({ metrics: listOf(SandboxMetricOf, "The latest reading of each running sandbox, in the order asked.") }),
+    resultTypes: { metrics: "SandboxMetricOf" },
+    list: "metrics",
+  },
 } as const;
 
 export type LookupName = keyof typeof LOOKUPS;
+/** The result's top-level fields that are secret, by lookup. */
+export type LookupSecrets<K extends LookupName> = (typeof LOOKUPS)[K] extends { secrets: readonly (infer S extends string)[] } ? S : never;
+export function secretsOf(name: LookupName): readonly string[] {
+  return (LOOKUPS[name] as { secrets?: readonly string[] }).secrets ?? [];
+}
 export type LookupArgs<K extends LookupName> = z.output<(typeof LOOKUPS)[K]["args"]>;
 export type LookupResult<K extends LookupName> = z.output<(typeof LOOKUPS)[K]["result"]>;

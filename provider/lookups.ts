@@ -17,7 +17,7 @@ import { PlatformClient } from "../sdk/platform/client";
 import type { ClientOptions } from "../sdk/config";
 import { optionsFromConfig } from "./config-keys";
 import { parseArgs, QUERIES } from "./lookup-queries";
-import { LOOKUPS, type LookupName, type LookupResult } from "./lookup-shapes";
+import { LOOKUPS, secretsOf, type LookupName, type LookupResult, type LookupSecrets } from "./lookup-shapes";
 import type * as shapes from "./lookup-shapes";
 
 /** What a program learns of a template. */
@@ -42,6 +42,18 @@ export type SandboxMetric = z.output<typeof shapes.SandboxMetric>;
 export type SecretInfo = z.output<typeof shapes.SecretInfo>;
 /** What a program learns of a volume. */
 export type VolumeInfo = z.output<typeof shapes.VolumeInfo>;
+/** What a program learns of one sandbox (getSandbox); its token is a secret Output. */
+export type SandboxDetailInfo = Awaited<ReturnType<typeof getSandbox>>;
+/** What a program learns of one volume (getVolume); its token is a secret Output. */
+export type VolumeDetailInfo = Awaited<ReturnType<typeof getVolume>>;
+/** The template an alias names. */
+export type TemplateAliasInfo = Awaited<ReturnType<typeof getTemplateAlias>>;
+/** One reading of the team's metrics. */
+export type TeamMetric = Awaited<ReturnType<typeof getTeamMetrics>>[number];
+/** The highest reading of one of the team's metrics, and when. */
+export type TeamMetricMax = Awaited<ReturnType<typeof getTeamMetricsMax>>;
+/** The latest reading of one sandbox, with its ID. */
+export type SandboxMetricOf = Awaited<ReturnType<typeof getSandboxesMetrics>>[number];
 
 /** The stack's `sandbox:*` config, as the provider reads it (the env vars fill in what is not set). */
 function stackOptions(): ClientOptions {
@@ -60,8 +72,10 @@ async function withClient<T>(options: ClientOptions | undefined, use: (client: P
   }
 }
 
+/** The lookup's secret fields are secret Outputs here (an export of one stays secret in state and output). */
+type Secreted<R, S extends string> = [S] extends [never] ? R : Omit<R, S> & { [F in keyof Pick<R, S & keyof R>]: pulumi.Output<NonNullable<R[F]>> };
 /** A list lookup gives the list itself here (an invoke must answer an object, hence the field). */
-type Answer<K extends LookupName> = (typeof LOOKUPS)[K] extends { list: infer F extends keyof LookupResult<K> } ? LookupResult<K>[F] : LookupResult<K>;
+type Answer<K extends LookupName> = (typeof LOOKUPS)[K] extends { list: infer F extends keyof LookupResult<K> } ? LookupResult<K>[F] : Secreted<LookupResult<K>, LookupSecrets<K>>;
 type Lookup<K extends LookupName> = (args?: z.input<(typeof LOOKUPS)[K]["args"]>, options?: ClientOptions) => Promise<Answer<K>>;
 
 /** The TypeScript function of a lookup of the table: same arguments, checks, query and messages as its invoke. */
@@ -72,6 +86,7 @@ function lookup<K extends LookupName>(name: K): Lookup<K> {
       if ("problems" in parsed) throw new Error(parsed.problems.join("\n"));
       const result = (await (QUERIES[name] as (c: PlatformClient, a: unknown) => Promise<Record<string, unknown>>)(client, parsed.args));
       const field: string | undefined = (LOOKUPS[name] as { list?: string }).list;
+      for (const secret of secretsOf(name)) if (result[secret] !== undefined) result[secret] = pulumi.secret(result[secret]);
       return (field ? result[field] : result) as Answer<K>;
     });
 }
@@ -105,3 +120,15 @@ export const listSnapshots: Lookup<"listSnapshots"> = lookup("listSnapshots");
 export const listSecrets: Lookup<"listSecrets"> = lookup("listSecrets");
 /** The team's volumes. */
 export const listVolumes: Lookup<"listVolumes"> = lookup("listVolumes");
+/** One sandbox of the team (running or paused) by ID; its in-sandbox API token is a secret Output. */
+export const getSandbox: Lookup<"getSandbox"> = lookup("getSandbox");
+/** One volume of the team by ID, with a fresh content token (a secret Output). */
+export const getVolume: Lookup<"getVolume"> = lookup("getVolume");
+/** The template an alias names, and whether it is public. */
+export const getTemplateAlias: Lookup<"getTemplateAlias"> = lookup("getTemplateAlias");
+/** The team's metrics over a time range (Unix seconds), oldest first; `teamID` found with the access token unless given. */
+export const getTeamMetrics: Lookup<"getTeamMetrics"> = lookup("getTeamMetrics");
+/** The highest reading of one of the team's metrics over a time range, and when. */
+export const getTeamMetricsMax: Lookup<"getTeamMetricsMax"> = lookup("getTeamMetricsMax");
+/** The latest metrics of each given sandbox (a paused one has none), in the order asked. */
+export const getSandboxesMetrics: Lookup<"getSandboxesMetrics"> = lookup("getSandboxesMetrics");

@@ -5,8 +5,9 @@
  */
 import type { InvokeResult } from "@pulumi/pulumi/provider";
 import { parseArgs, QUERIES } from "../lookup-queries";
-import { LOOKUPS, type LookupName } from "../lookup-shapes";
+import { LOOKUPS, secretsOf, type LookupName } from "../lookup-shapes";
 import { platform } from "../runtime/context";
+import { wrapped } from "../runtime/secret-net";
 import { PACKAGE_TOKEN_PREFIX } from "./adapter";
 import { unwrap } from "./wire-values";
 
@@ -20,7 +21,14 @@ export async function invoke(token: string, given: Record<string, unknown>): Pro
   const parsed = parseArgs(lookup, withoutAbsent(given));
   if ("problems" in parsed) return { failures: parsed.problems.map((reason) => ({ property: "", reason })) };
   const query = QUERIES[lookup] as (client: ReturnType<typeof platform>, args: unknown) => Promise<Record<string, unknown>>;
-  return { outputs: await query(platform(), parsed.args) };
+  return { outputs: withSecrets(lookup, await query(platform(), parsed.args)) };
+}
+
+/** The result with the lookup's secret fields wrapped as secrets (the plugin accepts them: ./serve.ts). */
+function withSecrets(lookup: LookupName, outputs: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...outputs };
+  for (const field of secretsOf(lookup)) if (out[field] !== undefined) out[field] = wrapped(out[field]);
+  return out;
 }
 
 /** Plain values (a secret argument arrives wrapped); an argument sent as null is absent, as the schema says. */

@@ -5,7 +5,7 @@
  * (`SandboxInfo`), not from the field (`sandboxes` would make `Sandboxe`, or clash with the resource).
  */
 import { z } from "zod";
-import { LOOKUPS } from "../lookup-shapes";
+import { LOOKUPS, secretsOf } from "../lookup-shapes";
 import type { JsonSchema, ObjectTypes, PropertySpec } from "./convert";
 import type { FunctionSchema } from "./package-schema";
 
@@ -17,10 +17,16 @@ export function functionsOf(pkg: string, types: ObjectTypes): Record<string, Fun
     out[`${pkg}:index:${name}`] = {
       description: lookup.description,
       inputs: object(z.toJSONSchema(lookup.args, { io: "input" }) as JsonSchema, types, {}),
-      outputs: object(z.toJSONSchema(lookup.result, { io: "output" }) as JsonSchema, types, itemTypes),
+      outputs: secretFields(object(z.toJSONSchema(lookup.result, { io: "output" }) as JsonSchema, types, itemTypes), secretsOf(name)),
     };
   }
   return out;
+}
+
+/** The result's properties with the lookup's secret fields marked: every SDK then keeps them secret. */
+function secretFields(outputs: FunctionSchema["inputs"], secrets: readonly string[]): FunctionSchema["inputs"] {
+  for (const field of secrets) outputs.properties[field] = { ...outputs.properties[field]!, secret: true };
+  return outputs;
 }
 
 function object(js: JsonSchema, types: ObjectTypes, itemTypes: Record<string, string>): FunctionSchema["inputs"] {

@@ -8,6 +8,7 @@ import { LifecycleEvents } from "./lifecycle-events";
 import { Sandboxes } from "./sandboxes";
 import { Secrets } from "./secrets";
 import { Snapshots } from "./snapshots";
+import { Teams } from "./teams";
 import { TemplateBuilds } from "../template-build/client";
 import { Templates } from "./templates";
 import { Volumes } from "./volumes";
@@ -26,6 +27,7 @@ export class PlatformClient {
   readonly webhooks: Webhooks;
   /** Sandbox lifecycle events of the last 7 days: all of the team's, or one sandbox's. */
   readonly events: LifecycleEvents;
+  readonly teams: Teams;
   private readonly http: HttpClient;
 
   /**
@@ -46,6 +48,7 @@ export class PlatformClient {
     this.secrets = new Secrets(this.http);
     this.webhooks = new Webhooks(this.http);
     this.events = new LifecycleEvents(this.http);
+    this.teams = new Teams(this.http);
   }
 
   /** Closes the connection pool this client owns; in-flight requests finish first. */

@@ -9,6 +9,7 @@
  * | buildsPage  | GET /templates/{id} (X-Next-Token)             | API key           | 200     |
  * | list        | GET /templates                                 | API key           | 200     |
  * | listDefault | GET /default-templates                         | API key           | 200     |
+ * | byAlias     | GET /templates/aliases/{alias}                 | API key           | 200     |
  * | tagGroups   | GET /templates/{id}/tags/groups (tagsCursor)   | API key           | 200     |
  * | buildStatus | GET /templates/{id}/builds/{buildID}/status    | API key           | 200     |
  * | setPublic   | PATCH /v2/templates/{id}                       | API key, else Bearer | 200  |
@@ -23,6 +24,7 @@ import { header, type CallOptions, type HttpClient } from "../transport/http";
 import {
   Template,
   TemplateBuildAccepted,
+  TemplateAlias,
   TemplateBuildInfo,
   TemplateTagGroups,
   TemplateUpdateResponse,
@@ -106,6 +108,14 @@ export class Templates {
   /** The service's default templates, which every team may start sandboxes from (e2b 2.63 on PyPI: get_default_templates.py). */
   listDefault(call?: CallOptions): Promise<Template[]> {
     return this.http.call({ method: "GET", route: "/default-templates", auth: "apiKey" }, Templates_, call);
+  }
+
+  /**
+   * The template an alias names and whether it is public. @throws `not_found` for an alias no template has;
+   * `permission_denied` when another team's template has it (docs/service.md#templates).
+   */
+  byAlias(alias: string, call?: CallOptions): Promise<TemplateAlias> {
+    return this.http.call({ method: "GET", route: "/templates/aliases/{alias}", params: { alias }, auth: "apiKey" }, TemplateAlias, call);
   }
 
   /**

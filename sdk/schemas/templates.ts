@@ -155,3 +155,7 @@ export type TemplateBuildInfo = z.infer<typeof TemplateBuildInfo>;
 /** Answer of PATCH /v2/templates/{id}. */
 export const TemplateUpdateResponse = z.object({ names: z.array(z.string()) });
 export type TemplateUpdateResponse = z.infer<typeof TemplateUpdateResponse>;
+
+/** Answer of GET /templates/aliases/{alias}: the template the alias names. */
+export const TemplateAlias = z.object({ templateID: z.string(), public: z.boolean() });
+export type TemplateAlias = z.infer<typeof TemplateAlias>;

@@ -5,6 +5,11 @@ import * as pulumi from "@pulumi/pulumi";
 import * as utilities from "./utilities";
 
 // Export members:
+export { GetSandboxArgs, GetSandboxResult, GetSandboxOutputArgs } from "./getSandbox";
+export const getSandbox: typeof import("./getSandbox").getSandbox = null as any;
+export const getSandboxOutput: typeof import("./getSandbox").getSandboxOutput = null as any;
+utilities.lazyLoad(exports, ["getSandbox","getSandboxOutput"], () => require("./getSandbox"));
+
 export { GetSandboxLogsArgs, GetSandboxLogsResult, GetSandboxLogsOutputArgs } from "./getSandboxLogs";
 export const getSandboxLogs: typeof import("./getSandboxLogs").getSandboxLogs = null as any;
 export const getSandboxLogsOutput: typeof import("./getSandboxLogs").getSandboxLogsOutput = null as any;
@@ -15,15 +20,40 @@ export const getSandboxMetrics: typeof import("./getSandboxMetrics").getSandboxM
 export const getSandboxMetricsOutput: typeof import("./getSandboxMetrics").getSandboxMetricsOutput = null as any;
 utilities.lazyLoad(exports, ["getSandboxMetrics","getSandboxMetricsOutput"], () => require("./getSandboxMetrics"));
 
+export { GetSandboxesMetricsArgs, GetSandboxesMetricsResult, GetSandboxesMetricsOutputArgs } from "./getSandboxesMetrics";
+export const getSandboxesMetrics: typeof import("./getSandboxesMetrics").getSandboxesMetrics = null as any;
+export const getSandboxesMetricsOutput: typeof import("./getSandboxesMetrics").getSandboxesMetricsOutput = null as any;
+utilities.lazyLoad(exports, ["getSandboxesMetrics","getSandboxesMetricsOutput"], () => require("./getSandboxesMetrics"));
+
+export { GetTeamMetricsArgs, GetTeamMetricsResult, GetTeamMetricsOutputArgs } from "./getTeamMetrics";
+export const getTeamMetrics: typeof import("./getTeamMetrics").getTeamMetrics = null as any;
+export const getTeamMetricsOutput: typeof import("./getTeamMetrics").getTeamMetricsOutput = null as any;
+utilities.lazyLoad(exports, ["getTeamMetrics","getTeamMetricsOutput"], () => require("./getTeamMetrics"));
+
+export { GetTeamMetricsMaxArgs, GetTeamMetricsMaxResult, GetTeamMetricsMaxOutputArgs } from "./getTeamMetricsMax";
+export const getTeamMetricsMax: typeof import("./getTeamMetricsMax").getTeamMetricsMax = null as any;
+export const getTeamMetricsMaxOutput: typeof import("./getTeamMetricsMax").getTeamMetricsMaxOutput = null as any;
+utilities.lazyLoad(exports, ["getTeamMetricsMax","getTeamMetricsMaxOutput"], () => require("./getTeamMetricsMax"));
+
 export { GetTemplateArgs, GetTemplateResult, GetTemplateOutputArgs } from "./getTemplate";
 export const getTemplate: typeof import("./getTemplate").getTemplate = null as any;
 export const getTemplateOutput: typeof import("./getTemplate").getTemplateOutput = null as any;
 utilities.lazyLoad(exports, ["getTemplate","getTemplateOutput"], () => require("./getTemplate"));
 
+export { GetTemplateAliasArgs, GetTemplateAliasResult, GetTemplateAliasOutputArgs } from "./getTemplateAlias";
+export const getTemplateAlias: typeof import("./getTemplateAlias").getTemplateAlias = null as any;
+export const getTemplateAliasOutput: typeof import("./getTemplateAlias").getTemplateAliasOutput = null as any;
+utilities.lazyLoad(exports, ["getTemplateAlias","getTemplateAliasOutput"], () => require("./getTemplateAlias"));
+
 export { GetTemplateBuildLogsArgs, GetTemplateBuildLogsResult, GetTemplateBuildLogsOutputArgs } from "./getTemplateBuildLogs";
 export const getTemplateBuildLogs: typeof import("./getTemplateBuildLogs").getTemplateBuildLogs = null as any;
 export const getTemplateBuildLogsOutput: typeof import("./getTemplateBuildLogs").getTemplateBuildLogsOutput = null as any;
 utilities.lazyLoad(exports, ["getTemplateBuildLogs","getTemplateBuildLogsOutput"], () => require("./getTemplateBuildLogs"));
+
+export { GetVolumeArgs, GetVolumeResult, GetVolumeOutputArgs } from "./getVolume";
+export const getVolume: typeof import("./getVolume").getVolume = null as any;
+export const getVolumeOutput: typeof import("./getVolume").getVolumeOutput = null as any;
+utilities.lazyLoad(exports, ["getVolume","getVolumeOutput"], () => require("./getVolume"));
 
 export { ListDefaultTemplatesArgs, ListDefaultTemplatesResult } from "./listDefaultTemplates";
 export const listDefaultTemplates: typeof import("./listDefaultTemplates").listDefaultTemplates = null as any;

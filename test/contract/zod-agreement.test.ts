@@ -11,6 +11,7 @@ import * as events from "../../sdk/schemas/events";
 import * as sandboxes from "../../sdk/schemas/sandboxes";
 import * as secrets from "../../sdk/schemas/secrets";
 import * as snapshots from "../../sdk/schemas/snapshots";
+import * as teams from "../../sdk/schemas/teams";
 import * as templates from "../../sdk/schemas/templates";
 import * as volumes from "../../sdk/schemas/volumes";
 import { LIFECYCLE_EVENTS_CONTRACT, loadContract } from "./exchanges";
@@ -66,9 +67,13 @@ const PAIRS: [name: string, operation: string, where: string, schema: z.ZodType,
   ["TemplateBuildRequest", "POST /templates", "request", templates.TemplateBuildRequest],
   ["TemplateBuildAccepted", "POST /templates", "202", templates.TemplateBuildAccepted],
   ["Template", "GET /templates", "200", templates.Template, "items"],
+  ["TemplateAlias", "GET /templates/aliases/{alias}", "200", templates.TemplateAlias],
   ["TemplateWithBuilds", "GET /templates/{templateID}", "200", templates.TemplateWithBuilds],
   ["TemplateBuildInfo", "GET /templates/{templateID}/builds/{buildID}/status", "200", templates.TemplateBuildInfo],
   ["TemplateUpdateResponse", "PATCH /v2/templates/{templateID}", "200", templates.TemplateUpdateResponse],
+  ["Team", "GET /teams", "200", teams.Team, "items"],
+  ["TeamMetric", "GET /teams/{teamID}/metrics", "200", teams.TeamMetric, "items"],
+  ["TeamMetricMax", "GET /teams/{teamID}/metrics/max", "200", teams.TeamMetricMax],
   ["NewVolume", "POST /volumes", "request", volumes.NewVolume],
   ["VolumeAndToken", "POST /volumes", "201", volumes.VolumeAndToken],
   ["Volume", "GET /volumes", "200", volumes.Volume, "items"],

@@ -59,7 +59,7 @@ describe("the generated Node SDK with the native plugin", () => {
     expect(callsSince(s.emulator, since)).toEqual([]);
   });
 
-  test("the SDK's getTemplate, listSandboxes, listVolumes and listTemplates are invokes the plugin answers with the stack's credentials", async () => {
+  test("the SDK's lookups (getTemplate, listSandboxes, getSandbox, getVolume, getTemplateAlias, getTeamMetricsMax, getSandboxesMetrics...) are invokes the plugin answers with the stack's credentials, tokens secret", async () => {
     // Made outside Pulumi: a team template and two sandboxes with the metadata looked for, one without.
     const client = new PlatformClient({ apiUrl: s.emulator.apiUrl, apiKey: s.emulator.apiKey, accessToken: s.emulator.accessToken });
     const { templateID } = await client.templates.create({ dockerfile: "FROM e2bdev/base:latest\n", alias: "sdk-found" });
@@ -73,6 +73,14 @@ describe("the generated Node SDK with the native plugin", () => {
     expect(out.listedSandboxIDs).toEqual(made.map((m) => m.sandboxID).sort());
     expect(out.listedVolumeNames).toEqual(["sdk-data"]);
     expect(out.listedTemplateIDs).toEqual([templateID]);
+    // The SDK's `…Output` form makes the whole result secret when a field of it is (the Sandbox is secure: its token is).
+    expect([out.lookedUpSandboxState, out.lookedUpVolumeToken]).toEqual(["[secret]", "[secret]"]);
+    expect(out.aliasTemplateID).toBe(templateID);
+    expect(out.peakSandboxes).toBeGreaterThanOrEqual(4);
+    expect(out.measuredIDs).toEqual([out.sandboxID]);
+    const shown = await s.outputs({ showSecrets: true });
+    expect(shown.lookedUpSandboxState).toBe("running");
+    s.secret(String(shown.lookedUpVolumeToken), "the volume's content token (getVolume)");
     for (const m of [...made, other]) await client.sandboxes.kill(m.sandboxID);
     await client.templates.delete(templateID);
   });

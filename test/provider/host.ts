@@ -42,6 +42,8 @@ export interface ProviderHost {
   read(id: string, urn: string, properties: Obj): Promise<{ id: string; properties: Obj }>;
   update(id: string, urn: string, olds: Obj, news: Obj): Promise<{ properties: Obj }>;
   delete(id: string, urn: string, properties: Obj): Promise<void>;
+  /** An invoke (a lookup, `sandbox:index:<name>`): its result as sent (secrets wrapped) and its failures. */
+  invoke(token: string, args: Obj): Promise<{ outputs: Obj; failures: { property: string; reason: string }[] }>;
   /** The engine's Cancel (the first Ctrl-C of `pulumi up`). */
   cancel(): Promise<void>;
   /** Everything the host wrote to stderr so far (the engine shows it to the user). */
@@ -122,6 +124,11 @@ export async function startHost(opts: { cwd: string; project: string; env?: Reco
     async delete(id, urn, properties) {
       const req = new proto.DeleteRequest().setId(id).setUrn(urn).setProperties(struct(properties));
       await call(client.delete, req);
+    },
+    async invoke(token, args) {
+      const req = new proto.InvokeRequest().setTok(token).setArgs(struct(args));
+      const res = await call<proto.InvokeRequest, proto.InvokeResponse>(client.invoke, req);
+      return { outputs: res.getReturn()?.toJavaScript() ?? {}, failures: res.getFailuresList().map((f) => ({ property: f.getProperty(), reason: f.getReason() })) };
     },
     async cancel() {
       await call(client.cancel, new Empty());

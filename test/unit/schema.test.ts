@@ -15,7 +15,7 @@ import { ObjectTypes, type PropertySpec } from "../../provider/schema/convert";
 import { BEGIN, END, kindPage } from "../../provider/schema/reference";
 import { INTERNAL_INPUTS, type ResourceSpec } from "../../provider/spec";
 import { resolveOptions } from "../../sdk/config";
-import { LOOKUPS } from "../../provider/lookup-shapes";
+import { LOOKUPS, secretsOf, type LookupName } from "../../provider/lookup-shapes";
 
 const root = join(__dirname, "..", "..");
 // Vendored with its source and commit (test/data/README.md): the suite needs nothing beside the checkout.
@@ -180,7 +180,7 @@ describe("types", () => {
   test("are the object types of the specs, and every reference resolves", () => {
     // A fleet's `SandboxSettings` and its types are the Sandbox's inputs under names of their own (provider/schema/convert.ts: titled types).
     const fleet = ["SandboxSettings", ...["AutoResume", "Lifecycle", "LifecycleOnTimeout", "Network", "NetworkRule", "NetworkRuleTransform", "Provision", "ProvisionCommand", "VolumeMount"].map((n) => `SandboxSettings${n}`)];
-    const names = ["AutoResume", "BuildLogEntry", "Content", "FleetMember", "FleetMemberProvisionResult", "Lifecycle", "LifecycleOnTimeout", "Network", "NetworkRule", "NetworkRuleTransform", "Provision", "ProvisionCommand", "ProvisionResult", "SandboxInfo", "SandboxLogEntry", "SandboxMetric", ...fleet, "SecretInfo", "SnapshotInfo", "TemplateBuildInfo", "TemplateInfo", "TemplateTagGroupInfo", "TemplateTagGroupInfoAssignment", "TemplateTagInfo", "VolumeInfo", "VolumeMount"];
+    const names = ["AutoResume", "BuildLogEntry", "Content", "FleetMember", "FleetMemberProvisionResult", "Lifecycle", "LifecycleOnTimeout", "Network", "NetworkRule", "NetworkRuleTransform", "Provision", "ProvisionCommand", "ProvisionResult", "SandboxInfo", "SandboxLogEntry", "SandboxMetric", "SandboxMetricOf", ...fleet, "SecretInfo", "SnapshotInfo", "TeamMetric", "TemplateBuildInfo", "TemplateInfo", "TemplateTagGroupInfo", "TemplateTagGroupInfoAssignment", "TemplateTagInfo", "VolumeInfo", "VolumeMount"];
     expect(Object.keys(schema.types)).toEqual(names.map((n) => `sandbox:index:${n}`));
     const local = [...refsIn(schema)].filter((ref) => ref.startsWith("#"));
     expect(local.length).toBeGreaterThan(0);
@@ -212,7 +212,12 @@ describe("functions", () => {
       const fn = schema.functions[`sandbox:index:${name}`]!;
       expect(fn.description).toBe(lookup.description);
       for (const [field, type] of Object.entries(lookup.resultTypes)) expect(fn.outputs.properties[field], `${name}.${field}`).toMatchObject({ type: "array", items: { $ref: `#/types/sandbox:index:${type}` } });
+      // The result's secret fields, and only those, are marked secret: every SDK keeps them secret.
+      const marked = Object.entries(fn.outputs.properties).filter(([, p]) => p.secret).map(([field]) => field);
+      expect(marked, name).toEqual([...secretsOf(name as LookupName)].sort());
     }
+    expect(schema.functions["sandbox:index:getSandbox"]!.outputs.properties.envdAccessToken).toMatchObject({ type: "string", secret: true });
+    expect(schema.functions["sandbox:index:getVolume"]!.outputs.properties.token).toMatchObject({ type: "string", secret: true });
   });
 });
 

@@ -1990,6 +1990,106 @@ func (o SandboxMetricArrayOutput) Index(i pulumi.IntInput) SandboxMetricOutput {
 	}).(SandboxMetricOutput)
 }
 
+type SandboxMetricOf struct {
+	// vCPUs.
+	CpuCount int `pulumi:"cpuCount"`
+	// CPU used, in percent.
+	CpuUsedPct float64 `pulumi:"cpuUsedPct"`
+	// Disk, in bytes.
+	DiskTotal float64 `pulumi:"diskTotal"`
+	// Disk used, in bytes.
+	DiskUsed float64 `pulumi:"diskUsed"`
+	// Memory used as cache, in bytes.
+	MemCache float64 `pulumi:"memCache"`
+	// Memory, in bytes.
+	MemTotal float64 `pulumi:"memTotal"`
+	// Memory used, in bytes.
+	MemUsed float64 `pulumi:"memUsed"`
+	// The sandbox's ID.
+	SandboxID string `pulumi:"sandboxID"`
+	// When it was measured (Unix seconds).
+	TimestampUnix int `pulumi:"timestampUnix"`
+}
+
+type SandboxMetricOfOutput struct{ *pulumi.OutputState }
+
+func (SandboxMetricOfOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*SandboxMetricOf)(nil)).Elem()
+}
+
+func (o SandboxMetricOfOutput) ToSandboxMetricOfOutput() SandboxMetricOfOutput {
+	return o
+}
+
+func (o SandboxMetricOfOutput) ToSandboxMetricOfOutputWithContext(ctx context.Context) SandboxMetricOfOutput {
+	return o
+}
+
+// vCPUs.
+func (o SandboxMetricOfOutput) CpuCount() pulumi.IntOutput {
+	return o.ApplyT(func(v SandboxMetricOf) int { return v.CpuCount }).(pulumi.IntOutput)
+}
+
+// CPU used, in percent.
+func (o SandboxMetricOfOutput) CpuUsedPct() pulumi.Float64Output {
+	return o.ApplyT(func(v SandboxMetricOf) float64 { return v.CpuUsedPct }).(pulumi.Float64Output)
+}
+
+// Disk, in bytes.
+func (o SandboxMetricOfOutput) DiskTotal() pulumi.Float64Output {
+	return o.ApplyT(func(v SandboxMetricOf) float64 { return v.DiskTotal }).(pulumi.Float64Output)
+}
+
+// Disk used, in bytes.
+func (o SandboxMetricOfOutput) DiskUsed() pulumi.Float64Output {
+	return o.ApplyT(func(v SandboxMetricOf) float64 { return v.DiskUsed }).(pulumi.Float64Output)
+}
+
+// Memory used as cache, in bytes.
+func (o SandboxMetricOfOutput) MemCache() pulumi.Float64Output {
+	return o.ApplyT(func(v SandboxMetricOf) float64 { return v.MemCache }).(pulumi.Float64Output)
+}
+
+// Memory, in bytes.
+func (o SandboxMetricOfOutput) MemTotal() pulumi.Float64Output {
+	return o.ApplyT(func(v SandboxMetricOf) float64 { return v.MemTotal }).(pulumi.Float64Output)
+}
+
+// Memory used, in bytes.
+func (o SandboxMetricOfOutput) MemUsed() pulumi.Float64Output {
+	return o.ApplyT(func(v SandboxMetricOf) float64 { return v.MemUsed }).(pulumi.Float64Output)
+}
+
+// The sandbox's ID.
+func (o SandboxMetricOfOutput) SandboxID() pulumi.StringOutput {
+	return o.ApplyT(func(v SandboxMetricOf) string { return v.SandboxID }).(pulumi.StringOutput)
+}
+
+// When it was measured (Unix seconds).
+func (o SandboxMetricOfOutput) TimestampUnix() pulumi.IntOutput {
+	return o.ApplyT(func(v SandboxMetricOf) int { return v.TimestampUnix }).(pulumi.IntOutput)
+}
+
+type SandboxMetricOfArrayOutput struct{ *pulumi.OutputState }
+
+func (SandboxMetricOfArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]SandboxMetricOf)(nil)).Elem()
+}
+
+func (o SandboxMetricOfArrayOutput) ToSandboxMetricOfArrayOutput() SandboxMetricOfArrayOutput {
+	return o
+}
+
+func (o SandboxMetricOfArrayOutput) ToSandboxMetricOfArrayOutputWithContext(ctx context.Context) SandboxMetricOfArrayOutput {
+	return o
+}
+
+func (o SandboxMetricOfArrayOutput) Index(i pulumi.IntInput) SandboxMetricOfOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) SandboxMetricOf {
+		return vs[0].([]SandboxMetricOf)[vs[1].(int)]
+	}).(SandboxMetricOfOutput)
+}
+
 type SandboxSettings struct {
 	// When false, all egress is denied (as denyOut 0.0.0.0/0). Sent as `allow_internet_access`.
 	AllowInternetAccess *bool `pulumi:"allowInternetAccess"`
@@ -3685,6 +3785,64 @@ func (o SnapshotInfoArrayOutput) Index(i pulumi.IntInput) SnapshotInfoOutput {
 	}).(SnapshotInfoOutput)
 }
 
+type TeamMetric struct {
+	// Sandboxes running then.
+	ConcurrentSandboxes int `pulumi:"concurrentSandboxes"`
+	// Sandboxes started per second over the step.
+	SandboxStartRate float64 `pulumi:"sandboxStartRate"`
+	// When (Unix seconds).
+	TimestampUnix int `pulumi:"timestampUnix"`
+}
+
+type TeamMetricOutput struct{ *pulumi.OutputState }
+
+func (TeamMetricOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*TeamMetric)(nil)).Elem()
+}
+
+func (o TeamMetricOutput) ToTeamMetricOutput() TeamMetricOutput {
+	return o
+}
+
+func (o TeamMetricOutput) ToTeamMetricOutputWithContext(ctx context.Context) TeamMetricOutput {
+	return o
+}
+
+// Sandboxes running then.
+func (o TeamMetricOutput) ConcurrentSandboxes() pulumi.IntOutput {
+	return o.ApplyT(func(v TeamMetric) int { return v.ConcurrentSandboxes }).(pulumi.IntOutput)
+}
+
+// Sandboxes started per second over the step.
+func (o TeamMetricOutput) SandboxStartRate() pulumi.Float64Output {
+	return o.ApplyT(func(v TeamMetric) float64 { return v.SandboxStartRate }).(pulumi.Float64Output)
+}
+
+// When (Unix seconds).
+func (o TeamMetricOutput) TimestampUnix() pulumi.IntOutput {
+	return o.ApplyT(func(v TeamMetric) int { return v.TimestampUnix }).(pulumi.IntOutput)
+}
+
+type TeamMetricArrayOutput struct{ *pulumi.OutputState }
+
+func (TeamMetricArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]TeamMetric)(nil)).Elem()
+}
+
+func (o TeamMetricArrayOutput) ToTeamMetricArrayOutput() TeamMetricArrayOutput {
+	return o
+}
+
+func (o TeamMetricArrayOutput) ToTeamMetricArrayOutputWithContext(ctx context.Context) TeamMetricArrayOutput {
+	return o
+}
+
+func (o TeamMetricArrayOutput) Index(i pulumi.IntInput) TeamMetricOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) TeamMetric {
+		return vs[0].([]TeamMetric)[vs[1].(int)]
+	}).(TeamMetricOutput)
+}
+
 type TemplateBuildInfo struct {
 	// The build's ID.
 	BuildID string `pulumi:"buildID"`
@@ -4369,6 +4527,8 @@ func init() {
 	pulumi.RegisterOutputType(SandboxLogEntryArrayOutput{})
 	pulumi.RegisterOutputType(SandboxMetricOutput{})
 	pulumi.RegisterOutputType(SandboxMetricArrayOutput{})
+	pulumi.RegisterOutputType(SandboxMetricOfOutput{})
+	pulumi.RegisterOutputType(SandboxMetricOfArrayOutput{})
 	pulumi.RegisterOutputType(SandboxSettingsOutput{})
 	pulumi.RegisterOutputType(SandboxSettingsMapOutput{})
 	pulumi.RegisterOutputType(SandboxSettingsAutoResumeOutput{})
@@ -4392,6 +4552,8 @@ func init() {
 	pulumi.RegisterOutputType(SecretInfoArrayOutput{})
 	pulumi.RegisterOutputType(SnapshotInfoOutput{})
 	pulumi.RegisterOutputType(SnapshotInfoArrayOutput{})
+	pulumi.RegisterOutputType(TeamMetricOutput{})
+	pulumi.RegisterOutputType(TeamMetricArrayOutput{})
 	pulumi.RegisterOutputType(TemplateBuildInfoOutput{})
 	pulumi.RegisterOutputType(TemplateBuildInfoArrayOutput{})
 	pulumi.RegisterOutputType(TemplateInfoOutput{})

@@ -373,6 +373,45 @@ export interface SandboxMetric {
     timestampUnix: number;
 }
 
+export interface SandboxMetricOf {
+    /**
+     * vCPUs.
+     */
+    cpuCount: number;
+    /**
+     * CPU used, in percent.
+     */
+    cpuUsedPct: number;
+    /**
+     * Disk, in bytes.
+     */
+    diskTotal: number;
+    /**
+     * Disk used, in bytes.
+     */
+    diskUsed: number;
+    /**
+     * Memory used as cache, in bytes.
+     */
+    memCache: number;
+    /**
+     * Memory, in bytes.
+     */
+    memTotal: number;
+    /**
+     * Memory used, in bytes.
+     */
+    memUsed: number;
+    /**
+     * The sandbox's ID.
+     */
+    sandboxID: string;
+    /**
+     * When it was measured (Unix seconds).
+     */
+    timestampUnix: number;
+}
+
 export interface SandboxSettings {
     /**
      * When false, all egress is denied (as denyOut 0.0.0.0/0). Sent as `allow_internet_access`.
@@ -635,6 +674,21 @@ export interface SnapshotInfo {
      * The snapshot's ID (`POST /sandboxes` starts a sandbox from it).
      */
     snapshotID: string;
+}
+
+export interface TeamMetric {
+    /**
+     * Sandboxes running then.
+     */
+    concurrentSandboxes: number;
+    /**
+     * Sandboxes started per second over the step.
+     */
+    sandboxStartRate: number;
+    /**
+     * When (Unix seconds).
+     */
+    timestampUnix: number;
 }
 
 export interface TemplateBuildInfo {

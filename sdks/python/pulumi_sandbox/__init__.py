@@ -6,10 +6,16 @@ import builtins as _builtins
 from . import _utilities
 import typing
 # Export this package's modules as members:
+from .get_sandbox import *
 from .get_sandbox_logs import *
 from .get_sandbox_metrics import *
+from .get_sandboxes_metrics import *
+from .get_team_metrics import *
+from .get_team_metrics_max import *
 from .get_template import *
+from .get_template_alias import *
 from .get_template_build_logs import *
+from .get_volume import *
 from .list_default_templates import *
 from .list_sandboxes import *
 from .list_secrets import *

@@ -32,6 +32,7 @@ __all__ = [
     'SandboxInfo',
     'SandboxLogEntry',
     'SandboxMetric',
+    'SandboxMetricOf',
     'SandboxSettings',
     'SandboxSettingsAutoResume',
     'SandboxSettingsLifecycle',
@@ -44,6 +45,7 @@ __all__ = [
     'SandboxSettingsVolumeMount',
     'SecretInfo',
     'SnapshotInfo',
+    'TeamMetric',
     'TemplateBuildInfo',
     'TemplateInfo',
     'TemplateTagGroupInfo',
@@ -1110,6 +1112,112 @@ class SandboxMetric(dict):
 
 
 @pulumi.output_type
+class SandboxMetricOf(dict):
+    def __init__(__self__, *,
+                 cpu_count: _builtins.int,
+                 cpu_used_pct: _builtins.float,
+                 disk_total: _builtins.float,
+                 disk_used: _builtins.float,
+                 mem_cache: _builtins.float,
+                 mem_total: _builtins.float,
+                 mem_used: _builtins.float,
+                 sandbox_id: _builtins.str,
+                 timestamp_unix: _builtins.int):
+        """
+        :param _builtins.int cpu_count: vCPUs.
+        :param _builtins.float cpu_used_pct: CPU used, in percent.
+        :param _builtins.float disk_total: Disk, in bytes.
+        :param _builtins.float disk_used: Disk used, in bytes.
+        :param _builtins.float mem_cache: Memory used as cache, in bytes.
+        :param _builtins.float mem_total: Memory, in bytes.
+        :param _builtins.float mem_used: Memory used, in bytes.
+        :param _builtins.str sandbox_id: The sandbox's ID.
+        :param _builtins.int timestamp_unix: When it was measured (Unix seconds).
+        """
+        pulumi.set(__self__, "cpu_count", cpu_count)
+        pulumi.set(__self__, "cpu_used_pct", cpu_used_pct)
+        pulumi.set(__self__, "disk_total", disk_total)
+        pulumi.set(__self__, "disk_used", disk_used)
+        pulumi.set(__self__, "mem_cache", mem_cache)
+        pulumi.set(__self__, "mem_total", mem_total)
+        pulumi.set(__self__, "mem_used", mem_used)
+        pulumi.set(__self__, "sandbox_id", sandbox_id)
+        pulumi.set(__self__, "timestamp_unix", timestamp_unix)
+
+    @_builtins.property
+    @pulumi.getter(name="cpuCount")
+    def cpu_count(self) -> _builtins.int:
+        """
+        vCPUs.
+        """
+        return pulumi.get(self, "cpu_count")
+
+    @_builtins.property
+    @pulumi.getter(name="cpuUsedPct")
+    def cpu_used_pct(self) -> _builtins.float:
+        """
+        CPU used, in percent.
+        """
+        return pulumi.get(self, "cpu_used_pct")
+
+    @_builtins.property
+    @pulumi.getter(name="diskTotal")
+    def disk_total(self) -> _builtins.float:
+        """
+        Disk, in bytes.
+        """
+        return pulumi.get(self, "disk_total")
+
+    @_builtins.property
+    @pulumi.getter(name="diskUsed")
+    def disk_used(self) -> _builtins.float:
+        """
+        Disk used, in bytes.
+        """
+        return pulumi.get(self, "disk_used")
+
+    @_builtins.property
+    @pulumi.getter(name="memCache")
+    def mem_cache(self) -> _builtins.float:
+        """
+        Memory used as cache, in bytes.
+        """
+        return pulumi.get(self, "mem_cache")
+
+    @_builtins.property
+    @pulumi.getter(name="memTotal")
+    def mem_total(self) -> _builtins.float:
+        """
+        Memory, in bytes.
+        """
+        return pulumi.get(self, "mem_total")
+
+    @_builtins.property
+    @pulumi.getter(name="memUsed")
+    def mem_used(self) -> _builtins.float:
+        """
+        Memory used, in bytes.
+        """
+        return pulumi.get(self, "mem_used")
+
+    @_builtins.property
+    @pulumi.getter(name="sandboxID")
+    def sandbox_id(self) -> _builtins.str:
+        """
+        The sandbox's ID.
+        """
+        return pulumi.get(self, "sandbox_id")
+
+    @_builtins.property
+    @pulumi.getter(name="timestampUnix")
+    def timestamp_unix(self) -> _builtins.int:
+        """
+        When it was measured (Unix seconds).
+        """
+        return pulumi.get(self, "timestamp_unix")
+
+
+@pulumi.output_type
 class SandboxSettings(dict):
     @staticmethod
     def __key_warning(key: str):
@@ -1861,6 +1969,46 @@ class SnapshotInfo(dict):
         The snapshot's ID (`POST /sandboxes` starts a sandbox from it).
         """
         return pulumi.get(self, "snapshot_id")
+
+
+@pulumi.output_type
+class TeamMetric(dict):
+    def __init__(__self__, *,
+                 concurrent_sandboxes: _builtins.int,
+                 sandbox_start_rate: _builtins.float,
+                 timestamp_unix: _builtins.int):
+        """
+        :param _builtins.int concurrent_sandboxes: Sandboxes running then.
+        :param _builtins.float sandbox_start_rate: Sandboxes started per second over the step.
+        :param _builtins.int timestamp_unix: When (Unix seconds).
+        """
+        pulumi.set(__self__, "concurrent_sandboxes", concurrent_sandboxes)
+        pulumi.set(__self__, "sandbox_start_rate", sandbox_start_rate)
+        pulumi.set(__self__, "timestamp_unix", timestamp_unix)
+
+    @_builtins.property
+    @pulumi.getter(name="concurrentSandboxes")
+    def concurrent_sandboxes(self) -> _builtins.int:
+        """
+        Sandboxes running then.
+        """
+        return pulumi.get(self, "concurrent_sandboxes")
+
+    @_builtins.property
+    @pulumi.getter(name="sandboxStartRate")
+    def sandbox_start_rate(self) -> _builtins.float:
+        """
+        Sandboxes started per second over the step.
+        """
+        return pulumi.get(self, "sandbox_start_rate")
+
+    @_builtins.property
+    @pulumi.getter(name="timestampUnix")
+    def timestamp_unix(self) -> _builtins.int:
+        """
+        When (Unix seconds).
+        """
+        return pulumi.get(self, "timestamp_unix")
 
 
 @pulumi.output_type
