@@ -4,6 +4,7 @@
  * per lookup of the table in ./lookup-shapes.ts, whose arguments and results they take and give.
  */
 import type { PlatformClient } from "../sdk/platform/client";
+import { lifecycleEvents, sandboxLifecycleEvents, webhook, webhooks } from "./lookup-event-queries";
 import { allPages, PAGE_SIZE } from "./lookup-paging";
 import { LOOKUPS, type LookupArgs, type LookupName, type LookupResult } from "./lookup-shapes";
 import { readingOf, sandboxDetail, sandboxesMetrics, templateAlias, volumeDetail } from "./lookup-one-queries";
@@ -58,6 +59,10 @@ export const QUERIES: { [K in LookupName]: Query<K> } = {
   getTeamMetrics: (client, args) => teamMetrics(client, args),
   getTeamMetricsMax: (client, args) => teamMetricsMax(client, args),
   getSandboxesMetrics: (client, args) => sandboxesMetrics(client, args),
+  listLifecycleEvents: (client, args) => lifecycleEvents(client, args),
+  getSandboxLifecycleEvents: (client, args) => sandboxLifecycleEvents(client, args),
+  listWebhooks: (client) => webhooks(client),
+  getWebhook: (client, args) => webhook(client, args),
 };
 
 /**

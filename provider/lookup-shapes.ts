@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { GetSandboxesMetricsArgs, GetTeamMetricsArgs, GetTeamMetricsMaxArgs, SandboxMetric, SandboxMetricOf, TeamMetric, TeamMetricMax } from "./lookup-metrics-shapes";
+import { EVENT_LOOKUPS } from "./lookup-event-shapes";
 import { GetSandboxArgs, GetTemplateAliasArgs, GetVolumeArgs, SANDBOX_STATES, SandboxDetailInfo, SandboxInfo, TemplateAliasInfo, VolumeDetailInfo } from "./lookup-one-shapes";
 
 export { SANDBOX_STATES, SandboxInfo, SandboxMetric };
@@ -258,6 +259,7 @@ export const LOOKUPS = {
     resultTypes: { metrics: "SandboxMetricOf" },
     list: "metrics",
   },
+  ...EVENT_LOOKUPS,
 } as const;
 
 export type LookupName = keyof typeof LOOKUPS;

@@ -132,3 +132,11 @@ export const getTeamMetrics: Lookup<"getTeamMetrics"> = lookup("getTeamMetrics")
 export const getTeamMetricsMax: Lookup<"getTeamMetricsMax"> = lookup("getTeamMetricsMax");
 /** The latest metrics of each given sandbox (a paused one has none), in the order asked. */
 export const getSandboxesMetrics: Lookup<"getSandboxesMetrics"> = lookup("getSandboxesMetrics");
+/** The team's sandbox lifecycle events of the last 7 days, newest first, with the service's filters. */
+export const listLifecycleEvents: Lookup<"listLifecycleEvents"> = lookup("listLifecycleEvents");
+/** The lifecycle events of one sandbox, with the same filters. */
+export const getSandboxLifecycleEvents: Lookup<"getSandboxLifecycleEvents"> = lookup("getSandboxLifecycleEvents");
+/** The team's lifecycle webhooks (never a signature secret). */
+export const listWebhooks: Lookup<"listWebhooks"> = lookup("listWebhooks");
+/** One lifecycle webhook of the team by ID (never its signature secret). */
+export const getWebhook: Lookup<"getWebhook"> = lookup("getWebhook");

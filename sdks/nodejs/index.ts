@@ -10,6 +10,11 @@ export const getSandbox: typeof import("./getSandbox").getSandbox = null as any;
 export const getSandboxOutput: typeof import("./getSandbox").getSandboxOutput = null as any;
 utilities.lazyLoad(exports, ["getSandbox","getSandboxOutput"], () => require("./getSandbox"));
 
+export { GetSandboxLifecycleEventsArgs, GetSandboxLifecycleEventsResult, GetSandboxLifecycleEventsOutputArgs } from "./getSandboxLifecycleEvents";
+export const getSandboxLifecycleEvents: typeof import("./getSandboxLifecycleEvents").getSandboxLifecycleEvents = null as any;
+export const getSandboxLifecycleEventsOutput: typeof import("./getSandboxLifecycleEvents").getSandboxLifecycleEventsOutput = null as any;
+utilities.lazyLoad(exports, ["getSandboxLifecycleEvents","getSandboxLifecycleEventsOutput"], () => require("./getSandboxLifecycleEvents"));
+
 export { GetSandboxLogsArgs, GetSandboxLogsResult, GetSandboxLogsOutputArgs } from "./getSandboxLogs";
 export const getSandboxLogs: typeof import("./getSandboxLogs").getSandboxLogs = null as any;
 export const getSandboxLogsOutput: typeof import("./getSandboxLogs").getSandboxLogsOutput = null as any;
@@ -55,10 +60,20 @@ export const getVolume: typeof import("./getVolume").getVolume = null as any;
 export const getVolumeOutput: typeof import("./getVolume").getVolumeOutput = null as any;
 utilities.lazyLoad(exports, ["getVolume","getVolumeOutput"], () => require("./getVolume"));
 
+export { GetWebhookArgs, GetWebhookResult, GetWebhookOutputArgs } from "./getWebhook";
+export const getWebhook: typeof import("./getWebhook").getWebhook = null as any;
+export const getWebhookOutput: typeof import("./getWebhook").getWebhookOutput = null as any;
+utilities.lazyLoad(exports, ["getWebhook","getWebhookOutput"], () => require("./getWebhook"));
+
 export { ListDefaultTemplatesArgs, ListDefaultTemplatesResult } from "./listDefaultTemplates";
 export const listDefaultTemplates: typeof import("./listDefaultTemplates").listDefaultTemplates = null as any;
 export const listDefaultTemplatesOutput: typeof import("./listDefaultTemplates").listDefaultTemplatesOutput = null as any;
 utilities.lazyLoad(exports, ["listDefaultTemplates","listDefaultTemplatesOutput"], () => require("./listDefaultTemplates"));
+
+export { ListLifecycleEventsArgs, ListLifecycleEventsResult, ListLifecycleEventsOutputArgs } from "./listLifecycleEvents";
+export const listLifecycleEvents: typeof import("./listLifecycleEvents").listLifecycleEvents = null as any;
+export const listLifecycleEventsOutput: typeof import("./listLifecycleEvents").listLifecycleEventsOutput = null as any;
+utilities.lazyLoad(exports, ["listLifecycleEvents","listLifecycleEventsOutput"], () => require("./listLifecycleEvents"));
 
 export { ListSandboxesArgs, ListSandboxesResult, ListSandboxesOutputArgs } from "./listSandboxes";
 export const listSandboxes: typeof import("./listSandboxes").listSandboxes = null as any;
@@ -99,6 +114,11 @@ export { ListVolumesArgs, ListVolumesResult } from "./listVolumes";
 export const listVolumes: typeof import("./listVolumes").listVolumes = null as any;
 export const listVolumesOutput: typeof import("./listVolumes").listVolumesOutput = null as any;
 utilities.lazyLoad(exports, ["listVolumes","listVolumesOutput"], () => require("./listVolumes"));
+
+export { ListWebhooksArgs, ListWebhooksResult } from "./listWebhooks";
+export const listWebhooks: typeof import("./listWebhooks").listWebhooks = null as any;
+export const listWebhooksOutput: typeof import("./listWebhooks").listWebhooksOutput = null as any;
+utilities.lazyLoad(exports, ["listWebhooks","listWebhooksOutput"], () => require("./listWebhooks"));
 
 export { ProviderArgs } from "./provider";
 export type Provider = import("./provider").Provider;

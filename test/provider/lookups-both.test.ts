@@ -206,3 +206,44 @@ describe("getSandboxesMetrics", () => {
     });
   });
 });
+
+describe("lifecycle events and webhooks", () => {
+  test("listLifecycleEvents and getSandboxLifecycleEvents give the events the service holds, filtered, through both front ends", async () => {
+    const id = await newSandbox({ metadata: { app: "events" } });
+    expect((await rest(emu(), "POST", `/sandboxes/${id}/pause`)).status).toBe(204);
+    expect((await rest(emu(), "DELETE", `/sandboxes/${id}`)).status).toBe(204);
+    const own = await both("getSandboxLifecycleEvents", { sandboxID: id, orderAsc: true });
+    expect(own.invoke).toEqual(own.ts);
+    const events = own.ts.value as Obj[];
+    expect(events.map((e) => e.type)).toEqual(["sandbox.lifecycle.created", "sandbox.lifecycle.paused", "sandbox.lifecycle.killed"]);
+    expect(events[0]).toMatchObject({ sandboxID: id, templateID: expect.any(String), executionID: expect.any(String), metadata: { app: "events" } });
+    expect(events[1]!.executionTimeMs).toEqual(expect.any(Number));
+    const held = emu().state.lifecycleEvents().filter((e) => e.sandboxId === id).map((e) => e.id);
+    expect(events.map((e) => e.id).sort()).toEqual([...held].sort());
+
+    const killed = await both("listLifecycleEvents", { types: ["sandbox.lifecycle.killed"], limit: 100 });
+    expect(killed.invoke).toEqual(killed.ts);
+    expect((killed.ts.value as Obj[]).every((e) => e.type === "sandbox.lifecycle.killed")).toBe(true);
+    expect((killed.ts.value as Obj[]).map((e) => e.sandboxID)).toContain(id);
+  });
+
+  test("listWebhooks and getWebhook give the team's webhooks, never a signature secret; unknown IDs and bad filters are named", async () => {
+    const secret = "lookups-both-signature-secret-5d1c";
+    const hook = await made<{ id: string }>("POST", "/events/webhooks", { name: "audit", url: "http://127.0.0.1:9/hook", events: ["sandbox.lifecycle.created"], signatureSecret: secret });
+    const one = await both("getWebhook", { webhookID: hook.id });
+    expect(one.invoke).toEqual(one.ts);
+    expect(one.ts.value).toEqual({ webhookID: hook.id, name: "audit", url: "http://127.0.0.1:9/hook", enabled: true, events: ["sandbox.lifecycle.created"], createdAt: expect.any(String) });
+    const all = await both("listWebhooks", {});
+    expect(all.invoke).toEqual(all.ts);
+    expect((all.ts.value as Obj[]).map((w) => w.webhookID)).toContain(hook.id);
+    expect(JSON.stringify([one, all])).not.toContain(secret);
+    const missing = await failures("getWebhook", { webhookID: "00000000-0000-4000-8000-00000000dead" });
+    expect(missing.ts).toMatch(/^getWebhook: webhookID "00000000-0000-4000-8000-00000000dead": the API key's team has none \(.+\)$/);
+    expect(missing.invoke).toContain(missing.ts);
+    expect(await failures("listLifecycleEvents", { limit: 101 })).toEqual({
+      ts: "listLifecycleEvents: limit: must be at most 100 (the service's page)", invoke: "listLifecycleEvents: limit: must be at most 100 (the service's page)",
+    });
+    const unknownType = await failures("listLifecycleEvents", { types: ["sandbox.lifecycle.exploded"] });
+    expect(unknownType.ts).toMatch(/^listLifecycleEvents: types\.0: must be one of sandbox\.lifecycle\.created, /);
+  });
+});

@@ -180,7 +180,7 @@ describe("types", () => {
   test("are the object types of the specs, and every reference resolves", () => {
     // A fleet's `SandboxSettings` and its types are the Sandbox's inputs under names of their own (provider/schema/convert.ts: titled types).
     const fleet = ["SandboxSettings", ...["AutoResume", "Lifecycle", "LifecycleOnTimeout", "Network", "NetworkRule", "NetworkRuleTransform", "Provision", "ProvisionCommand", "VolumeMount"].map((n) => `SandboxSettings${n}`)];
-    const names = ["AutoResume", "BuildLogEntry", "Content", "FleetMember", "FleetMemberProvisionResult", "Lifecycle", "LifecycleOnTimeout", "Network", "NetworkRule", "NetworkRuleTransform", "Provision", "ProvisionCommand", "ProvisionResult", "SandboxInfo", "SandboxLogEntry", "SandboxMetric", "SandboxMetricOf", ...fleet, "SecretInfo", "SnapshotInfo", "TeamMetric", "TemplateBuildInfo", "TemplateInfo", "TemplateTagGroupInfo", "TemplateTagGroupInfoAssignment", "TemplateTagInfo", "VolumeInfo", "VolumeMount"];
+    const names = ["AutoResume", "BuildLogEntry", "Content", "FleetMember", "FleetMemberProvisionResult", "Lifecycle", "LifecycleEventInfo", "LifecycleOnTimeout", "Network", "NetworkRule", "NetworkRuleTransform", "Provision", "ProvisionCommand", "ProvisionResult", "SandboxInfo", "SandboxLogEntry", "SandboxMetric", "SandboxMetricOf", ...fleet, "SecretInfo", "SnapshotInfo", "TeamMetric", "TemplateBuildInfo", "TemplateInfo", "TemplateTagGroupInfo", "TemplateTagGroupInfoAssignment", "TemplateTagInfo", "VolumeInfo", "VolumeMount", "WebhookInfo"];
     expect(Object.keys(schema.types)).toEqual(names.map((n) => `sandbox:index:${n}`));
     const local = [...refsIn(schema)].filter((ref) => ref.startsWith("#"));
     expect(local.length).toBeGreaterThan(0);

@@ -716,6 +716,106 @@ func (o LifecyclePtrOutput) OnTimeout() LifecycleOnTimeoutPtrOutput {
 	}).(LifecycleOnTimeoutPtrOutput)
 }
 
+type LifecycleEventInfo struct {
+	// The template build the sandbox runs.
+	BuildID string `pulumi:"buildID"`
+	// The sandbox's execution: a new one at each create and resume.
+	ExecutionID string `pulumi:"executionID"`
+	// How long the execution ran, in milliseconds: on killed and paused events.
+	ExecutionTimeMs *float64 `pulumi:"executionTimeMs"`
+	// The event's ID.
+	Id string `pulumi:"id"`
+	// The sandbox's metadata, when the event carries it.
+	Metadata map[string]string `pulumi:"metadata"`
+	// The sandbox it is of.
+	SandboxID string `pulumi:"sandboxID"`
+	// The sandbox's template.
+	TemplateID string `pulumi:"templateID"`
+	// When it happened (RFC 3339).
+	Timestamp string `pulumi:"timestamp"`
+	// Its type, e.g. `sandbox.lifecycle.created`.
+	Type string `pulumi:"type"`
+}
+
+type LifecycleEventInfoOutput struct{ *pulumi.OutputState }
+
+func (LifecycleEventInfoOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*LifecycleEventInfo)(nil)).Elem()
+}
+
+func (o LifecycleEventInfoOutput) ToLifecycleEventInfoOutput() LifecycleEventInfoOutput {
+	return o
+}
+
+func (o LifecycleEventInfoOutput) ToLifecycleEventInfoOutputWithContext(ctx context.Context) LifecycleEventInfoOutput {
+	return o
+}
+
+// The template build the sandbox runs.
+func (o LifecycleEventInfoOutput) BuildID() pulumi.StringOutput {
+	return o.ApplyT(func(v LifecycleEventInfo) string { return v.BuildID }).(pulumi.StringOutput)
+}
+
+// The sandbox's execution: a new one at each create and resume.
+func (o LifecycleEventInfoOutput) ExecutionID() pulumi.StringOutput {
+	return o.ApplyT(func(v LifecycleEventInfo) string { return v.ExecutionID }).(pulumi.StringOutput)
+}
+
+// How long the execution ran, in milliseconds: on killed and paused events.
+func (o LifecycleEventInfoOutput) ExecutionTimeMs() pulumi.Float64PtrOutput {
+	return o.ApplyT(func(v LifecycleEventInfo) *float64 { return v.ExecutionTimeMs }).(pulumi.Float64PtrOutput)
+}
+
+// The event's ID.
+func (o LifecycleEventInfoOutput) Id() pulumi.StringOutput {
+	return o.ApplyT(func(v LifecycleEventInfo) string { return v.Id }).(pulumi.StringOutput)
+}
+
+// The sandbox's metadata, when the event carries it.
+func (o LifecycleEventInfoOutput) Metadata() pulumi.StringMapOutput {
+	return o.ApplyT(func(v LifecycleEventInfo) map[string]string { return v.Metadata }).(pulumi.StringMapOutput)
+}
+
+// The sandbox it is of.
+func (o LifecycleEventInfoOutput) SandboxID() pulumi.StringOutput {
+	return o.ApplyT(func(v LifecycleEventInfo) string { return v.SandboxID }).(pulumi.StringOutput)
+}
+
+// The sandbox's template.
+func (o LifecycleEventInfoOutput) TemplateID() pulumi.StringOutput {
+	return o.ApplyT(func(v LifecycleEventInfo) string { return v.TemplateID }).(pulumi.StringOutput)
+}
+
+// When it happened (RFC 3339).
+func (o LifecycleEventInfoOutput) Timestamp() pulumi.StringOutput {
+	return o.ApplyT(func(v LifecycleEventInfo) string { return v.Timestamp }).(pulumi.StringOutput)
+}
+
+// Its type, e.g. `sandbox.lifecycle.created`.
+func (o LifecycleEventInfoOutput) Type() pulumi.StringOutput {
+	return o.ApplyT(func(v LifecycleEventInfo) string { return v.Type }).(pulumi.StringOutput)
+}
+
+type LifecycleEventInfoArrayOutput struct{ *pulumi.OutputState }
+
+func (LifecycleEventInfoArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]LifecycleEventInfo)(nil)).Elem()
+}
+
+func (o LifecycleEventInfoArrayOutput) ToLifecycleEventInfoArrayOutput() LifecycleEventInfoArrayOutput {
+	return o
+}
+
+func (o LifecycleEventInfoArrayOutput) ToLifecycleEventInfoArrayOutputWithContext(ctx context.Context) LifecycleEventInfoArrayOutput {
+	return o
+}
+
+func (o LifecycleEventInfoArrayOutput) Index(i pulumi.IntInput) LifecycleEventInfoOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) LifecycleEventInfo {
+		return vs[0].([]LifecycleEventInfo)[vs[1].(int)]
+	}).(LifecycleEventInfoOutput)
+}
+
 // What happens when the timeout passes, and what a pause then keeps.
 type LifecycleOnTimeout struct {
 	// What happens when the sandbox's timeout passes: `kill` (the service's default) or `pause`. The same as `autoPause` (true is `pause`), which may be given too when it agrees. One of `pause`, `kill`.
@@ -4365,6 +4465,85 @@ func (o VolumeMountArrayOutput) Index(i pulumi.IntInput) VolumeMountOutput {
 	}).(VolumeMountOutput)
 }
 
+type WebhookInfo struct {
+	// When it was registered (RFC 3339). Its signature secret is never answered.
+	CreatedAt string `pulumi:"createdAt"`
+	// Whether it is delivered to.
+	Enabled bool `pulumi:"enabled"`
+	// The event types it subscribes to.
+	Events []string `pulumi:"events"`
+	// Its name.
+	Name string `pulumi:"name"`
+	// Where its deliveries go.
+	Url string `pulumi:"url"`
+	// The webhook's ID.
+	WebhookID string `pulumi:"webhookID"`
+}
+
+type WebhookInfoOutput struct{ *pulumi.OutputState }
+
+func (WebhookInfoOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*WebhookInfo)(nil)).Elem()
+}
+
+func (o WebhookInfoOutput) ToWebhookInfoOutput() WebhookInfoOutput {
+	return o
+}
+
+func (o WebhookInfoOutput) ToWebhookInfoOutputWithContext(ctx context.Context) WebhookInfoOutput {
+	return o
+}
+
+// When it was registered (RFC 3339). Its signature secret is never answered.
+func (o WebhookInfoOutput) CreatedAt() pulumi.StringOutput {
+	return o.ApplyT(func(v WebhookInfo) string { return v.CreatedAt }).(pulumi.StringOutput)
+}
+
+// Whether it is delivered to.
+func (o WebhookInfoOutput) Enabled() pulumi.BoolOutput {
+	return o.ApplyT(func(v WebhookInfo) bool { return v.Enabled }).(pulumi.BoolOutput)
+}
+
+// The event types it subscribes to.
+func (o WebhookInfoOutput) Events() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v WebhookInfo) []string { return v.Events }).(pulumi.StringArrayOutput)
+}
+
+// Its name.
+func (o WebhookInfoOutput) Name() pulumi.StringOutput {
+	return o.ApplyT(func(v WebhookInfo) string { return v.Name }).(pulumi.StringOutput)
+}
+
+// Where its deliveries go.
+func (o WebhookInfoOutput) Url() pulumi.StringOutput {
+	return o.ApplyT(func(v WebhookInfo) string { return v.Url }).(pulumi.StringOutput)
+}
+
+// The webhook's ID.
+func (o WebhookInfoOutput) WebhookID() pulumi.StringOutput {
+	return o.ApplyT(func(v WebhookInfo) string { return v.WebhookID }).(pulumi.StringOutput)
+}
+
+type WebhookInfoArrayOutput struct{ *pulumi.OutputState }
+
+func (WebhookInfoArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]WebhookInfo)(nil)).Elem()
+}
+
+func (o WebhookInfoArrayOutput) ToWebhookInfoArrayOutput() WebhookInfoArrayOutput {
+	return o
+}
+
+func (o WebhookInfoArrayOutput) ToWebhookInfoArrayOutputWithContext(ctx context.Context) WebhookInfoArrayOutput {
+	return o
+}
+
+func (o WebhookInfoArrayOutput) Index(i pulumi.IntInput) WebhookInfoOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) WebhookInfo {
+		return vs[0].([]WebhookInfo)[vs[1].(int)]
+	}).(WebhookInfoOutput)
+}
+
 type NetworkRuleArrayMap map[string]NetworkRuleArrayInput
 
 func (NetworkRuleArrayMap) ElementType() reflect.Type {
@@ -4508,6 +4687,8 @@ func init() {
 	pulumi.RegisterOutputType(FleetMemberProvisionResultArrayOutput{})
 	pulumi.RegisterOutputType(LifecycleOutput{})
 	pulumi.RegisterOutputType(LifecyclePtrOutput{})
+	pulumi.RegisterOutputType(LifecycleEventInfoOutput{})
+	pulumi.RegisterOutputType(LifecycleEventInfoArrayOutput{})
 	pulumi.RegisterOutputType(LifecycleOnTimeoutOutput{})
 	pulumi.RegisterOutputType(LifecycleOnTimeoutPtrOutput{})
 	pulumi.RegisterOutputType(NetworkOutput{})
@@ -4568,6 +4749,8 @@ func init() {
 	pulumi.RegisterOutputType(VolumeInfoArrayOutput{})
 	pulumi.RegisterOutputType(VolumeMountOutput{})
 	pulumi.RegisterOutputType(VolumeMountArrayOutput{})
+	pulumi.RegisterOutputType(WebhookInfoOutput{})
+	pulumi.RegisterOutputType(WebhookInfoArrayOutput{})
 	pulumi.RegisterOutputType(NetworkRuleArrayMapOutput{})
 	pulumi.RegisterOutputType(SandboxSettingsNetworkRuleArrayMapOutput{})
 }

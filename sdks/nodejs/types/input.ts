@@ -441,3 +441,4 @@ export interface VolumeMountArgs {
      */
     path: pulumi.Input<string>;
 }
+

@@ -127,6 +127,45 @@ export interface Lifecycle {
     onTimeout: outputs.LifecycleOnTimeout;
 }
 
+export interface LifecycleEventInfo {
+    /**
+     * The template build the sandbox runs.
+     */
+    buildID: string;
+    /**
+     * The sandbox's execution: a new one at each create and resume.
+     */
+    executionID: string;
+    /**
+     * How long the execution ran, in milliseconds: on killed and paused events.
+     */
+    executionTimeMs?: number;
+    /**
+     * The event's ID.
+     */
+    id: string;
+    /**
+     * The sandbox's metadata, when the event carries it.
+     */
+    metadata: {[key: string]: string};
+    /**
+     * The sandbox it is of.
+     */
+    sandboxID: string;
+    /**
+     * The sandbox's template.
+     */
+    templateID: string;
+    /**
+     * When it happened (RFC 3339).
+     */
+    timestamp: string;
+    /**
+     * Its type, e.g. `sandbox.lifecycle.created`.
+     */
+    type: string;
+}
+
 /**
  * What happens when the timeout passes, and what a pause then keeps.
  */
@@ -832,5 +871,32 @@ export interface VolumeMount {
      * Absolute path in the sandbox where the volume appears.
      */
     path: string;
+}
+
+export interface WebhookInfo {
+    /**
+     * When it was registered (RFC 3339). Its signature secret is never answered.
+     */
+    createdAt: string;
+    /**
+     * Whether it is delivered to.
+     */
+    enabled: boolean;
+    /**
+     * The event types it subscribes to.
+     */
+    events: string[];
+    /**
+     * Its name.
+     */
+    name: string;
+    /**
+     * Where its deliveries go.
+     */
+    url: string;
+    /**
+     * The webhook's ID.
+     */
+    webhookID: string;
 }
 

@@ -7,6 +7,7 @@ from . import _utilities
 import typing
 # Export this package's modules as members:
 from .get_sandbox import *
+from .get_sandbox_lifecycle_events import *
 from .get_sandbox_logs import *
 from .get_sandbox_metrics import *
 from .get_sandboxes_metrics import *
@@ -16,7 +17,9 @@ from .get_template import *
 from .get_template_alias import *
 from .get_template_build_logs import *
 from .get_volume import *
+from .get_webhook import *
 from .list_default_templates import *
+from .list_lifecycle_events import *
 from .list_sandboxes import *
 from .list_secrets import *
 from .list_snapshots import *
@@ -25,6 +28,7 @@ from .list_template_tag_groups import *
 from .list_template_tags import *
 from .list_templates import *
 from .list_volumes import *
+from .list_webhooks import *
 from .provider import *
 from .sandbox import *
 from .sandbox_fleet import *

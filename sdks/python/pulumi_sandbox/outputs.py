@@ -22,6 +22,7 @@ __all__ = [
     'FleetMember',
     'FleetMemberProvisionResult',
     'Lifecycle',
+    'LifecycleEventInfo',
     'LifecycleOnTimeout',
     'Network',
     'NetworkRule',
@@ -53,6 +54,7 @@ __all__ = [
     'TemplateTagInfo',
     'VolumeInfo',
     'VolumeMount',
+    'WebhookInfo',
 ]
 
 @pulumi.output_type
@@ -414,6 +416,113 @@ class Lifecycle(dict):
         What happens when the timeout passes, and what a pause then keeps.
         """
         return pulumi.get(self, "on_timeout")
+
+
+@pulumi.output_type
+class LifecycleEventInfo(dict):
+    def __init__(__self__, *,
+                 build_id: _builtins.str,
+                 execution_id: _builtins.str,
+                 id: _builtins.str,
+                 metadata: Mapping[str, _builtins.str],
+                 sandbox_id: _builtins.str,
+                 template_id: _builtins.str,
+                 timestamp: _builtins.str,
+                 type: _builtins.str,
+                 execution_time_ms: Optional[_builtins.float] = None):
+        """
+        :param _builtins.str build_id: The template build the sandbox runs.
+        :param _builtins.str execution_id: The sandbox's execution: a new one at each create and resume.
+        :param _builtins.str id: The event's ID.
+        :param Mapping[str, _builtins.str] metadata: The sandbox's metadata, when the event carries it.
+        :param _builtins.str sandbox_id: The sandbox it is of.
+        :param _builtins.str template_id: The sandbox's template.
+        :param _builtins.str timestamp: When it happened (RFC 3339).
+        :param _builtins.str type: Its type, e.g. `sandbox.lifecycle.created`.
+        :param _builtins.float execution_time_ms: How long the execution ran, in milliseconds: on killed and paused events.
+        """
+        pulumi.set(__self__, "build_id", build_id)
+        pulumi.set(__self__, "execution_id", execution_id)
+        pulumi.set(__self__, "id", id)
+        pulumi.set(__self__, "metadata", metadata)
+        pulumi.set(__self__, "sandbox_id", sandbox_id)
+        pulumi.set(__self__, "template_id", template_id)
+        pulumi.set(__self__, "timestamp", timestamp)
+        pulumi.set(__self__, "type", type)
+        if execution_time_ms is not None:
+            pulumi.set(__self__, "execution_time_ms", execution_time_ms)
+
+    @_builtins.property
+    @pulumi.getter(name="buildID")
+    def build_id(self) -> _builtins.str:
+        """
+        The template build the sandbox runs.
+        """
+        return pulumi.get(self, "build_id")
+
+    @_builtins.property
+    @pulumi.getter(name="executionID")
+    def execution_id(self) -> _builtins.str:
+        """
+        The sandbox's execution: a new one at each create and resume.
+        """
+        return pulumi.get(self, "execution_id")
+
+    @_builtins.property
+    @pulumi.getter
+    def id(self) -> _builtins.str:
+        """
+        The event's ID.
+        """
+        return pulumi.get(self, "id")
+
+    @_builtins.property
+    @pulumi.getter
+    def metadata(self) -> Mapping[str, _builtins.str]:
+        """
+        The sandbox's metadata, when the event carries it.
+        """
+        return pulumi.get(self, "metadata")
+
+    @_builtins.property
+    @pulumi.getter(name="sandboxID")
+    def sandbox_id(self) -> _builtins.str:
+        """
+        The sandbox it is of.
+        """
+        return pulumi.get(self, "sandbox_id")
+
+    @_builtins.property
+    @pulumi.getter(name="templateID")
+    def template_id(self) -> _builtins.str:
+        """
+        The sandbox's template.
+        """
+        return pulumi.get(self, "template_id")
+
+    @_builtins.property
+    @pulumi.getter
+    def timestamp(self) -> _builtins.str:
+        """
+        When it happened (RFC 3339).
+        """
+        return pulumi.get(self, "timestamp")
+
+    @_builtins.property
+    @pulumi.getter
+    def type(self) -> _builtins.str:
+        """
+        Its type, e.g. `sandbox.lifecycle.created`.
+        """
+        return pulumi.get(self, "type")
+
+    @_builtins.property
+    @pulumi.getter(name="executionTimeMs")
+    def execution_time_ms(self) -> Optional[_builtins.float]:
+        """
+        How long the execution ran, in milliseconds: on killed and paused events.
+        """
+        return pulumi.get(self, "execution_time_ms")
 
 
 @pulumi.output_type
@@ -2390,5 +2499,78 @@ class VolumeMount(dict):
         Absolute path in the sandbox where the volume appears.
         """
         return pulumi.get(self, "path")
+
+
+@pulumi.output_type
+class WebhookInfo(dict):
+    def __init__(__self__, *,
+                 created_at: _builtins.str,
+                 enabled: _builtins.bool,
+                 events: Sequence[_builtins.str],
+                 name: _builtins.str,
+                 url: _builtins.str,
+                 webhook_id: _builtins.str):
+        """
+        :param _builtins.str created_at: When it was registered (RFC 3339). Its signature secret is never answered.
+        :param _builtins.bool enabled: Whether it is delivered to.
+        :param Sequence[_builtins.str] events: The event types it subscribes to.
+        :param _builtins.str name: Its name.
+        :param _builtins.str url: Where its deliveries go.
+        :param _builtins.str webhook_id: The webhook's ID.
+        """
+        pulumi.set(__self__, "created_at", created_at)
+        pulumi.set(__self__, "enabled", enabled)
+        pulumi.set(__self__, "events", events)
+        pulumi.set(__self__, "name", name)
+        pulumi.set(__self__, "url", url)
+        pulumi.set(__self__, "webhook_id", webhook_id)
+
+    @_builtins.property
+    @pulumi.getter(name="createdAt")
+    def created_at(self) -> _builtins.str:
+        """
+        When it was registered (RFC 3339). Its signature secret is never answered.
+        """
+        return pulumi.get(self, "created_at")
+
+    @_builtins.property
+    @pulumi.getter
+    def enabled(self) -> _builtins.bool:
+        """
+        Whether it is delivered to.
+        """
+        return pulumi.get(self, "enabled")
+
+    @_builtins.property
+    @pulumi.getter
+    def events(self) -> Sequence[_builtins.str]:
+        """
+        The event types it subscribes to.
+        """
+        return pulumi.get(self, "events")
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> _builtins.str:
+        """
+        Its name.
+        """
+        return pulumi.get(self, "name")
+
+    @_builtins.property
+    @pulumi.getter
+    def url(self) -> _builtins.str:
+        """
+        Where its deliveries go.
+        """
+        return pulumi.get(self, "url")
+
+    @_builtins.property
+    @pulumi.getter(name="webhookID")
+    def webhook_id(self) -> _builtins.str:
+        """
+        The webhook's ID.
+        """
+        return pulumi.get(self, "webhook_id")
 
 
