@@ -28,7 +28,7 @@ import { MARKER_KEY } from "./spec";
 import { checkedNonce } from "../identity";
 import { platform } from "../../runtime/context";
 import { ignoreNotFound, isNotFound } from "../../runtime/handlers";
-import { differingFields } from "../../runtime/made-from";
+import { ANOTHER_KEY, differingFields } from "../../runtime/made-from";
 
 /** Metadata key holding the stack a sandbox was made for (`stackOf` in ../../resource-key.ts). */
 export const STACK_KEY = "pulumi-sandbox.stack";
@@ -229,6 +229,18 @@ export async function findByMarker(inputs: Identity, madeFrom: string, timeout: 
 export async function removeRepeats(inputs: Identity, kept: string): Promise<void> {
   for (const m of await withMarker(markerOf(inputs), inputs.__nonce ?? "")) {
     if (m.sandboxID !== kept) await ignoreNotFound(() => platform().sandboxes.kill(m.sandboxID));
+  }
+}
+
+/** Deletes what an interrupted run made for the resource from other inputs (`stale`: ./adoption.ts madeEarlier). */
+export async function removeStale(stale: Stale[], log: (line: string) => void): Promise<void> {
+  for (const { sandboxID, changed } of stale) {
+    // Adopted, it would be recorded with inputs it was not made from (its old environment, say), and no later run would notice.
+    const why = changed === ANOTHER_KEY
+      ? "with another API key (the stack's key changed since), so whether its inputs are these cannot be told"
+      : changed.length ? `from other inputs (${changed.join(", ")} changed since)` : "by a version that did not record its inputs";
+    log(`sandbox ${sandboxID}, made by an interrupted run, was made ${why}: deleting it and creating a new one`);
+    await ignoreNotFound(() => platform().sandboxes.kill(sandboxID));
   }
 }
 
