@@ -246,18 +246,30 @@ export async function removeStale(stale: Stale[], log: (line: string) => void): 
 
 /** Why a sandbox with the resource's marker is left alone (./adoption.ts Doubtful), as the resource's row says it. */
 const DOUBT: Record<Doubtful["standing"], string> = {
-  claimed: "a finished create made it for another resource (one renamed away from this name, moved to another stack, or a fork)",
+  claimed: "a finished create made it for another resource (one renamed away from this name with `aliases`, or moved to another stack with `pulumi state move`)",
   unknown: "it is paused, so whether a finished create made it cannot be told without resuming it",
   unmarked: "a version of this provider before 0.3 made it, which marked no finished create",
 };
 
+/** What the engine does with the sandbox a targeted replacement replaces, which the create cannot tell from the others. */
+const OR_REPLACED = "or it is the one this create replaces (`pulumi up --replace`, `pulumi state taint`), which the engine deletes once this one exists";
+
 /**
  * What the resource's row says of a sandbox with its marker that it leaves alone (`key`: the resource's).
- * The engine checks a replacement afresh, so its create carries the marker of the sandbox it replaces:
- * that one (its nonce is the one the replaced state held: ../identity.ts) is the engine's to delete once
- * the replacement exists, as it does, and no cause for a warning.
+ * A replacement carries the marker of the sandbox it replaces, which the engine deletes once the
+ * replacement exists: no cause for a warning, nor for advice to delete it. When the engine replaces a
+ * resource for a changed input it first checks it with its state, whose nonce names that sandbox
+ * (../identity.ts checkedNonce). For `pulumi up --replace` and `pulumi state taint` it checks it afresh
+ * only, and nothing tells the create that it replaces: the row says what the sandbox can be, and advises
+ * deleting only what outlives this `up` (a claimed one is some stack's). A fork carries a copy of its
+ * parent's marker and claim, and is never taken for it (./fork.ts isFork).
  */
-export function leftAlone({ sandboxID, standing, nonce }: Doubtful, key: string | undefined): string {
-  if (standing === "claimed" && nonce !== "" && nonce === checkedNonce(key)) return `sandbox ${sandboxID}, which this one replaces, is left for the engine to delete`;
-  return `warning: sandbox ${sandboxID} carries this resource's marker, but ${DOUBT[standing]}: it is left as it is and a new sandbox is made. If no stack records it, delete it (DELETE /sandboxes/${sandboxID}).`;
+export async function leftAlone({ sandboxID, standing, nonce }: Doubtful, key: string | undefined): Promise<string> {
+  if (standing === "claimed" && nonce !== "") {
+    const { isFork } = await import("./fork.js");
+    if (await isFork(sandboxID)) return `sandbox ${sandboxID} is a fork of a sandbox made under this resource's marker, which it carries as a copy: it is another resource's, and is left as it is`;
+    if (nonce === checkedNonce(key)) return `sandbox ${sandboxID}, which this one replaces, is left for the engine to delete`;
+  }
+  const advice = standing === "claimed" ? "" : ` If it still runs after this \`up\` and no stack records it, delete it (DELETE /sandboxes/${sandboxID}).`;
+  return `warning: sandbox ${sandboxID} carries this resource's marker, but ${DOUBT[standing]}, ${OR_REPLACED}: it is left as it is and a new sandbox is made.${advice}`;
 }

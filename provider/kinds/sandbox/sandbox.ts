@@ -167,7 +167,7 @@ async function fromTemplate(inputs: Inputs, templateID: string, timeout: number)
   const { sandboxes } = platform();
   const digests = madeFrom(inputs);
   const { adopted, stale, doubtful } = await madeEarlier(inputs, digests, timeout);
-  for (const found of doubtful) logFor(inputs)(leftAlone(found, inputs.__resource));
+  for (const found of doubtful) logFor(inputs)(await leftAlone(found, inputs.__resource));
   if (adopted) {
     logFor(inputs)(`adopting sandbox ${adopted.sandboxID} made by an interrupted run`);
     await afterMade(inputs, adopted, () => removeStale(stale, logFor(inputs)));
