@@ -39,7 +39,7 @@ test("renamed with an alias: nothing to do, the same sandbox", async () => {
   expect(preview.code, preview.output).toBe(0);
   await s.ok("up", "--yes", "--skip-preview");
   const out = await s.outputs();
-  for (const key of ["webID", "dataID", "tokenID", "imgID", "dataName", "tokenName", "imgName"]) expect(out[key], key).toBe(first[key]);
+  for (const key of ["webID", "dataID", "tokenID", "imgID", "dataName", "tokenName", "imgName", "prodBuild"]) expect(out[key], key).toBe(first[key]);
 });
 
 test("a new sandbox under the old name is made anew, and the renamed one's sandbox still runs", async () => {
@@ -68,6 +68,24 @@ test("a new sandbox under the old name is made anew, and the renamed one's sandb
     expect(up.output).toContain(`[${kind} ${key}] warning: ${what} "${String(first[`${key}Name`])}" is held by another resource's ${kind.toLowerCase()}`);
   }
   expect(s.emulator.state.volumes().map((v) => v.volumeID).sort()).toEqual([first.dataID, out.dataReusedID].sort());
+  const again = await s.pulumi("preview", "--expect-no-changes");
+  expect(again.code, again.output).toBe(0);
+});
+
+test("a new TemplateTag under the old name asking for the renamed one's tag is refused: one tag is never two resources'", async () => {
+  const tagsOf = async () => {
+    const res = await fetch(`${s.emulator.apiUrl}/templates/${String(first.imgID)}/tags`, { headers: { "X-API-Key": s.emulator.apiKey } });
+    return ((await res.json()) as { tag: string; buildID: string }[]).filter((t) => t.tag === "prod");
+  };
+  const before = await tagsOf();
+  expect(before.map((t) => t.buildID)).toEqual([first.prodBuild]);
+  await s.configure({ tagReused: "true" });
+  const up = await s.pulumi("up", "--yes", "--skip-preview");
+  expect(up.code, up.output).not.toBe(0);
+  expect(up.output).toContain(`tag: "prod" of template ${String(first.imgName)} (build ${String(first.prodBuild)}) was set by another resource made under this one's first name, whose create finished`);
+  // The renamed one's tag is as it was, and only it records the tag.
+  expect(await tagsOf()).toEqual(before);
+  await s.configure({ tagReused: "false" });
   const again = await s.pulumi("preview", "--expect-no-changes");
   expect(again.code, again.output).toBe(0);
 });
