@@ -3,7 +3,9 @@
  * renamed away with `aliases` keeps its key, so a new resource later declared under the old name finds
  * the renamed one's sandbox by the marker: it must leave it alone (a finished create claimed it) and
  * make its own. An auto-named Volume, Secret and Template under the old name get the next free name
- * (`<first name>-2`), which the preview already shows, and the renamed ones' objects stay theirs. A parent
+ * (`<first name>-2`), which the preview already shows, and the renamed ones' objects stay theirs; so does
+ * a Snapshot (its name is chosen at the create), and a TemplateTag asking for the renamed one's tag is
+ * refused. A parent
  * replaced by `up --replace`, or gone and made again by `up --refresh`: its fork carries the parent's
  * marker and must never be taken for it, and the sandbox it replaces is not one to delete by hand.
  * Tests share one stack and run in order.
@@ -39,7 +41,7 @@ test("renamed with an alias: nothing to do, the same sandbox", async () => {
   expect(preview.code, preview.output).toBe(0);
   await s.ok("up", "--yes", "--skip-preview");
   const out = await s.outputs();
-  for (const key of ["webID", "dataID", "tokenID", "imgID", "dataName", "tokenName", "imgName", "prodBuild"]) expect(out[key], key).toBe(first[key]);
+  for (const key of ["webID", "dataID", "tokenID", "imgID", "dataName", "tokenName", "imgName", "prodBuild", "snapID"]) expect(out[key], key).toBe(first[key]);
 });
 
 test("a new sandbox under the old name is made anew, and the renamed one's sandbox still runs", async () => {
@@ -68,6 +70,11 @@ test("a new sandbox under the old name is made anew, and the renamed one's sandb
     expect(up.output).toContain(`[${kind} ${key}] warning: ${what} "${String(first[`${key}Name`])}" is held by another resource's ${kind.toLowerCase()}`);
   }
   expect(s.emulator.state.volumes().map((v) => v.volumeID).sort()).toEqual([first.dataID, out.dataReusedID].sort());
+  // A Snapshot of the same sandbox from the same inputs: the renamed one's name is claimed, so the new one takes its own.
+  const snapAlias = String(first.snapID).slice(String(first.snapID).indexOf("/") + 1, String(first.snapID).lastIndexOf(":"));
+  expect(out.snapID).toBe(first.snapID);
+  expect(out.snapReusedID).toBe(String(first.snapID).replace(`${snapAlias}:`, `${snapAlias}-2:`));
+  expect(up.output).toContain(`[Snapshot snap] warning: snapshot name "${snapAlias}" is held by another resource's snapshot`);
   const again = await s.pulumi("preview", "--expect-no-changes");
   expect(again.code, again.output).toBe(0);
 });
