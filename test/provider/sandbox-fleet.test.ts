@@ -143,12 +143,12 @@ describe("a fleet of three people", () => {
     inputs = news;
   });
 
-  test("refresh reads every member from one listing; one killed elsewhere is dropped and ready is lower", async () => {
+  test("refresh reads every member from one listing; one killed elsewhere (missed by it, then 404 by its ID) is dropped and ready is lower", async () => {
     const gone = ids(outs).linus!;
     expect((await rest(emu(), "DELETE", `/sandboxes/${gone}`)).status).toBe(204);
     const seq = lastSeq(emu());
     const found = await runtime.read("SandboxFleet", id, outs);
-    expect(callsSince(emu(), seq)).toEqual(["GET /v2/sandboxes"]);
+    expect(callsSince(emu(), seq)).toEqual(["GET /v2/sandboxes", `GET /sandboxes/${gone}`]);
     expect(Object.keys(found.props!.sandboxes as Obj).sort()).toEqual(["ada", "grace"]);
     expect(found.props!.ready).toBe(2);
     outs = found.props!;

@@ -45,10 +45,10 @@ describe("lifecycle", () => {
     });
     const since = lastSeq(emu());
     fork = await runtime.create("Sandbox", inputs);
-    // The fork's mark made in the parent, the fork, the mark taken out of the fork and of the parent, the
-    // egress rules, the fork's provisioning (left out) and its claim.
+    // The fork's mark made in the parent, the fork, the mark taken out of the parent (the fork keeps it:
+    // it tells the fork from its parent), the egress rules, the fork's provisioning (left out) and its claim.
     expect(callsSince(emu(), since, { writesOnly: true }).filter((c) => !c.includes("process."))).toEqual([
-      "POST /filesystem.Filesystem/MakeDir", `POST /sandboxes/${parent.id}/fork`, "POST /filesystem.Filesystem/Remove", "POST /filesystem.Filesystem/Remove",
+      "POST /filesystem.Filesystem/MakeDir", `POST /sandboxes/${parent.id}/fork`, "POST /filesystem.Filesystem/Remove",
       `PUT /sandboxes/${fork.id}/network`, "POST /filesystem.Filesystem/MakeDir",
     ]);
     expect(fork.id).not.toBe(parent.id);

@@ -3,8 +3,9 @@
  * (an answer lost, a killed `up`): the service never expires a snapshot, so one the state does not
  * record would be billed forever. An unnamed snapshot is named from the resource's key and generation
  * and what it is made from (provider/kinds/snapshot/auto-name.ts), so the re-run, checked anew (a new
- * nonce, the same key and generation), finds it and adopts it; a replacement, made from other inputs,
- * gets another name. State written before the auto-name keeps no name and plans no change. Through the
+ * nonce, the same key and generation), finds it and adopts it, as no finished create claimed it
+ * (provider/kinds/snapshot/claim.ts); a replacement, made from other inputs, gets another name. A new
+ * resource under a renamed one's first name finds the renamed one's claimed, and takes its own. State written before the auto-name keeps no name and plans no change. Through the
  * real engine: e2e snapshot-rerun.test.ts.
  */
 import { readdirSync } from "node:fs";
@@ -12,6 +13,7 @@ import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { autoSnapshotName } from "../../provider/kinds/snapshot/auto-name";
 import type { InputsOf } from "../../provider/runtime/handlers";
+import { ENGINE_GONE, runAsOperation } from "../../provider/runtime/operation";
 import { callsSince, capturedStderr, checked, emulatorForFile, lastSeq, loseAnswerTo, rest, runtime } from "./harness";
 
 const emu = emulatorForFile();
@@ -36,6 +38,20 @@ async function listed(query = ""): Promise<{ snapshotID: string; names: string[]
 /** How many builds of snapshots the emulator keeps files of (every build of every snapshot). */
 const builds = () => readdirSync(join(emu().dataDir, "sandbox-snapshots")).length;
 
+/**
+ * Runs `create` as a killed `up` does: the engine goes away once the snapshot of `box` is taken, so the
+ * create ends without its claim (provider/kinds/snapshot/claim.ts), as its provider, living on, sees it.
+ */
+async function asKilledRun<T>(box: string, create: () => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const stop = emu().onRequest((line) => void (line.startsWith(`POST /sandboxes/${box}/snapshots `) && controller.abort(new Error(ENGINE_GONE))));
+  try {
+    return await runAsOperation({ signal: controller.signal, why: () => ENGINE_GONE }, create);
+  } finally {
+    stop();
+  }
+}
+
 const snapshotPosts = (calls: string[]) => calls.filter((c) => /^POST \/sandboxes\/[^/]+\/snapshots$/.test(c));
 
 describe("an unnamed Snapshot's create run again", () => {
@@ -50,8 +66,9 @@ describe("an unnamed Snapshot's create run again", () => {
     } finally {
       stop();
     }
-    expect(callsSince(emu(), since)).toEqual(["GET /snapshots", `POST /sandboxes/${box}/snapshots`, "GET /snapshots"]);
-    expect(emu().calls(since).map((c) => c.fault ?? "")).toEqual(["", "dropAfter", ""]);
+    // The look-up, the snapshot (its answer lost), the look-up that finds it, then its claim (provider/kinds/snapshot/claim.ts).
+    expect(callsSince(emu(), since)).toEqual(["GET /snapshots", `POST /sandboxes/${box}/snapshots`, "GET /snapshots", `GET /sandboxes/${box}`, "POST /filesystem.Filesystem/MakeDir"]);
+    expect(emu().calls(since).map((c) => c.fault ?? "")).toEqual(["", "dropAfter", "", "", ""]);
     expect(made.id).toBe(`emulator/${autoSnapshotName(inputs as InputsOf<"Snapshot">)}:default`);
     expect(await listed()).toEqual([{ snapshotID: made.id, names: [made.id.split(":")[0]] }]);
     expect(builds()).toBe(1);
@@ -63,8 +80,8 @@ describe("an unnamed Snapshot's create run again", () => {
   test("after a killed run took it: the re-run (checked anew) adopts it with no snapshot call; delete leaves none", async () => {
     const box = await sandbox();
     const given = { sandboxID: box, triggers: { round: "1" }, __resource: "proj/dev/killed-snap" };
-    // What the killed run did: the whole create, whose answer never reached the state.
-    const killed = await runtime.create("Snapshot", await checked("Snapshot", given));
+    // What the killed run did: the whole create, whose answer never reached the state (nor its claim).
+    const killed = await asKilledRun(box, async () => runtime.create("Snapshot", await checked("Snapshot", given)));
     stderr.clear();
     const since = lastSeq(emu());
     const inputs = await checked("Snapshot", given); // a new nonce, the same key and generation
@@ -95,6 +112,24 @@ describe("an unnamed Snapshot's create run again", () => {
     // predecessor looks the same); its name says whose it is.
     expect(await listed()).toEqual([{ snapshotID: killed.id, names: killed.outs.names }]);
     await runtime.remove("Snapshot", killed.id, killed.outs);
+  });
+
+  test("a new resource under a renamed one's first name: the renamed one's snapshot is claimed, so it takes its own under the next name", async () => {
+    const box = await sandbox();
+    // One key, two resources: the renamed one (its create finished: claimed) and a new one under its first name.
+    const given = { sandboxID: box, __resource: "proj/dev/shared-snap" };
+    const renamed = await runtime.create("Snapshot", await checked("Snapshot", given));
+    stderr.clear();
+    const fresh = await runtime.create("Snapshot", await checked("Snapshot", given));
+    const alias = renamed.id.slice(renamed.id.indexOf("/") + 1, renamed.id.lastIndexOf(":"));
+    expect(fresh.id).toBe(`emulator/${alias}-2:default`);
+    expect(stderr.text()).toContain(
+      `warning: snapshot name "${alias}" is held by another resource's snapshot (taken under this resource's first name, e.g. before a rename with aliases), so this one is "${alias}-2"`,
+    );
+    // Deleting the new one leaves the renamed one's.
+    await runtime.remove("Snapshot", fresh.id, fresh.outs);
+    expect(await listed()).toEqual([{ snapshotID: renamed.id, names: renamed.outs.names }]);
+    await runtime.remove("Snapshot", renamed.id, renamed.outs);
   });
 
   test("a replacement, checked afresh as the engine does (the same generation), gets another name: made first, the old one deleted after", async () => {

@@ -54,8 +54,9 @@ describe("lifecycle", () => {
     inputs = await checked("Snapshot", { sandboxID: box.id, __resource: "proj/dev/snap" });
     const since = lastSeq(emu());
     made = await runtime.create("Snapshot", inputs);
-    // Unnamed, it gets the auto-name (provider/kinds/snapshot/auto-name.ts), looked up first.
-    expect(callsSince(emu(), since)).toEqual(["GET /snapshots", `POST /sandboxes/${box.id}/snapshots`]);
+    // Unnamed, it gets the auto-name (provider/kinds/snapshot/auto-name.ts), looked up first; then it is
+    // claimed in the sandbox it was taken of (provider/kinds/snapshot/claim.ts).
+    expect(callsSince(emu(), since)).toEqual(["GET /snapshots", `POST /sandboxes/${box.id}/snapshots`, `GET /sandboxes/${box.id}`, "POST /filesystem.Filesystem/MakeDir"]);
     expect(made.id).toMatch(/^[a-z0-9-]+\/snap-[0-9a-f]{8}-[0-9a-f]{8}:default$/);
     expect(made.outs).toMatchObject({ sandboxID: box.id, snapshotID: made.id, names: [made.id.replace(/:default$/, "")] });
     expect(await listed()).toEqual([made.id]);

@@ -4,8 +4,8 @@
  * resource anew (a new nonce, the same key and generation) and must take what it finds as its own,
  * while what another resource, stack or person made is still refused.
  *   - TemplateTag: the create marks "this resource points this tag at this build" in the template's
- *     file cache before its tag call; a tag found on the build the target names, with that mark, is
- *     this resource's (provider/kinds/template-tag/template-tag.ts).
+ *     file cache before its tag call, and claims it once it finished; a tag found on the build the
+ *     target names, with that mark and no claim, is this resource's (provider/kinds/template-tag/template-tag.ts).
  *   - Template: the build record (provider/kinds/template/record.ts) names the resource it was made
  *     for; a chosen alias whose template's build is so recorded for this resource is adopted.
  * Through the real engine: e2e template-tag.test.ts (an `up` killed as its tag call is answered).
@@ -13,6 +13,7 @@
 import { describe, expect, test } from "vitest";
 import { PlatformClient } from "../../sdk/platform/client";
 import { recordBuild } from "../../provider/kinds/template/record";
+import { ENGINE_GONE, runAsOperation } from "../../provider/runtime/operation";
 import { callsSince, capturedStderr, checked, emulatorForFile, lastSeq, rejection, rest, runtime } from "./harness";
 
 const emu = emulatorForFile();
@@ -25,6 +26,22 @@ async function tagsOf(templateID: string): Promise<Record<string, string>> {
   const res = await rest(emu(), "GET", `/templates/${templateID}/tags`);
   expect(res.status).toBe(200);
   return Object.fromEntries(((await res.json()) as { tag: string; buildID: string }[]).map((t) => [t.tag, t.buildID]));
+}
+
+/**
+ * Runs `create` as a killed `up` does: the engine goes away once the tag call is answered, so the create
+ * ends without its claim (provider/kinds/template-tag/template-tag.ts claimTag), as its provider, living
+ * on, sees it.
+ */
+async function asKilledRun(create: () => Promise<unknown>): Promise<void> {
+  const controller = new AbortController();
+  const stop = emu().onRequest((line) => void (line.startsWith("POST /templates/tags ") && controller.abort(new Error(ENGINE_GONE))));
+  try {
+    await runAsOperation({ signal: controller.signal, why: () => ENGINE_GONE }, create);
+  } finally {
+    stop();
+  }
+  expect(controller.signal.aborted).toBe(true);
 }
 
 /** A template built into `v1`, then `v2`: its ID, alias and the two builds. */
@@ -40,8 +57,10 @@ describe("a TemplateTag create run again", () => {
   test("whose answer was lost: the sdk repeats the tag call (it sets, not adds), and the create ends with the one tag", async () => {
     const t = await twoBuilds("proj/dev/lost-tag-app");
     // The answer of the first tag call is dropped: on from the mark's upload (the call before it), off at the tag call.
+    let armed = false;
     const stop = emu().onRequest((line) => {
-      if (line.startsWith("PUT /_uploads/")) emu().setFaults({ dropAfterRate: 1 });
+      if (line.startsWith("PUT /_uploads/") && !armed) emu().setFaults({ dropAfterRate: 1 });
+      if (line.startsWith("PUT /_uploads/")) armed = true;
       if (line.startsWith("POST /templates/tags ")) emu().setFaults({});
     });
     let made: { id: string; outs: Obj };
@@ -60,13 +79,14 @@ describe("a TemplateTag create run again", () => {
     const t = await twoBuilds("proj/dev/rerun-tag-app");
     const given = { template: t.alias, tag: "prod", target: "v1", __resource: "proj/dev/rerun-tag" };
     // What the killed run did: the whole create, whose answer never reached the state.
-    await runtime.create("TemplateTag", await checked("TemplateTag", given));
+    await asKilledRun(async () => runtime.create("TemplateTag", await checked("TemplateTag", given)));
     expect((await tagsOf(t.id)).prod).toBe(t.v1);
 
     stderr.clear();
     const since = lastSeq(emu());
     const rerun = await runtime.create("TemplateTag", await checked("TemplateTag", given)); // checked anew: a new nonce
-    expect(callsSince(emu(), since, { writesOnly: true })).toEqual([]);
+    // No tag call: its one write is its claim, the upload of a mark once the create finished.
+    expect(callsSince(emu(), since, { writesOnly: true })).toEqual([expect.stringMatching(/^PUT \/_uploads\//)]);
     expect(rerun).toEqual({ id: `${t.alias}:prod`, outs: expect.objectContaining({ templateID: t.id, buildID: t.v1, target: "v1" }) });
     expect(stderr.text()).toContain(`tag "prod" of template ${t.alias} already points to build ${t.v1}, as an interrupted run of this resource set it: taking it as its own`);
     // Its own now: it moves the tag and deleting it removes the tag.
@@ -81,7 +101,7 @@ describe("a TemplateTag create run again", () => {
     const t = await twoBuilds("proj/dev/killed-tag-app");
     const given = { template: t.alias, tag: "prod", target: "v2", __resource: "proj/dev/killed-tag" };
     // What the killed run did: the whole create, its answer never recorded.
-    await runtime.create("TemplateTag", await checked("TemplateTag", given));
+    await asKilledRun(async () => runtime.create("TemplateTag", await checked("TemplateTag", given)));
     const refusal = `tag: "prod" of template ${t.alias} already exists, set by another stack or by hand`;
     // Another resource asking for the same tag on the same build.
     expect((await rejection(runtime.create("TemplateTag", await checked("TemplateTag", { ...given, __resource: "proj/dev/other-tag" })))).message).toContain(refusal);
@@ -93,6 +113,23 @@ describe("a TemplateTag create run again", () => {
     const rerun = await runtime.create("TemplateTag", await checked("TemplateTag", given));
     expect(rerun.outs).toMatchObject({ templateID: t.id, buildID: t.v2 });
     await runtime.remove("TemplateTag", rerun.id, rerun.outs);
+  });
+
+  test("a new resource under a renamed one's first name: the tag the renamed one's finished create set is refused, not shared", async () => {
+    const t = await twoBuilds("proj/dev/shared-tag-app");
+    // One key, two resources: the renamed one (its create finished: claimed) and a new one under its first name.
+    const given = { template: t.alias, tag: "prod", target: "v1", __resource: "proj/dev/shared-tag" };
+    const renamed = await runtime.create("TemplateTag", await checked("TemplateTag", given));
+    const since = lastSeq(emu());
+    const err = await rejection(runtime.create("TemplateTag", await checked("TemplateTag", given)));
+    expect(err.message).toBe(
+      `tag: "prod" of template ${t.alias} (build ${t.v1}) was set by another resource made under this one's first name, whose create finished ` +
+        "(one renamed away from it with `aliases`, one moved to another stack with `pulumi state move`, or the one this create replaces under " +
+        "`pulumi up --replace` or `pulumi state taint`): it is that resource's, and deleting either resource would remove the other's tag. " +
+        "Choose another tag, or set takeOver: true to take it over.",
+    );
+    expect(callsSince(emu(), since, { writesOnly: true })).toEqual([]);
+    await runtime.remove("TemplateTag", renamed.id, renamed.outs);
   });
 
   test("a tag on another build than the target's, or one set by hand, is still refused; takeOver still takes it", async () => {

@@ -28,7 +28,7 @@ import { MARKER_KEY } from "./spec";
 import { checkedNonce } from "../identity";
 import { platform } from "../../runtime/context";
 import { ignoreNotFound, isNotFound } from "../../runtime/handlers";
-import { differingFields } from "../../runtime/made-from";
+import { ANOTHER_KEY, differingFields } from "../../runtime/made-from";
 
 /** Metadata key holding the stack a sandbox was made for (`stackOf` in ../../resource-key.ts). */
 export const STACK_KEY = "pulumi-sandbox.stack";
@@ -232,20 +232,44 @@ export async function removeRepeats(inputs: Identity, kept: string): Promise<voi
   }
 }
 
+/** Deletes what an interrupted run made for the resource from other inputs (`stale`: ./adoption.ts madeEarlier). */
+export async function removeStale(stale: Stale[], log: (line: string) => void): Promise<void> {
+  for (const { sandboxID, changed } of stale) {
+    // Adopted, it would be recorded with inputs it was not made from (its old environment, say), and no later run would notice.
+    const why = changed === ANOTHER_KEY
+      ? "with another API key (the stack's key changed since), so whether its inputs are these cannot be told"
+      : changed.length ? `from other inputs (${changed.join(", ")} changed since)` : "by a version that did not record its inputs";
+    log(`sandbox ${sandboxID}, made by an interrupted run, was made ${why}: deleting it and creating a new one`);
+    await ignoreNotFound(() => platform().sandboxes.kill(sandboxID));
+  }
+}
+
 /** Why a sandbox with the resource's marker is left alone (./adoption.ts Doubtful), as the resource's row says it. */
 const DOUBT: Record<Doubtful["standing"], string> = {
-  claimed: "a finished create made it for another resource (one renamed away from this name, moved to another stack, or a fork)",
+  claimed: "a finished create made it for another resource (one renamed away from this name with `aliases`, or moved to another stack with `pulumi state move`)",
   unknown: "it is paused, so whether a finished create made it cannot be told without resuming it",
   unmarked: "a version of this provider before 0.3 made it, which marked no finished create",
 };
 
+/** What the engine does with the sandbox a targeted replacement replaces, which the create cannot tell from the others. */
+const OR_REPLACED = "or it is the one this create replaces (`pulumi up --replace`, `pulumi state taint`), which the engine deletes once this one exists";
+
 /**
  * What the resource's row says of a sandbox with its marker that it leaves alone (`key`: the resource's).
- * The engine checks a replacement afresh, so its create carries the marker of the sandbox it replaces:
- * that one (its nonce is the one the replaced state held: ../identity.ts) is the engine's to delete once
- * the replacement exists, as it does, and no cause for a warning.
+ * A replacement carries the marker of the sandbox it replaces, which the engine deletes once the
+ * replacement exists: no cause for a warning, nor for advice to delete it. When the engine replaces a
+ * resource for a changed input it first checks it with its state, whose nonce names that sandbox
+ * (../identity.ts checkedNonce). For `pulumi up --replace` and `pulumi state taint` it checks it afresh
+ * only, and nothing tells the create that it replaces: the row says what the sandbox can be, and advises
+ * deleting only what outlives this `up` (a claimed one is some stack's). A fork carries a copy of its
+ * parent's marker and claim, and is never taken for it (./fork.ts isFork).
  */
-export function leftAlone({ sandboxID, standing, nonce }: Doubtful, key: string | undefined): string {
-  if (standing === "claimed" && nonce !== "" && nonce === checkedNonce(key)) return `sandbox ${sandboxID}, which this one replaces, is left for the engine to delete`;
-  return `warning: sandbox ${sandboxID} carries this resource's marker, but ${DOUBT[standing]}: it is left as it is and a new sandbox is made. If no stack records it, delete it (DELETE /sandboxes/${sandboxID}).`;
+export async function leftAlone({ sandboxID, standing, nonce }: Doubtful, key: string | undefined): Promise<string> {
+  if (standing === "claimed" && nonce !== "") {
+    const { isFork } = await import("./fork.js");
+    if (await isFork(sandboxID)) return `sandbox ${sandboxID} is a fork of a sandbox made under this resource's marker, which it carries as a copy: it is another resource's, and is left as it is`;
+    if (nonce === checkedNonce(key)) return `sandbox ${sandboxID}, which this one replaces, is left for the engine to delete`;
+  }
+  const advice = standing === "claimed" ? "" : ` If it still runs after this \`up\` and no stack records it, delete it (DELETE /sandboxes/${sandboxID}).`;
+  return `warning: sandbox ${sandboxID} carries this resource's marker, but ${DOUBT[standing]}, ${OR_REPLACED}: it is left as it is and a new sandbox is made.${advice}`;
 }

@@ -10,7 +10,8 @@
  * takes it away after: the fork it made carries that mark, and no other fork of the parent does (the
  * forks of one parent are made one at a time here). A fork whose answer was lost is then found among
  * the sandboxes with the parent's marker by that mark, and taken as the one made. What an interrupted
- * run forked is still not looked for: that run's nonce is gone with it.
+ * run forked is still not looked for: that run's nonce is gone with it. The fork keeps its mark: it is
+ * what tells it from its parent when the parent's replacement finds both by the marker (`isFork`).
  */
 import type { NetworkUpdate, Sandbox } from "../../../sdk/schemas/sandboxes";
 import { isSandboxError } from "../../../sdk/errors";
@@ -54,9 +55,7 @@ export async function forkOf(parent: string, timeout: number | undefined, networ
     if (mark) await inSandbox(parent, (fs) => fs.makeDir(mark), token);
     try {
       const fork = () => waitingForLimit("fork", () => sandboxes.fork(parent, timeout === undefined ? {} : { timeout }), log);
-      const forked = await createOnce(fork, async () => (mark ? lostFork(parent, detail?.metadata?.[MARKER_KEY], mark) : undefined));
-      if (mark) await inSandbox(forked.sandboxID, (fs) => fs.remove(mark), forked.envdAccessToken ?? null).catch(() => undefined);
-      return forked;
+      return await createOnce(fork, async () => (mark ? lostFork(parent, detail?.metadata?.[MARKER_KEY], mark) : undefined));
     } finally {
       if (mark) await inSandbox(parent, (fs) => fs.remove(mark), token).catch(() => undefined);
     }
@@ -81,4 +80,16 @@ async function lostFork(parent: string, marker: string | undefined, mark: string
     if (carries) return sandboxes.connect(s.sandboxID, { timeout: 0 });
   }
   return undefined;
+}
+
+/**
+ * Whether the running sandbox `sandboxID` is a fork: it holds a fork's mark its parent no longer does
+ * (`forkOf` takes the mark from the parent once the fork is made). Forks made before marks were kept
+ * hold none, and are not told apart so.
+ */
+export async function isFork(sandboxID: string): Promise<boolean> {
+  return inSandbox(sandboxID, async (fs) => (await fs.listDir(FORKING)).length > 0).catch((err: unknown) => {
+    if (isSandboxError(err) && err.code === "not_found") return false; // no mark, or ended since it was listed
+    throw err;
+  });
 }

@@ -21,10 +21,11 @@ import { applyState, applyTimeout } from "./transitions";
 import { PartialCreateError } from "../../runtime/partial";
 import { runKey, runNumber } from "../../runtime/resume";
 import { wireBody, type WireMap } from "../../runtime/wire";
-import { ANOTHER_KEY, fieldDigests } from "../../runtime/made-from";
+import { fieldDigests } from "../../runtime/made-from";
 import { urlsOf } from "./ports";
 import { forkOf } from "./fork";
-import { findByMarker, INPUTS_KEY, leftAlone, madeEarlier, markerOf, markings, NONCE_KEY, removeRepeats, withoutMarkings } from "./adoption";
+import { afterMade, fromAnswer, tokensOfMade } from "./recorded";
+import { findByMarker, INPUTS_KEY, leftAlone, madeEarlier, markerOf, markings, NONCE_KEY, removeRepeats, removeStale, withoutMarkings } from "./adoption";
 import { idempotencyKeyOf } from "../identity";
 import type { AttemptOutcome } from "../../../sdk/transport/retry";
 
@@ -126,14 +127,6 @@ function requestBody(inputs: Inputs, templateID: string, made: string): NewSandb
   return { ...wireBody(NEW_SANDBOX, inputs), templateID, timeout: inputs.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS, metadata };
 }
 
-/**
- * What a create's own answer tells of the sandbox `made`, running as it was made: what only a read
- * reports (startedAt, endAt, cpuCount, memoryMB, diskSizeMB) is left out (`CreateOptions.fromAnswer`).
- */
-function fromAnswer(made: Sandbox, ports: readonly number[] | undefined) {
-  return { sandboxID: made.sandboxID, envdVersion: made.envdVersion, state: "running" as const, alias: made.alias, urls: urlsOf(made.sandboxID, ports, made.domain) };
-}
-
 /** What the service reports of the sandbox, and the URLs of the `ports` it serves. */
 function fromDetail(detail: SandboxDetail, ports: readonly number[] | undefined) {
   const { sandboxID, envdVersion, state, startedAt, endAt, cpuCount, memoryMB, diskSizeMB } = detail;
@@ -174,19 +167,13 @@ async function fromTemplate(inputs: Inputs, templateID: string, timeout: number)
   const { sandboxes } = platform();
   const digests = madeFrom(inputs);
   const { adopted, stale, doubtful } = await madeEarlier(inputs, digests, timeout);
-  for (const found of doubtful) logFor(inputs)(leftAlone(found, inputs.__resource));
-  for (const { sandboxID, changed } of stale) {
-    // Adopted, it would be recorded with inputs it was not made from (its old environment, say), and no later run would notice.
-    const why = changed === ANOTHER_KEY
-      ? "with another API key (the stack's key changed since), so whether its inputs are these cannot be told"
-      : changed.length ? `from other inputs (${changed.join(", ")} changed since)` : "by a version that did not record its inputs";
-    logFor(inputs)(`sandbox ${sandboxID}, made by an interrupted run, was made ${why}: deleting it and creating a new one`);
-    await ignoreNotFound(() => sandboxes.kill(sandboxID));
-  }
+  for (const found of doubtful) logFor(inputs)(await leftAlone(found, inputs.__resource));
   if (adopted) {
     logFor(inputs)(`adopting sandbox ${adopted.sandboxID} made by an interrupted run`);
+    await afterMade(inputs, adopted, () => removeStale(stale, logFor(inputs)));
     return { made: adopted, adopted: true };
   }
+  await removeStale(stale, logFor(inputs));
   // At the team's limit the create waits for a slot (../../runtime/limit-wait.ts); a refused create made nothing, so no look-up is needed.
   // The idempotency key (../identity.ts) lets the sdk repeat a create whose answer was lost: the service answers with the first one's sandbox.
   const key = idempotencyKeyOf(inputs, `${digests}#${timeout}`);
@@ -194,12 +181,20 @@ async function fromTemplate(inputs: Inputs, templateID: string, timeout: number)
   const call = { onRetry: (o: AttemptOutcome) => { repeated ||= o.kind !== "not_sent" && !(o.kind === "status" && o.status === 429); } };
   const create = () => waitingForLimit("create", () => sandboxes.create(requestBody(inputs, templateID, digests), call, key ? { idempotencyKey: key } : {}), logFor(inputs));
   const made = await createOnce(create, () => findByMarker(inputs, digests, timeout));
-  if (repeated && key) await removeRepeats(inputs, made.sandboxID);
+  if (repeated && key) await afterMade(inputs, made, () => removeRepeats(inputs, made.sandboxID));
   return { made, adopted: false };
 }
 
 /** The claims (./claim.ts), loaded when first needed: they bring the in-sandbox clients. */
 const claims = () => import("./claim.js");
+
+/** A fork of `forkFrom`, its egress rules set once it exists (a failure to set them records it). */
+async function fromFork(inputs: Inputs, forkFrom: string): Promise<Sandbox> {
+  const made = await forkOf(forkFrom, inputs.timeoutSeconds, undefined, logFor(inputs), { mark: inputs.__nonce && `${inputs.__nonce}-${inputs.__generation ?? 0}` });
+  const network = egressOf(inputs);
+  if (network) await afterMade(inputs, made, () => platform().sandboxes.setNetwork(made.sandboxID, network));
+  return made;
+}
 
 /** Marks the sandbox as made by this resource's finished create (./claim.ts). */
 async function claimFor(id: string, tokens: Tokens, inputs: Inputs): Promise<void> {
@@ -229,10 +224,23 @@ export async function createSandbox(inputs: Inputs, options: CreateOptions = {})
   const timeout = inputs.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
   // check requires one of the two (./spec.ts), so a create without a fork has its template.
   const { made, adopted } = inputs.forkFrom !== undefined
-    ? { made: await forkOf(inputs.forkFrom, inputs.timeoutSeconds, egressOf(inputs), logFor(inputs), { mark: inputs.__nonce && `${inputs.__nonce}-${inputs.__generation ?? 0}` }), adopted: false }
+    ? { made: await fromFork(inputs, inputs.forkFrom), adopted: false }
     : await fromTemplate(inputs, inputs.templateID ?? "", timeout);
+  const { id, outs, failure } = await afterMade(inputs, made, () => finishCreate(inputs, options, made, adopted));
+  if (!failure) return { id, outs };
+  if (inputs.provision?.onFailure === "delete") {
+    await afterMade(inputs, made, () => ignoreNotFound(() => sandboxes.kill(id)));
+    throw new Error(`Sandbox ${id}: ${failure}\nThe sandbox was deleted (provision.onFailure: "delete").`);
+  }
+  throw new PartialCreateError(`Sandbox ${id}: ${failure}\nThe sandbox is kept; the next \`pulumi up\` runs the provisioning again.`, id, outs, inputs.__provider);
+}
+
+/** A create's steps once its sandbox exists: provisioned, claimed, then paused if asked; `failure`: why provisioning stopped. */
+async function finishCreate(inputs: Inputs, options: CreateOptions, made: Sandbox, adopted: boolean): Promise<{ id: string; outs: Created; failure?: string | undefined }> {
+  const { sandboxes } = platform();
+  const timeout = inputs.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
   const id = made.sandboxID;
-  const tokens = { envdAccessToken: made.envdAccessToken ?? null, trafficAccessToken: made.trafficAccessToken ?? null };
+  const tokens = tokensOfMade(made);
   const { failure, ...provisioned } = await provisionIn(id, inputs, tokens, 0, !adopted);
   // Claimed before a pause: a paused sandbox's files cannot be written. A failed provisioning is
   // recorded too (a partial create), so its sandbox is as much the resource's as a finished one.
@@ -244,12 +252,7 @@ export async function createSandbox(inputs: Inputs, options: CreateOptions = {})
   // An adopted sandbox's answer is a connect's, of a sandbox an earlier run made: it is read, as a paused one is.
   const reported = options.fromAnswer && !adopted && !pausing ? fromAnswer(made, inputs.ports) : fromDetail(await sandboxes.get(id), inputs.ports);
   const outs: Created = { ...inputs, ...reported, ...tokens, ...provisioned };
-  if (!failure) return { id, outs };
-  if (inputs.provision?.onFailure === "delete") {
-    await ignoreNotFound(() => sandboxes.kill(id));
-    throw new Error(`Sandbox ${id}: ${failure}\nThe sandbox was deleted (provision.onFailure: "delete").`);
-  }
-  throw new PartialCreateError(`Sandbox ${id}: ${failure}\nThe sandbox is kept; the next \`pulumi up\` runs the provisioning again.`, id, outs, inputs.__provider);
+  return { id, outs, failure };
 }
 
 export const sandboxHandlers: ResourceHandlers<"Sandbox"> = {

@@ -10,8 +10,9 @@
  * The second part is what keeps a replacement's name apart from the snapshot it replaces: the engine
  * checks a replacement's inputs afresh, without the old state (so with the generation of a first
  * create), and a replacement always has another input, since every input replaces. A create first
- * looks the name up: found, it is the snapshot an interrupted create of this resource took of this
- * sandbox from these inputs (a killed `up`, a lost answer), and is adopted.
+ * looks the name up: found and unclaimed (./claim.ts), it is the snapshot an interrupted create of this
+ * resource took of this sandbox from these inputs (a killed `up`, a lost answer), and is adopted; found
+ * and claimed, it is another resource's under the same key, and the create tries the next name.
  *
  * Only creates name: a snapshot taken before this was unnamed, and its state is left as it is (a name
  * added to it would be a change of `name`, which replaces).

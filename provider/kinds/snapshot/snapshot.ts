@@ -6,6 +6,8 @@ import { resourceLogger } from "../../runtime/log";
 import { createOnce } from "../../runtime/outcome";
 import { wireBody, type WireMap } from "../../runtime/wire";
 import { autoSnapshotName } from "./auto-name";
+import { claimSnapshot, unclaimed } from "./claim";
+import { nameCandidates } from "../name-claims";
 
 type State = StateOf<"Snapshot">;
 
@@ -27,23 +29,45 @@ async function find(ref: string, exact: boolean): Promise<SnapshotInfo | undefin
 
 const state = (inputs: InputsOf<"Snapshot">, info: SnapshotInfo): State => ({ ...inputs, snapshotID: info.snapshotID, names: info.names });
 
+/**
+ * The snapshot under the first of the auto-name's candidates that no other resource's finished create
+ * claimed (./claim.ts): one found under it was taken by an interrupted create of this resource (a
+ * killed `up`, a lost answer) and is adopted; none, it is taken. Either is then claimed.
+ */
+async function underAutoName(inputs: InputsOf<"Snapshot">, auto: string): Promise<SnapshotInfo> {
+  const log = resourceLogger("Snapshot", inputs);
+  const held: string[] = [];
+  for (const name of nameCandidates(auto)) {
+    const found = await find(name, false);
+    if (found && !(await unclaimed(inputs.sandboxID, found.snapshotID))) {
+      held.push(name);
+      continue;
+    }
+    if (held.length) log(`warning: snapshot name ${held.map((n) => `"${n}"`).join(", ")} ${held.length > 1 ? "are" : "is"} held by another resource's snapshot (taken under this resource's first name, e.g. before a rename with aliases), so this one is "${name}"`);
+    if (found) log(`adopting snapshot ${found.snapshotID}, taken of sandbox ${inputs.sandboxID} by an interrupted run of this resource`);
+    // A lost answer is resolved by name.
+    const take = () => platform().snapshots.create(inputs.sandboxID, { ...wireBody(NEW_SNAPSHOT, inputs), name });
+    const info = found ?? (await createOnce(take, () => find(name, false)));
+    await claimSnapshot(inputs.sandboxID, info.snapshotID, log);
+    return info;
+  }
+  throw new Error(`Snapshot: every name from "${auto}" to "${held.at(-1) ?? auto}" is held by another resource's snapshot of sandbox ${inputs.sandboxID}: give this one a \`name\``);
+}
+
+/** What a create answers for the snapshot `info`. */
+const taken = (inputs: InputsOf<"Snapshot">, info: SnapshotInfo) => ({ id: info.snapshotID, outs: state(inputs, info) });
+
 export const snapshotHandlers: ResourceHandlers<"Snapshot"> = {
   async create(inputs) {
-    // Without a chosen name, the auto-name (./auto-name.ts): what an interrupted create of this
-    // resource took under it is adopted.
+    // Without a chosen name, the auto-name (./auto-name.ts).
     const auto = inputs.name === undefined ? autoSnapshotName(inputs) : undefined;
-    const adopted = auto === undefined ? undefined : await find(auto, false);
-    if (adopted) {
-      resourceLogger("Snapshot", inputs)(`adopting snapshot ${adopted.snapshotID}, taken of sandbox ${inputs.sandboxID} by an interrupted run of this resource`);
-      return { id: adopted.snapshotID, outs: state(inputs, adopted) };
-    }
-    const body: NewSnapshot = { ...wireBody(NEW_SNAPSHOT, inputs), ...(auto === undefined ? {} : { name: auto }) };
+    if (auto !== undefined) return taken(inputs, await underAutoName(inputs, auto));
+    const body = wireBody(NEW_SNAPSHOT, inputs);
     const take = () => platform().snapshots.create(inputs.sandboxID, body);
     // A lost answer is resolved by name; a snapshot with no name at all (no resource key to derive
     // one from) cannot be told from another of the same sandbox, so its create is not repeated.
     const name = body.name;
-    const info = name === undefined ? await take() : await createOnce(take, () => find(name, false));
-    return { id: info.snapshotID, outs: state(inputs, info) };
+    return taken(inputs, name === undefined ? await take() : await createOnce(take, () => find(name, false)));
   },
 
   async read(id, olds) {

@@ -16,8 +16,11 @@
  * sandboxes start from. Except one this resource set: before its tag call, a create leaves a mark in
  * the template's file cache (../template/record.ts), an HMAC of the template, the tag, the build the
  * target names and the resource's key and generation (which the re-run of a killed `up` derives
- * again; not its nonce, which it does not). A create that finds the tag on the build its target names,
- * with its mark, is the re-run of an interrupted create of this resource, and takes the tag as set.
+ * again; not its nonce, which it does not). A create that finished claims the tag with a second mark
+ * (naming also when the tag was set). A create that finds the tag on the build its target names, with
+ * its mark and no claim, is the re-run of an interrupted create of this resource, and takes the tag
+ * as set; with a claim, the tag is another resource's under the same key (one renamed away with
+ * `aliases` keeps the key of its first name), and is refused.
  *
  * A resource rather than more Template inputs: the Template's `tags` follow its newest build, while
  * this tag follows a choice made after testing, and may live in another stack than the build's.

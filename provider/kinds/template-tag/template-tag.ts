@@ -5,6 +5,8 @@ import { platform } from "../../runtime/context";
 import { ignoreNotFound, isNotFound, type InputsOf, type ResourceHandlers, type StateOf } from "../../runtime/handlers";
 import { resourceLogger } from "../../runtime/log";
 import { madeFromDigest } from "../../runtime/made-from";
+import { engineGone } from "../../runtime/operation";
+import { logsSent } from "../../runtime/engine-log";
 import { hasMark, writeMark } from "../template/record";
 
 type Inputs = InputsOf<"TemplateTag">;
@@ -36,13 +38,26 @@ function markOf(inputs: Inputs, templateID: string, buildID: string): string {
 }
 
 /**
+ * The claim a create leaves once it finished: "a finished create of the resource with this key and
+ * generation set this tag on this build at `createdAt`". Two resources share a key (one renamed away
+ * with `aliases` keeps the key of its first URN, and a new one declared under that name derives it
+ * again), and so the mark above; the claim tells the one whose create finished, which a state records,
+ * from a killed run's. The moment the tag was set is in it: a tag set again (deleted, then made by a
+ * later resource of the key) is another setting, which an old claim does not name.
+ */
+function claimOf(inputs: Inputs, templateID: string, buildID: string, createdAt: string): string {
+  const resource = { key: inputs.__resource ?? "", generation: inputs.__generation ?? 0 };
+  return madeFromDigest("template-tag-claim", { templateID, tag: inputs.tag, buildID, createdAt, resource });
+}
+
+/**
  * The tag as a create finds it: absent (undefined: the create sets it), or this resource's own, set by
  * an interrupted run of it (a killed `up`, a create whose answer was lost): it points at the build the
  * target names and the mark says this resource's create pointed it there (its state: no tag call
- * needed). Any other tag is refused unless `takeOver`: someone else set it (see the spec), and the
- * service does not say who, so the message names what is known: its build, that build's other tags,
- * and when it was set. `mark` is the hash to write before the tag call (none when the target names no
- * build: the call then fails).
+ * needed), and no finished create claimed it. Any other tag is refused unless `takeOver`: someone else
+ * set it (see the spec), and the service does not say who, so the message names what is known: its
+ * build, that build's other tags, and when it was set. `mark` is the hash to write before the tag call
+ * (none when the target names no build: the call then fails).
  */
 async function found(inputs: Inputs, templateID: string): Promise<{ own?: State; mark?: string }> {
   const tags = await platform().builds.tags(templateID);
@@ -51,6 +66,7 @@ async function found(inputs: Inputs, templateID: string): Promise<{ own?: State;
   const held = tags.find((t) => t.tag === inputs.tag);
   if (!held || inputs.takeOver === true) return { ...(mark === undefined ? {} : { mark }) };
   if (mark !== undefined && held.buildID === build && (await hasMark(templateID, mark))) {
+    if (await hasMark(templateID, claimOf(inputs, templateID, build, held.createdAt))) throw new Error(sharedKey(inputs, build));
     resourceLogger("TemplateTag", inputs)(
       `tag "${inputs.tag}" of template ${inputs.template} already points to build ${build}, as an interrupted run of this resource set it: taking it as its own`,
     );
@@ -62,6 +78,37 @@ async function found(inputs: Inputs, templateID: string): Promise<{ own?: State;
       `points to build ${held.buildID}${others.length > 0 ? ` (tagged ${others.join(", ")})` : ""}. This TemplateTag would move it ` +
       `to "${inputs.target}". Set takeOver: true to take the tag over (deleting this resource then removes it), or choose another tag.`,
   );
+}
+
+/** The refusal of a tag another resource under this one's first name set and recorded. */
+function sharedKey(inputs: Inputs, build: string): string {
+  return (
+    `tag: "${inputs.tag}" of template ${inputs.template} (build ${build}) was set by another resource made under this one's first name, ` +
+    "whose create finished (one renamed away from it with `aliases`, one moved to another stack with `pulumi state move`, or the one this " +
+    "create replaces under `pulumi up --replace` or `pulumi state taint`): it is that resource's, and deleting either resource would remove " +
+    "the other's tag. Choose another tag, or set takeOver: true to take it over."
+  );
+}
+
+/**
+ * Claims the tag as this finished create's (`claimOf`), at the end of the create. Not when the engine
+ * went away during it (a killed `up` whose provider lives on): nothing records the tag, and the re-run
+ * must take it. Not written, a new resource under this one's first name could take the tag for its
+ * own after all, which the row says.
+ */
+async function claimTag(inputs: Inputs, state: State): Promise<void> {
+  // The line goes to the engine first, and its answer is awaited: an engine killed as the tag call was
+  // answered is noticed (its connection closed) before the claim, rather than just after it.
+  resourceLogger("TemplateTag", inputs)(`tag "${inputs.tag}" of template ${inputs.template} points to build ${state.buildID}`);
+  await logsSent();
+  if (engineGone()) return;
+  try {
+    const held = (await platform().builds.tags(state.templateID)).find((t) => t.tag === inputs.tag && t.buildID === state.buildID);
+    if (held) await writeMark(state.templateID, claimOf(inputs, state.templateID, state.buildID, held.createdAt));
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    resourceLogger("TemplateTag", inputs)(`warning: could not mark the tag as this resource's (${why}): a new resource later declared under this one's first name could take it for its own`);
+  }
 }
 
 /**
@@ -100,9 +147,10 @@ export const templateTagHandlers: ResourceHandlers<"TemplateTag"> = {
   async create(inputs) {
     const templateID = await templateIDOf(inputs.template);
     const { own, mark } = await found(inputs, templateID);
-    if (own) return { id: idOf(inputs), outs: own };
-    await leaveMark(inputs, templateID, mark);
-    return { id: idOf(inputs), outs: await assign(inputs, templateID) };
+    if (!own) await leaveMark(inputs, templateID, mark);
+    const outs = own ?? (await assign(inputs, templateID));
+    await claimTag(inputs, outs);
+    return { id: idOf(inputs), outs };
   },
 
   async read(id, olds) {
