@@ -10,6 +10,7 @@ from .get_sandbox_logs import *
 from .get_sandbox_metrics import *
 from .get_template import *
 from .get_template_build_logs import *
+from .lifecycle_webhook import *
 from .list_default_templates import *
 from .list_sandboxes import *
 from .list_secrets import *
@@ -45,6 +46,7 @@ _utilities.register(
   "mod": "index",
   "fqn": "pulumi_sandbox",
   "classes": {
+   "sandbox:index:LifecycleWebhook": "LifecycleWebhook",
    "sandbox:index:Sandbox": "Sandbox",
    "sandbox:index:SandboxFleet": "SandboxFleet",
    "sandbox:index:Secret": "Secret",
