@@ -7,10 +7,12 @@
  * previews no change; its `enabled: false` previews and applies as one PATCH. No secret is in state
  * in plain text after any step (`scanState`), nor anywhere on close.
  */
+import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { createEmulator, type Emulator } from "../../emulator";
 import { PlatformClient } from "../../sdk/platform/client";
-import { verifyWebhookSignature, WEBHOOK_HEADERS } from "../../sdk/platform/webhook-signature";
+import { verifyWebhookSignature, WEBHOOK_HEADERS, webhookSignature } from "../../sdk/platform/webhook-signature";
 import { startReceiver, type Receiver } from "../emulator/webhook-receiver";
 import { callsSince, lastSeq, ROOT, startStack, type E2eStack } from "./harness";
 import { until } from "./kill";
@@ -86,6 +88,8 @@ describe("a LifecycleWebhook and the Sandbox it reports on", () => {
     outsideID = made.id;
     const imported = await s.ok("import", "sandbox:index:LifecycleWebhook", "outside-hook", made.id, "--yes", "--protect=false", "--generate-code=false");
     expect(imported.output).toMatch(/= 1 imported/);
+    // The engine checks the imported inputs: the secret, which the service never answers, is missing until the program declares it.
+    expect(imported.output).toContain("sandbox:index:LifecycleWebhook resource 'outside-hook' has a problem: signatureSecret: is required");
     const resources = (JSON.parse(await s.exported()) as { deployment: { resources: { urn: string; inputs?: object; outputs?: object }[] } }).deployment.resources;
     const record = resources.find((r) => r.urn.endsWith("::outside-hook"));
     const asMade = { name: "outside-hook", url: OUTSIDE_URL(), enabled: true, events: ["sandbox.lifecycle.killed"] };
@@ -123,5 +127,50 @@ describe("a LifecycleWebhook and the Sandbox it reports on", () => {
     expect(ofType("created").length + ofType("paused").length + ofType("killed").length).toBe(receiver.received.length);
     expect(await client().webhooks.list()).toEqual([]);
     await s.scanState("destroy");
+  });
+});
+
+/**
+ * The example's receiver (examples/lifecycle-webhook/receiver.js), as a user runs it, against the
+ * emulator's real deliveries: it verifies each signature with the docs' algorithm written out, logs the
+ * events of the sandboxes tagged as the example's program tags them, skips others, and refuses a
+ * forged delivery. No engine: the example's program is the fixture's above with a tag.
+ */
+describe("examples/lifecycle-webhook/receiver.js", () => {
+  const SECRET = "example-receiver-secret-6d0e";
+  let emu: Emulator;
+  let child: ChildProcess;
+  let printed = "";
+
+  beforeAll(async () => {
+    emu = await createEmulator({ webhookRetryDelaysMs: [50] });
+    child = spawn(process.execPath, [join(ROOT, "examples", "lifecycle-webhook", "receiver.js"), "0"], { env: { ...process.env, WEBHOOK_SECRET: SECRET } });
+    child.stdout!.on("data", (chunk: Buffer) => (printed += chunk.toString("utf8")));
+    await until("the receiver to listen", () => /listening on (\S+)/.test(printed), 10_000);
+  });
+
+  afterAll(async () => {
+    child?.kill();
+    await emu?.close();
+  });
+
+  test("logs the verified events of the example's sandboxes, once each, and refuses a forged delivery", async () => {
+    const url = /listening on (\S+)/.exec(printed)![1]!;
+    const client = new PlatformClient({ apiUrl: emu.apiUrl, apiKey: emu.apiKey });
+    const hook = await client.webhooks.create({ name: "example", url, events: ["sandbox.lifecycle.created", "sandbox.lifecycle.killed"], signatureSecret: SECRET });
+    const ours = await client.sandboxes.create({ templateID: "base", metadata: { app: "lifecycle-webhook-demo" } });
+    const other = await client.sandboxes.create({ templateID: "base", metadata: { app: "another" } });
+    await client.sandboxes.kill(ours.sandboxID);
+    await until("three deliveries", () => emu.state.webhookDeliveries().filter((d) => d.state === "delivered").length === 3, 10_000);
+    const lines = printed.split("\n").filter((l) => l.startsWith("verified "));
+    expect(lines.map((l) => l.split(" at ")[0])).toEqual([`verified sandbox.lifecycle.created of sandbox ${ours.sandboxID}`, `verified sandbox.lifecycle.killed of sandbox ${ours.sandboxID}`]);
+    expect(printed).not.toContain(other.sandboxID);
+    // Signed with another secret: 401, and nothing logged but the refusal.
+    const body = JSON.stringify({ type: "sandbox.lifecycle.killed", sandboxId: other.sandboxID, eventData: { sandbox_metadata: { app: "lifecycle-webhook-demo" } } });
+    const forged = await fetch(url, { method: "POST", body, headers: { [WEBHOOK_HEADERS.signatureVersion]: "v1", [WEBHOOK_HEADERS.signature]: webhookSignature("not-the-secret", body) } });
+    expect(forged.status).toBe(401);
+    await until("the refusal", () => printed.includes("refused a request: not a v1 delivery signed with WEBHOOK_SECRET"), 5_000);
+    expect(printed).not.toContain(other.sandboxID);
+    await client.webhooks.delete(hook.id);
   });
 });

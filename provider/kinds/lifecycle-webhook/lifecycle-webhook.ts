@@ -3,7 +3,7 @@ import { LIFECYCLE_EVENT_TYPES, type NewWebhook, type Webhook, type WebhookUpdat
 import { platform } from "../../runtime/context";
 import { ignoreNotFound, isNotFound, type InputsOf, type ResourceHandlers, type SpecInputs, type StateOf } from "../../runtime/handlers";
 import { resourceLogger } from "../../runtime/log";
-import { autoNamed, createOnce } from "../../runtime/outcome";
+import { autoNamed, createOnce, outcomeUnknown } from "../../runtime/outcome";
 import { wireBody, type WireMap } from "../../runtime/wire";
 
 type State = StateOf<"LifecycleWebhook">;
@@ -39,7 +39,7 @@ export const lifecycleWebhookHandlers: ResourceHandlers<"LifecycleWebhook"> = {
     // it was made by an interrupted create of this resource (a killed `up`, a lost answer). It is
     // adopted and given the program's inputs, rather than left to deliver beside a second one. A name
     // the program chose may be any webhook's, so such a create is never repeated.
-    if (!autoNamed(inputs, "name")) return made(inputs, await platform().webhooks.create(body));
+    if (!autoNamed(inputs, "name")) return made(inputs, await platform().webhooks.create(body).catch((err) => Promise.reject(outcomeUnknown(err) ? lostCreate(err, body.name) : err)));
     const adopt = async (found: Webhook) => {
       resourceLogger("LifecycleWebhook", inputs)(`adopting webhook ${found.id}, made under this resource's name by an interrupted run`);
       return platform().webhooks.update(found.id, body);
@@ -72,6 +72,16 @@ export const lifecycleWebhookHandlers: ResourceHandlers<"LifecycleWebhook"> = {
     await ignoreNotFound(() => platform().webhooks.delete(id));
   },
 };
+
+/** A create under a chosen name whose answer was lost: what the user can do, since the provider cannot tell. */
+function lostCreate(err: Error, name: string): Error {
+  return new Error(
+    `${err.message}. The webhook "${name}" may have been registered: look for it in the team's webhooks (GET /events/webhooks), ` +
+    "then import it (`pulumi import sandbox:index:LifecycleWebhook <resource name> <webhookID>`) or delete it, and run `pulumi up` again. " +
+    "Another webhook may have the same name, so the provider does not take one for this resource's; leave `name` out and it does, by its auto-name.",
+    { cause: err },
+  );
+}
 
 function made(inputs: InputsOf<"LifecycleWebhook">, hook: Webhook) {
   return { id: hook.id, outs: state(inputs, hook) };
