@@ -64,4 +64,11 @@ export const CLASS_SHAPES: Record<ResourceKind, ClassShape> = {
     secretOutputs: ["value"],
     idOutputs: ["secretID"],
   },
+  LifecycleWebhook: {
+    inputs: ["name", "url", "enabled", "events", "signatureSecret"],
+    outputs: ["webhookID"],
+    secretInputs: ["signatureSecret"],
+    secretOutputs: ["signatureSecret"],
+    idOutputs: ["webhookID"],
+  },
 };

@@ -85,3 +85,14 @@ export type SnapshotArgs = ArgsOf<"Snapshot">;
 export interface Secret extends OutputsOf<"Secret"> {}
 export class Secret extends resourceClass("Secret") {}
 export type SecretArgs = ArgsOf<"Secret">;
+
+/**
+ * A lifecycle webhook of the team: the service POSTs each sandbox lifecycle event of the types in
+ * `events` (created, updated, paused, resumed, killed, checkpointed) to `url`, signed with
+ * `signatureSecret`. The secret is secret everywhere in Pulumi (state, previews, logs) and never
+ * read back from the service. Every input changes in place (one PATCH); deleting the resource
+ * unregisters the webhook.
+ */
+export interface LifecycleWebhook extends OutputsOf<"LifecycleWebhook"> {}
+export class LifecycleWebhook extends resourceClass("LifecycleWebhook") {}
+export type LifecycleWebhookArgs = ArgsOf<"LifecycleWebhook">;

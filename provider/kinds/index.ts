@@ -7,6 +7,7 @@
  */
 import type { ResourceSpec } from "../spec";
 import type { KindDefinition } from "./kind";
+import { lifecycleWebhookKind } from "./lifecycle-webhook";
 import { sandboxKind } from "./sandbox";
 import { sandboxFleetKind } from "./sandbox-fleet";
 import { secretKind } from "./secret";
@@ -27,6 +28,7 @@ export const DEFINITIONS: { readonly [K in ResourceKind]: KindDefinition<(typeof
   TemplateTag: templateTagKind,
   Snapshot: snapshotKind,
   Secret: secretKind,
+  LifecycleWebhook: lifecycleWebhookKind,
 };
 
 /** A kind's definition, untyped: what the generic runtime reads. */

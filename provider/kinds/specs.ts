@@ -5,6 +5,7 @@
  * and the registry reaches those handlers: reading the specs from there would close an import circle.
  * A spec imports nothing of the runtime. The order is the order of the README reference.
  */
+import { lifecycleWebhookSpec } from "./lifecycle-webhook/spec";
 import { sandboxFleetSpec } from "./sandbox-fleet/spec";
 import { sandboxSpec } from "./sandbox/spec";
 import { secretSpec } from "./secret/spec";
@@ -21,6 +22,7 @@ export const SPECS = {
   TemplateTag: templateTagSpec,
   Snapshot: snapshotSpec,
   Secret: secretSpec,
+  LifecycleWebhook: lifecycleWebhookSpec,
 } as const;
 
 /** The name of a kind: its class, its type tokens, its key in every table. */

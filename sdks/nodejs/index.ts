@@ -65,6 +65,11 @@ export const getWebhook: typeof import("./getWebhook").getWebhook = null as any;
 export const getWebhookOutput: typeof import("./getWebhook").getWebhookOutput = null as any;
 utilities.lazyLoad(exports, ["getWebhook","getWebhookOutput"], () => require("./getWebhook"));
 
+export { LifecycleWebhookArgs } from "./lifecycleWebhook";
+export type LifecycleWebhook = import("./lifecycleWebhook").LifecycleWebhook;
+export const LifecycleWebhook: typeof import("./lifecycleWebhook").LifecycleWebhook = null as any;
+utilities.lazyLoad(exports, ["LifecycleWebhook"], () => require("./lifecycleWebhook"));
+
 export { ListDefaultTemplatesArgs, ListDefaultTemplatesResult } from "./listDefaultTemplates";
 export const listDefaultTemplates: typeof import("./listDefaultTemplates").listDefaultTemplates = null as any;
 export const listDefaultTemplatesOutput: typeof import("./listDefaultTemplates").listDefaultTemplatesOutput = null as any;
@@ -174,6 +179,8 @@ const _module = {
     version: utilities.getVersion(),
     construct: (name: string, type: string, urn: string): pulumi.Resource => {
         switch (type) {
+            case "sandbox:index:LifecycleWebhook":
+                return new LifecycleWebhook(name, <any>undefined, { urn })
             case "sandbox:index:Sandbox":
                 return new Sandbox(name, <any>undefined, { urn })
             case "sandbox:index:SandboxFleet":

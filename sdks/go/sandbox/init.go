@@ -21,6 +21,8 @@ func (m *module) Version() semver.Version {
 
 func (m *module) Construct(ctx *pulumi.Context, name, typ, urn string) (r pulumi.Resource, err error) {
 	switch typ {
+	case "sandbox:index:LifecycleWebhook":
+		r = &LifecycleWebhook{}
 	case "sandbox:index:Sandbox":
 		r = &Sandbox{}
 	case "sandbox:index:SandboxFleet":

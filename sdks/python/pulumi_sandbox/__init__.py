@@ -18,6 +18,7 @@ from .get_template_alias import *
 from .get_template_build_logs import *
 from .get_volume import *
 from .get_webhook import *
+from .lifecycle_webhook import *
 from .list_default_templates import *
 from .list_lifecycle_events import *
 from .list_sandboxes import *
@@ -55,6 +56,7 @@ _utilities.register(
   "mod": "index",
   "fqn": "pulumi_sandbox",
   "classes": {
+   "sandbox:index:LifecycleWebhook": "LifecycleWebhook",
    "sandbox:index:Sandbox": "Sandbox",
    "sandbox:index:SandboxFleet": "SandboxFleet",
    "sandbox:index:Secret": "Secret",
