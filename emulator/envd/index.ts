@@ -108,6 +108,9 @@ export function createEnvdHandler(options: EnvdOptions): EnvdHandler {
   function serve(req: IncomingMessage, res: ServerResponse, target: SandboxTarget): void {
     const runtime = options.directory.running(target.sandboxID);
     if (refuseAtProxy(req, res, target, runtime) || !runtime) return;
+    // envd's /run/e2b files exist before its first answer (run-files.ts); served again once written.
+    const runFiles = target.port === ENVD_PORT ? sandboxes.of(target.sandboxID).runFilesPending(runtime) : undefined;
+    if (runFiles) return void runFiles.then(() => serve(req, res, target));
     if (target.port !== ENVD_PORT) return void servePort(req, res, target.port, runtime, sandboxes.of(target.sandboxID));
     const http = !isConnectPath((req.url ?? "/").split("?")[0] ?? "/");
     if (http && options.onExchange) observeResponse(req, res, "envd", options.onExchange);
