@@ -8,6 +8,8 @@ import type { Isolation } from "./envd/isolation/mode";
 /** What the in-sandbox API needs to know of one running sandbox. */
 export interface SandboxRuntime {
   sandboxID: string;
+  /** The template it was started from, as the API reports it: envd's `E2B_TEMPLATE_ID`. */
+  templateID: string;
   /** Created with `secure: true`: every in-sandbox call needs `X-Access-Token: envdAccessToken`. */
   secure: boolean;
   envdAccessToken: string | null;
@@ -29,7 +31,7 @@ export interface SandboxRuntime {
   homePath: string;
   /** Volumes mounted into this sandbox; each `<rootDir><path>` is a link to the volume's host dir. */
   volumeMounts: { name: string; path: string; hostDir: string }[];
-  /** The `envVars` of the create request, set in every process of the sandbox. */
+  /** The `envVars` of the create request, set in every process under envd's own (envd/sandbox-env.ts). */
   envVars: Record<string, string>;
   /** The template's USER and WORKDIR (v2 builds): the user and cwd of a call that names none. */
   defaults?: SandboxDefaults | undefined;

@@ -1,6 +1,6 @@
 /**
  * envd's plain HTTP operations (its envd.yaml) besides /health (gate.ts) and /files (files.ts):
- * GET /envs answers the sandbox's environment variables; the operations the emulator does not serve
+ * GET /envs answers the sandbox's environment variables, envd's own included (./sandbox-env.ts); the operations the emulator does not serve
  * answer 501 naming the operation, in envd's error shape, so a client learns "not in the emulator"
  * rather than chi's "404 page not found". The control-plane routes (init, freeze, snapshots) never
  * get here: the proxy refuses them (control-plane.ts).
@@ -8,6 +8,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { SandboxRuntime } from "../types";
 import { sendError, sendJson } from "./gate";
+import { sandboxEnv } from "./sandbox-env";
 
 /** `METHOD /path` of each envd.yaml operation the emulator does not serve. */
 export const UNSERVED_ENVD_OPERATIONS: readonly string[] = [
@@ -24,7 +25,7 @@ export function isConnectPath(path: string): boolean {
 export function serveEnvdHttp(req: IncomingMessage, res: ServerResponse, runtime: SandboxRuntime): boolean {
   const operation = `${req.method ?? "GET"} ${(req.url ?? "/").split("?")[0]}`;
   if (operation === "GET /envs") {
-    sendJson(res, 200, { ...runtime.envVars });
+    sendJson(res, 200, sandboxEnv(runtime));
     return true;
   }
   if (UNSERVED_ENVD_OPERATIONS.includes(operation)) {

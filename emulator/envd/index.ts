@@ -17,7 +17,7 @@ import { Code, ConnectError, createContextValues, type Interceptor } from "@conn
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { Process } from "../../sdk/gen/process/process_pb";
 import { observeResponse, type ExchangeObserver } from "../exchanges";
-import type { SandboxDirectory } from "../types";
+import type { SandboxDirectory, SandboxRuntime } from "../types";
 import { refuseControlPlane } from "./control-plane";
 import { serveFiles } from "./files";
 import { NewestFilesystem } from "./filesystem/newest-proto";
@@ -108,6 +108,7 @@ export function createEnvdHandler(options: EnvdOptions): EnvdHandler {
   function serve(req: IncomingMessage, res: ServerResponse, target: SandboxTarget): void {
     const runtime = options.directory.running(target.sandboxID);
     if (refuseAtProxy(req, res, target, runtime) || !runtime) return;
+    if (afterRunFiles(sandboxes, target, runtime, () => serve(req, res, target))) return;
     if (target.port !== ENVD_PORT) return void servePort(req, res, target.port, runtime, sandboxes.of(target.sandboxID));
     const http = !isConnectPath((req.url ?? "/").split("?")[0] ?? "/");
     if (http && options.onExchange) observeResponse(req, res, "envd", options.onExchange);
@@ -119,4 +120,14 @@ export function createEnvdHandler(options: EnvdOptions): EnvdHandler {
     scopes.set(req, scope);
     if (!binaryStreams(req, res)) adapter(req, res);
   }
+}
+
+/**
+ * envd's /run/e2b files exist before its first answer of a start (run-files.ts): while they are
+ * being written, `serve` runs again once they are, and this says true. Ports need none.
+ */
+function afterRunFiles(sandboxes: SandboxStates, target: SandboxTarget, runtime: SandboxRuntime, serve: () => void): boolean {
+  const pending = target.port === ENVD_PORT ? sandboxes.of(target.sandboxID).runFilesPending(runtime) : undefined;
+  if (pending) void pending.then(serve);
+  return pending !== undefined;
 }

@@ -15,12 +15,15 @@ import { systemBindsWithTools } from "./isolation/tools-layer";
 import { mountsOf } from "./paths";
 import { SandboxPorts } from "./ports/dial";
 import { ProcessRegistry } from "./process/registry";
+import { writeRunFiles } from "./run-files";
 
 export class SandboxState {
   readonly registry: ProcessRegistry;
   readonly watchers = new WatcherRegistry();
   private readonly open = new Set<ServerResponse>();
   private ns: Promise<SandboxNamespace> | undefined;
+  private runFiles: Promise<void> | undefined;
+  private runFilesWritten = false;
   private stopped = false;
   /** Its ports, as the proxy reaches them; never the reason its namespaces are made. */
   readonly ports = new SandboxPorts(() => this.ns);
@@ -33,6 +36,17 @@ export class SandboxState {
   track(res: ServerResponse): void {
     this.open.add(res);
     res.once("close", () => this.open.delete(res));
+  }
+
+  /**
+   * envd's `/run/e2b` files, written at this start's first call (./run-files.ts): the promise to
+   * wait for before answering, or undefined once they are written. A state lives for one start (a
+   * stop drops it), so a fork, a snapshot's sandbox and a resume after a files-only pause write theirs.
+   */
+  runFilesPending(runtime: SandboxRuntime): Promise<void> | undefined {
+    if (this.runFilesWritten) return undefined;
+    this.runFiles ??= writeRunFiles(runtime).finally(() => void (this.runFilesWritten = true));
+    return this.runFiles;
   }
 
   /**

@@ -30,7 +30,7 @@ export interface CommandContext {
 export type OutputSink = (stream: "stdout" | "stderr", line: string) => void;
 
 /** The PATH of a login shell in E2B's base image; the builder appends it to a PATH the ENV set. */
-const STANDARD_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+export const STANDARD_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 /** Sandbox paths the layout makes, not the template: never read back. */
 const LAYOUT_ONLY = new Set(["/proc", "/dev"]);
 

@@ -1,12 +1,14 @@
 /**
  * The steps of a v2 build, walked one by one (docs/service.md#build-steps): COPY/ADD place the uploaded
- * files in the template's tree, ENV/ARG, WORKDIR and USER set the sandbox defaults. RUN is run in a
+ * files in the template's tree, ENV/ARG (their values evaluated as the builder does: env-value.ts),
+ * WORKDIR and USER set the sandbox defaults. RUN is run in a
  * build sandbox where sandboxes are isolated (build-commands.ts); here, where they are not, it is
  * only logged, and a command standing for a failure (`exit N`, `false`: see ../dockerfile.ts)
  * fails the build at that step. Any other type
  * fails as the service's builder does: "command type X is not implemented".
  */
 import { exitCodeOf } from "../dockerfile";
+import { evaluateEnvValue } from "./env-value";
 import { readTar } from "./tar-read";
 import { applyCopy, ensureDir, sandboxPath, type TemplateResult } from "./template-tree";
 
@@ -37,8 +39,7 @@ export function applyStep(result: TemplateResult, step: BuildStep, archive: (has
       return copy(result, args, step.filesHash, archive);
     case "ENV":
     case "ARG":
-      for (let i = 0; i + 1 < args.length; i += 2) result.env[args[i]!] = args[i + 1]!;
-      return undefined;
+      return setEnv(result, step.type.toUpperCase(), args);
     case "WORKDIR": {
       if (!args[0]) return { message: "WORKDIR needs a path" };
       result.workdir = sandboxPath(args[0], result.workdir);
@@ -52,6 +53,20 @@ export function applyStep(result: TemplateResult, step: BuildStep, archive: (has
     default:
       return { message: `command type ${step.type.toUpperCase()} is not implemented` };
   }
+}
+
+/** ENV and ARG: each value evaluated as the builder does (env-value.ts), all or none applied (env.go). */
+function setEnv(result: TemplateResult, type: string, args: string[]): StepFailure | undefined {
+  if (args.length === 0) return { message: `${type} does not support passing no arguments` };
+  if (args.length % 2 !== 0) return { message: `${type} requires both a key and value arguments` };
+  const env = { ...result.env };
+  for (let i = 0; i < args.length; i += 2) {
+    const evaluated = evaluateEnvValue(args[i]!, args[i + 1]!);
+    if ("failure" in evaluated) return { message: evaluated.failure };
+    env[args[i]!] = evaluated.value;
+  }
+  result.env = env;
+  return undefined;
 }
 
 function copy(result: TemplateResult, args: string[], hash: string | undefined, archive: (hash: string) => Buffer | undefined): StepFailure | undefined {

@@ -11,6 +11,7 @@ import type { SandboxRecord } from "./sandbox-records";
 export function runtimeOf(record: SandboxRecord, isolation: Isolation): SandboxRuntime {
   return {
     sandboxID: record.sandboxID,
+    templateID: record.templateID,
     secure: record.secure,
     envdAccessToken: record.envdAccessToken,
     trafficAccessToken: record.trafficAccessToken,

@@ -103,10 +103,10 @@ describe("each plain HTTP operation of envd (envd.yaml), on a running sandbox", 
     }
   });
 
-  test("GET /envs answers the sandbox's environment variables", async () => {
+  test("GET /envs answers the sandbox's environment variables, envd's own included", async () => {
     const res = await envd("GET", "/envs");
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ GREETING: "hi" });
+    expect(await res.json()).toEqual({ GREETING: "hi", E2B_SANDBOX: "true", E2B_SANDBOX_ID: sandboxID, E2B_TEMPLATE_ID: expect.any(String) });
   });
 });
 

@@ -56,14 +56,15 @@ test("up again without a change runs the provisioning again in the same sandbox,
 
 test("fixing the command, the next up provisions the same sandbox and succeeds", async () => {
   const before = resourceNamed(await state(), "box-0")!.id;
-  await s.ok("config", "set", "provisionCommand", "echo provisioned after the fix");
+  // envd's own E2B_SANDBOX_ID, as a provisioning command reads it (docs/service.md#envds-own-variables).
+  await s.ok("config", "set", "provisionCommand", 'echo "provisioned after the fix in $E2B_SANDBOX_ID"');
   const since = lastSeq(s.emulator);
   const up = await s.ok("up", "--yes", "--skip-preview");
   expect(up.output).toMatch(/~ 1 updated/);
   const out = await s.outputs({ showSecrets: true });
   expect(out.sandboxIDs).toEqual([before]);
   expect(out.provisioned).toEqual([true]);
-  expect(out.provisionResults).toMatchObject([[{ exitCode: 0, stdoutTail: "provisioned after the fix\n" }]]);
+  expect(out.provisionResults).toMatchObject([[{ exitCode: 0, stdoutTail: `provisioned after the fix in ${before}\n` }]]);
   expect(s.emulator.calls(since).filter((c) => c.method === "POST" && c.path === "/v2/sandboxes")).toEqual([]);
   expect(inventoryIDs(s.emulator).sandboxes).toEqual([before]);
 });

@@ -92,6 +92,7 @@ export async function startBench(options: { exitRetentionMs?: number; limits?: P
       }
       const runtime: SandboxRuntime = {
         sandboxID: id,
+        templateID: "harness-template",
         secure: opts.secure ?? false,
         envdAccessToken: opts.secure ? `tok-${id}-secret` : null,
         rootDir,

@@ -45,6 +45,17 @@ describe("Start", () => {
     expect(textOf(events, "stdout")).toBe(`${home}|${home}|user|sandbox|request\n`);
   });
 
+  it("without isolation too, envd's own variables are in every process and GET /envs, over the sandbox's, and its /run/e2b files are in the sandbox's root", async () => {
+    await bench.sandbox("iown", { envVars: { E2B_SANDBOX_ID: "mine", KEPT: "k" } });
+    const events = await collect(bench.process("iown").start(sh('echo "$E2B_SANDBOX_ID $E2B_TEMPLATE_ID $E2B_SANDBOX $KEPT"')));
+    expect(textOf(events, "stdout")).toBe("iown harness-template true k\n");
+    const envs = await (await fetch(`${bench.url}/envs`, { headers: { "E2b-Sandbox-Id": "iown" } })).json();
+    expect(envs).toEqual({ E2B_SANDBOX_ID: "iown", E2B_TEMPLATE_ID: "harness-template", E2B_SANDBOX: "true", KEPT: "k" });
+    const run = path.join(bench.dataDir, "sandboxes", "iown", "run", "e2b");
+    const files = await Promise.all([".E2B_SANDBOX_ID", ".E2B_TEMPLATE_ID", ".E2B_SANDBOX"].map((f) => readFile(path.join(run, f), "utf8")));
+    expect(files).toEqual(["iown", "harness-template", "true"]);
+  });
+
   it("maps cwd under the sandbox root and refuses a cwd that does not exist", async () => {
     const client = bench.process("iproc");
     const events = await collect(client.start({ process: { cmd: "pwd", args: [], envs: {}, cwd: "/" }, stdin: false }));

@@ -97,6 +97,8 @@ describe("volume mounts", () => {
     await put(made.body.sandboxID, "/at-root.txt", "root");
     await put(made.body.sandboxID, "/srv/in-inner.txt", "inner");
     expect(readFileSync(join(env.emu.dataDir, "volumes", inner.volumeID, "in-inner.txt"), "utf8")).toBe("inner");
+    // envd's /run/e2b files are not the disk's on the service: none lands in the user's volume.
+    expect(existsSync(join(hostDir, "run", "e2b"))).toBe(false);
     await env.c.del(`/sandboxes/${made.body.sandboxID}`);
     expect(readFileSync(join(hostDir, "at-root.txt"), "utf8")).toBe("root");
   });
@@ -141,7 +143,7 @@ describe("SandboxDirectory (the store the in-sandbox API reads)", () => {
     store.onFrozen((id) => (frozen.push(id), Promise.resolve()));
     const a = await store.create(input(60_000));
     expect(store.running(a.sandboxID)).toEqual({
-      sandboxID: a.sandboxID, secure: true, envdAccessToken: a.envdAccessToken, trafficAccessToken: null, rootDir: join(dir, a.sandboxID),
+      sandboxID: a.sandboxID, templateID: a.templateID, secure: true, envdAccessToken: a.envdAccessToken, trafficAccessToken: null, rootDir: join(dir, a.sandboxID),
       homePath: "/home/user", volumeMounts: [], envVars: { A: "1" }, isolation: { mode: "none", reason: "not asked for" },
     });
     await store.pause(a.sandboxID, false);

@@ -52,6 +52,14 @@ describe("templates (tests/integration/internal/tests/api/templates)", () => {
     expect(again.status).toBe("ready");
     expect(again.logs.some((l) => l.includes("CACHED [builder 1/2] ENV ENV_VAR Hello, World!"))).toBe(true);
   });
+
+  it("an ENV step with a key and no value, or no key, fails the build as the builder words it (commands/env.go)", async () => {
+    const odd = await buildV2("env-odd", [{ type: "ENV", args: ["ALONE"] }]);
+    expect(odd.status).toBe("error");
+    expect(odd.logs).toContain("ENV requires both a key and value arguments");
+    const none = await buildV2("arg-none", [{ type: "ARG", args: [] }]);
+    expect(none.logs).toContain("ARG does not support passing no arguments");
+  });
 });
 
 /** A v3 build of `name` from ubuntu:22.04 with `steps`, followed to its end: status and log lines. */

@@ -80,6 +80,32 @@ describe("RUN steps", () => {
   });
 });
 
+describe("ENV steps", () => {
+  // The environment a command was started with, before its login shell's profile ran: this host's
+  // /etc/profile (Debian's) sets PATH again, as a Debian image's does on the service.
+  const startedWith = "tr '\\0' '\\n' < /proc/$$/environ | grep -E '^(PATH|B|Q)=' | sort";
+  const path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+  it("expand their values as the builder's printf does, against envd's environment, not earlier steps'; RUN and sandboxes get the values", async () => {
+    const template = Template()
+      .fromDockerfile("FROM ubuntu:22.04\nENV PATH ${PATH}:/my/path\nENV A=1")
+      .setEnvs({ B: "$A-x", Q: 'say "hi" $(date) `id` \\n ${HOME:-none}' })
+      .runCmd(startedWith, { user: "root" });
+    const { logs, error } = await build(template, "env-expanded");
+    expect(error).toBeUndefined();
+    // The builder appends the standard PATH to a PATH the ENV set (sandboxtools/command.go).
+    const run = logs.flatMap((l) => /^\[builder \d+\/\d+\] \[stdout\]: (.*)$/.exec(l)?.slice(1) ?? []);
+    expect(run).toEqual(["B=-x", `PATH=${path}:/my/path:${path}`, 'Q=say "hi" $(date) `id` \\n /root']);
+    const sandbox = await start("env-expanded");
+    expect((await sandbox.commands.run(startedWith)).stdout).toBe(`B=-x\nPATH=${path}:/my/path\nQ=say "hi" $(date) \`id\` \\n /root\n`);
+  });
+
+  it("fail the build on an expansion the emulator does not know, naming the variable as the builder does", async () => {
+    const unknown = await build(Template().fromImage("ubuntu:22.04").setEnvs({ LEN: "${#PATH}" }), "env-unknown");
+    expect((unknown.error as Error).message).toMatch(/^failed to evaluate environment variable LEN: the emulator cannot expand "\$\{#PATH\}": /);
+  });
+});
+
 describe("start and ready commands", () => {
   it("run at finalize, the start command's output in the build log", async () => {
     const template = Template().fromImage("e2bdev/base").setStartCmd("echo serving; sleep 1; touch /home/user/up; sleep 60", waitForFile("/home/user/up"));

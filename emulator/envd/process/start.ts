@@ -2,7 +2,8 @@
  * Start: runs the requested command in the sandbox's namespaces as the calling user (or, without
  * isolation, as a host process whose cwd and HOME are mapped under rootDir) and streams its events.
  * cwd defaults to the user's home. The environment is envd's: PATH (the emulator's), HOME, USER,
- * LOGNAME, then the sandbox's envVars, then the request's envs, later ones winning.
+ * LOGNAME, then the sandbox's envVars under envd's own variables (../sandbox-env.ts), then the
+ * request's envs, later ones winning.
  *
  * `Connect-Timeout-Ms` bounds the process's life: when it passes the process is killed and the
  * stream ends with deadline_exceeded. A client that disconnects leaves the process running.
@@ -14,6 +15,7 @@ import { hostPathOf, resolveSandboxPath } from "../paths";
 import { idsOf } from "../isolation/layout";
 import { limitArgv, orphanGuardArgv } from "../limits";
 import { makeDirAs } from "../ownership";
+import { sandboxEnv } from "../sandbox-env";
 import { homeOf, scopeOf, type RequestScope } from "../scope";
 import type { SpawnSpec } from "./child";
 import { ManagedProcess } from "./managed";
@@ -69,7 +71,7 @@ async function spawnSpec(req: StartRequest, config: ProcessConfig, scope: Reques
     HOME: ns ? home : hostPathOf(scope.runtime, home),
     USER: scope.user,
     LOGNAME: scope.user,
-    ...scope.runtime.envVars,
+    ...sandboxEnv(scope.runtime),
     ...config.envs,
   };
   return {
