@@ -172,7 +172,7 @@ async function render() {
   const [re, show] = ROUTES.find(([r]) => r.test(location.hash || "#/")) ?? ROUTES[0];
   try {
     const content = sessionStorage.getItem(KEY_STORE) ? await show(...(re.exec(location.hash || "#/") ?? []).slice(1)) : signIn();
-    if (mine === generation) view.replaceChildren(...[content].flat(2));
+    if (mine === generation) view.replaceChildren(...[content].flat(Infinity));
   } catch (err) {
     if (mine !== generation) return;
     if (err.unauthorized) sessionStorage.removeItem(KEY_STORE);
