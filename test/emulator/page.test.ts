@@ -71,6 +71,9 @@ describe("the emulator's page", () => {
     await page.getByRole("link", { name: templateID }).click();
     await expect.poll(() => page.locator("#build-log").getAttribute("data-status")).toBe("ready");
     expect(await page.locator("#build-log").textContent()).toContain("hello from the build");
+    // Tags and their history: the build took the default tag when it finished.
+    await page.getByRole("cell", { name: "default", exact: true }).waitFor();
+    expect(await page.getByRole("row", { name: /^default / }).textContent()).toContain(emu.state.templates().find((t) => t.templateID === templateID)!.builds[0]!.buildID);
   });
 
   it("shows the volume with the file written on it", async () => {
@@ -83,6 +86,7 @@ describe("the emulator's page", () => {
     await show(`#/sandboxes/${sandbox.sandboxId}`);
     await page.getByText("running", { exact: true }).waitFor();
     await page.getByText("pulumi-sandbox.stack=org/proj/dev").waitFor();
+    expect(await page.locator("#sandbox-log").textContent()).toContain("Sandbox created");
     const portLink = page.locator("#ports a", { hasText: "8000" });
     const url = await portLink.getAttribute("href");
     expect(url).toBe(`http://8000-${sandbox.sandboxId}.localhost:${new URL(emu.apiUrl).port}/`);

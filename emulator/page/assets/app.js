@@ -58,7 +58,7 @@ async function overview() {
 }
 
 async function sandbox(id) {
-  const s = await api("GET", `/_emulator/page/sandboxes/${id}`);
+  const [s, logs] = await Promise.all([api("GET", `/_emulator/page/sandboxes/${id}`), api("GET", `/v2/sandboxes/${id}/logs`)]);
   const act = (label, method, path, then) => h("button", { id: `${label}-sandbox`, class: label === "kill" ? "danger" : "", onclick: async () => {
     await api(method, path);
     then ? then() : render();
@@ -72,6 +72,8 @@ async function sandbox(id) {
       ["volumes", s.volumeMounts.map((m) => h("div", {}, `${m.name} at ${m.path}`))]]),
     h("h2", {}, "Ports"),
     s.ports.length ? h("ul", { id: "ports" }, s.ports.map((p) => h("li", {}, h("a", { href: p.url, target: "_blank", rel: "noopener noreferrer" }, `${p.port}: ${p.url}`)))) : h("p", { class: "muted" }, s.state === "running" ? "nothing listens" : "paused"),
+    h("h2", {}, "Log"),
+    h("pre", { id: "sandbox-log" }, logs.logs.map((e) => `${e.timestamp} ${e.level.padEnd(5)} ${e.message}\n`)),
     h("h2", {}, "Files"),
     s.state === "running" ? files(`/_emulator/page/sandboxes/${id}/files`, "/home/user") : h("p", { class: "muted" }, "resume the sandbox to browse its files"),
   ];
@@ -94,21 +96,23 @@ function files(route, start) {
 }
 
 async function template(id) {
-  const [t, tags] = await Promise.all([api("GET", `/templates/${id}`), api("GET", `/templates/${id}/tags`).catch(() => [])]);
+  const [t, history] = await Promise.all([api("GET", `/templates/${id}`), api("GET", `/templates/${id}/tags/groups?assignmentLimit=25`).catch(() => ({ tags: [] }))]);
   const log = h("pre", { id: "build-log" });
   const chosen = new URLSearchParams(location.hash.split("?")[1]).get("build") ?? t.builds[0]?.buildID;
   if (chosen) void streamLog(id, chosen, log, generation);
   return [
     h("h1", {}, `Template ${t.templateID}`),
     fields([["names", t.names.join(", ")], ["public", String(t.public)], ["status", status(t.buildStatus)], ["CPU / memory", `${t.cpuCount} / ${t.memoryMB} MB`], ["created", when(t.createdAt)]]),
-    h("h2", {}, "Tags"),
-    table(["tag", "build"], tags.map((g) => [g.tag, g.buildID])),
+    h("h2", {}, "Tags and their history"),
+    table(["tag", "build now", "earlier builds (newest first)"], history.tags.map((g) => [g.tag, tagged(g.assignments[0]), g.assignments.slice(1).map((a) => h("div", {}, tagged(a)))])),
     h("h2", {}, "Builds"),
     table(["build", "status", "created", "finished"], t.builds.map((b) => [link(`#/templates/${id}?build=${b.buildID}`, b.buildID), status(b.status), when(b.createdAt), when(b.finishedAt)])),
     h("h2", {}, `Build log ${chosen ?? ""}`),
     log,
   ];
 }
+
+const tagged = (a) => (a ? `${a.buildId} (${when(a.assignedAt)})` : "");
 
 /** Appends a build's log lines as they come (the build-status route with logsOffset), until it ends. */
 async function streamLog(id, buildID, pre, mine) {
@@ -167,12 +171,27 @@ function signIn() {
 const ROUTES = [[/^#\/?$/, overview], [/^#\/sandboxes\/([^/?]+)/, sandbox], [/^#\/templates\/([^/?]+)/, template], [/^#\/volumes\/([^/?]+)/, volume],
   [/^#\/snapshots/, snapshots], [/^#\/secrets/, secrets], [/^#\/webhooks/, webhooks], [/^#\/stacks/, stacks]];
 
+/** Views that follow the emulator: read again every few seconds, shown again only when they changed. */
+const LIVE = new Set([overview, stacks]);
+
+async function keepLive(show, mine) {
+  while (true) {
+    await new Promise((r) => setTimeout(r, 3000));
+    if (mine !== generation) return;
+    if (document.hidden) continue;
+    const content = [await show().catch(() => [])].flat(Infinity);
+    const box = h("div", {}, content);
+    if (mine === generation && box.textContent !== view.textContent) view.replaceChildren(...box.childNodes);
+  }
+}
+
 async function render() {
   const mine = ++generation;
   const [re, show] = ROUTES.find(([r]) => r.test(location.hash || "#/")) ?? ROUTES[0];
   try {
     const content = sessionStorage.getItem(KEY_STORE) ? await show(...(re.exec(location.hash || "#/") ?? []).slice(1)) : signIn();
     if (mine === generation) view.replaceChildren(...[content].flat(Infinity));
+    if (LIVE.has(show)) void keepLive(show, mine);
   } catch (err) {
     if (mine !== generation) return;
     if (err.unauthorized) sessionStorage.removeItem(KEY_STORE);
