@@ -1,8 +1,9 @@
 /**
  * `sandbox-emulator`: runs the emulator until SIGINT/SIGTERM. The first stdout line is the JSON
- * `{apiUrl, sandboxUrl, apiKey, accessToken, isolation}` (so a parent process can read its endpoints;
+ * `{apiUrl, sandboxUrl, apiKey, accessToken, isolation, pageUrl}` (so a parent process can read its endpoints;
  * `isolation` is `namespaces` or `none`, and `none` also prints a warning on stderr; with `--domain`,
- * also `domain` and `caFile`, and stderr says which variables point a client at them); request lines
+ * also `domain` and `caFile`, and stderr says which variables point a client at them; `pageUrl` opens the
+ * emulator's page signed in); request lines
  * go to stderr. Exit codes: 0 on a clean stop, 1 if it could not start, 2 on bad flags.
  */
 import { parseArgs, USAGE } from "./cli-args";
@@ -47,12 +48,12 @@ async function run(options: EmulatorOptions): Promise<void> {
     process.exit(1);
   }
   if (stopRequested) return stop();
-  const { apiUrl, sandboxUrl, apiKey, accessToken, domain, caFile } = emulator;
+  const { apiUrl, sandboxUrl, apiKey, accessToken, domain, caFile, pageUrl } = emulator;
   const warning = isolationWarning(emulator.isolation);
   if (warning) log(warning);
   if (domain) log(`sandbox-emulator: serving https for ${domain}: a client needs E2B_DOMAIN=${domain} and the CA ${caFile} (NODE_EXTRA_CA_CERTS for Node, SSL_CERT_FILE for Python)`);
   const isolation = emulator.isolation.mode;
-  process.stdout.write(`${JSON.stringify({ apiUrl, sandboxUrl, apiKey, accessToken, isolation, ...(domain ? { domain, caFile } : {}) })}\n`);
+  process.stdout.write(`${JSON.stringify({ apiUrl, sandboxUrl, apiKey, accessToken, isolation, ...(domain ? { domain, caFile } : {}), pageUrl })}\n`);
 }
 
 function stopFailed(err: unknown): never {

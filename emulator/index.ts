@@ -30,6 +30,8 @@ import { inventoryOf, sandboxesOf, templatesOf, volumesOf, type Inventory, type 
 import type { Credentials } from "./auth";
 import { createRouter } from "./router";
 import { BuildHold } from "./store/build-hold";
+import { pageRoutes } from "./page/routes";
+import { pageUrlOf } from "./page/static";
 import { adminRoutes } from "./routes/admin";
 import { sandboxListRoutes } from "./routes/sandbox-list";
 import { sandboxRoutes } from "./routes/sandboxes";
@@ -80,6 +82,8 @@ export interface EmulatorState {
 export interface Emulator {
   /** Base URL of the platform API, e.g. `http://127.0.0.1:53127`. */
   apiUrl: string;
+  /** The emulator's own page (`/_emulator/ui/`), signed in: the API key rides in the fragment, which no request carries. */
+  pageUrl: string;
   /** Base URL of the in-sandbox API: the same origin (route by `E2b-Sandbox-Id` header). */
   sandboxUrl: string;
   /** With the `domain` option: the domain clients set (`E2B_DOMAIN`, `sandbox:domain`), its port included. */
@@ -174,6 +178,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   return {
     apiUrl, sandboxUrl: apiUrl, accessToken: creds.accessToken, dataDir, isolation, server,
     get apiKey() { return creds.apiKey; }, // read at each use: `rotateApiKey` changes it
+    get pageUrl() { return pageUrlOf(apiUrl, creds.apiKey); },
     rotateApiKey: () => (creds.apiKey = newApiKey()),
     ...(served && ca ? { domain: served, caFile: ca.caFile } : {}),
     state: stateOf(stores),
@@ -205,6 +210,7 @@ function allRoutes(stores: Stores, faults: Faults, calls: CallLog, creds: Creden
     ...webhookRoutes(stores),
     ...volumeContentRoutes(stores.volumes),
     ...adminRoutes(stores, faults, calls),
+    ...pageRoutes(stores),
     // Last: a route added above for one of these operations takes over from its 501.
     ...unservedRoutes(),
   ];

@@ -11,6 +11,7 @@ import type { EnvdHandler } from "./envd";
 import type { ExchangeObserver } from "./exchanges";
 import type { FaultDecision, Faults } from "./faults";
 import { ApiError, errorReply, sendReply, type Reply } from "./http";
+import { crossSiteRefusal } from "./page/origin";
 import type { Router, SeenRequest } from "./router";
 
 /** What the request listener routes to and records into. */
@@ -54,6 +55,11 @@ export function createListener(deps: ListenerDeps): (req: IncomingMessage, res: 
 
 async function handlePlatform(deps: ListenerDeps, req: IncomingMessage, res: ServerResponse): Promise<Outcome> {
   const url = new URL(req.url ?? "/", "http://emulator");
+  const refused = crossSiteRefusal(req);
+  if (refused) {
+    sendReply(res, refused);
+    return { area: "platform", status: refused.status };
+  }
   if (url.pathname.startsWith("/_emulator/")) {
     const reply = await dispatch(deps, req, url);
     sendReply(res, reply);

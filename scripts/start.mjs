@@ -2,7 +2,7 @@
 // `npm start`: the main job. Starts the embedded emulator, deploys examples/quickstart on it with the
 // real Pulumi CLI (preview, then up), prints the outputs and the provisioning result, then keeps the
 // emulator running so the stack can be inspected, re-run and destroyed from another terminal
-// (`npm run local -- <pulumi args>`). Ctrl-C destroys the stack and stops. With `--once`, or when
+// (`npm run local -- <pulumi args>`) and looked at on the emulator's page (its link is printed). Ctrl-C destroys the stack and stops. With `--once`, or when
 // not attached to a terminal (CI), it destroys the stack and exits after printing.
 // No account, no internet: credentials are the emulator's, kept in the stack's encrypted config.
 import { mkdirSync, rmSync } from "node:fs";
@@ -59,7 +59,7 @@ async function main() {
       await emu.close();
     };
     if (once) return;
-    printHelp(emu.apiUrl);
+    printHelp(emu.apiUrl, emu.pageUrl);
     await new Promise((resolve) => process.once("SIGINT", resolve));
   } finally {
     await stop();
@@ -75,9 +75,11 @@ function printOutputs(out) {
   }
 }
 
-function printHelp(apiUrl) {
+function printHelp(apiUrl, pageUrl) {
   say(`The quickstart runs on the emulator at ${apiUrl} for as long as this command runs.`);
-  console.log(`In another terminal, from ${process.cwd()}:
+  // The key rides in the fragment (#key=), which the browser never sends: it reaches no log.
+  console.log(`See what it made in a browser (signed in by this link): ${pageUrl}
+In another terminal, from ${process.cwd()}:
   npm run local -- stack output              inspect the outputs
   npm run local -- stack export              the state (secrets stay encrypted)
   npm run local -- up                        run it again: a second up changes nothing

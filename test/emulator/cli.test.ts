@@ -87,6 +87,8 @@ describe("sandbox-emulator", () => {
     expect(emu.ready).toEqual({
       apiUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), sandboxUrl: emu.ready.apiUrl,
       apiKey: "e2b_cli_key_123456", accessToken: "sk_e2b_cli_token", isolation: expectedIsolation,
+      // The page, signed in by the fragment, which a browser never sends to a server.
+      pageUrl: `${emu.ready.apiUrl}/_emulator/ui/#key=e2b_cli_key_123456`,
     });
     const res = await fetch(`${emu.ready.apiUrl}/sandboxes`, {
       method: "POST", headers: { "x-api-key": emu.ready.apiKey, "content-type": "application/json" }, body: JSON.stringify({ templateID: "base" }),

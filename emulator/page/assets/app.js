@@ -1,0 +1,204 @@
+// The emulator's page: one vanilla module, no framework, nothing from another origin. It reads the
+// platform API with the API key as any client does (X-API-Key), and the emulator's /_emulator/page/
+// routes where the API would answer a credential (a sandbox's tokens, a volume's token). The key comes
+// from the link's fragment (#key=...), which no request carries, and is kept for this tab only.
+const KEY_STORE = "sandbox-emulator-key";
+const STACK = "pulumi-sandbox.stack";
+const RESOURCE = "pulumi-sandbox.resource";
+const view = document.getElementById("view");
+let generation = 0; // a view's polling stops once another view is shown
+
+function takeKeyFromLink() {
+  const m = /^#key=([^&]*)/.exec(location.hash);
+  if (!m) return;
+  sessionStorage.setItem(KEY_STORE, decodeURIComponent(m[1]));
+  history.replaceState(null, "", `${location.pathname}#/`);
+}
+
+async function api(method, path) {
+  const res = await fetch(path, { method, headers: { "X-API-Key": sessionStorage.getItem(KEY_STORE) ?? "" } });
+  if (res.status === 401) throw Object.assign(new Error("the API key was refused"), { unauthorized: true });
+  const body = res.status === 204 ? undefined : await res.json();
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${body?.message ?? ""}`);
+  return body;
+}
+
+/** An element: attributes (`on*` handlers included), then children (text is never parsed as HTML). */
+function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    else if (v !== undefined && v !== null) el.setAttribute(k, v);
+  }
+  el.append(...children.flat().map((c) => (c instanceof Node ? c : String(c ?? ""))));
+  return el;
+}
+const link = (hash, text) => h("a", { href: hash }, text);
+const table = (heads, rows, empty = "none") =>
+  rows.length ? h("table", {}, h("tr", {}, heads.map((x) => h("th", {}, x))), rows.map((r) => h("tr", {}, r.map((c) => h("td", {}, c))))) : h("p", { class: "muted" }, empty);
+const fields = (pairs) => h("dl", {}, pairs.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]));
+const meta = (m) => Object.entries(m ?? {}).map(([k, v]) => h("div", {}, h("code", {}, `${k}=${v}`)));
+const when = (t) => (t ? new Date(t).toLocaleString() : "");
+const state = (s) => h("span", { class: `state-${s}` }, s);
+const status = (s) => h("span", { class: `status-${s}` }, s);
+
+async function overview() {
+  const [sandboxes, templates, volumes] = await Promise.all([api("GET", "/v2/sandboxes?state=running,paused&limit=100"), api("GET", "/templates"), api("GET", "/volumes")]);
+  return [
+    h("h1", {}, "Overview"),
+    h("h2", {}, `Sandboxes (${sandboxes.length})`),
+    table(["ID", "state", "template", "metadata", "started", "ends at", "CPU / MB"], sandboxes.map((s) => [
+      link(`#/sandboxes/${s.sandboxID}`, s.sandboxID), state(s.state), link(`#/templates/${s.templateID}`, s.alias ?? s.templateID), meta(s.metadata), when(s.startedAt), when(s.endAt), `${s.cpuCount} / ${s.memoryMB}`,
+    ])),
+    h("h2", {}, `Templates (${templates.length})`),
+    table(["ID", "names", "status", "public", "builds"], templates.map((t) => [link(`#/templates/${t.templateID}`, t.templateID), t.names.join(", "), status(t.buildStatus), String(t.public), t.buildCount])),
+    h("h2", {}, `Volumes (${volumes.length})`),
+    table(["ID", "name"], volumes.map((v) => [link(`#/volumes/${v.volumeID}`, v.volumeID), v.name])),
+  ];
+}
+
+async function sandbox(id) {
+  const [s, logs] = await Promise.all([api("GET", `/_emulator/page/sandboxes/${id}`), api("GET", `/v2/sandboxes/${id}/logs`)]);
+  const act = (label, method, path, then) => h("button", { id: `${label}-sandbox`, class: label === "kill" ? "danger" : "", onclick: async () => {
+    await api(method, path);
+    then ? then() : render();
+  } }, label);
+  return [
+    h("h1", {}, `Sandbox ${s.sandboxID}`),
+    h("p", {}, s.state === "running" ? act("pause", "POST", `/sandboxes/${id}/pause`) : act("resume", "POST", `/_emulator/page/sandboxes/${id}/resume`),
+      act("kill", "DELETE", `/sandboxes/${id}`, () => (location.hash = "#/"))),
+    fields([["state", state(s.state)], ["template", link(`#/templates/${s.templateID}`, s.alias ?? s.templateID)], ["metadata", meta(s.metadata)],
+      ["started", when(s.startedAt)], ["ends at", when(s.endAt)], ["CPU / memory", `${s.cpuCount} / ${s.memoryMB} MB`],
+      ["volumes", s.volumeMounts.map((m) => h("div", {}, `${m.name} at ${m.path}`))]]),
+    h("h2", {}, "Ports"),
+    s.ports.length ? h("ul", { id: "ports" }, s.ports.map((p) => h("li", {}, h("a", { href: p.url, target: "_blank", rel: "noopener noreferrer" }, `${p.port}: ${p.url}`)))) : h("p", { class: "muted" }, s.state === "running" ? "nothing listens" : "paused"),
+    h("h2", {}, "Log"),
+    h("pre", { id: "sandbox-log" }, logs.logs.map((e) => `${e.timestamp} ${e.level.padEnd(5)} ${e.message}\n`)),
+    h("h2", {}, "Files"),
+    s.state === "running" ? files(`/_emulator/page/sandboxes/${id}/files`, "/home/user") : h("p", { class: "muted" }, "resume the sandbox to browse its files"),
+  ];
+}
+
+/** A file browser over one of the page's file routes: a directory's entries, or a file's text. */
+function files(route, start) {
+  const box = h("div", { class: "files" });
+  const open = async (path) => {
+    const f = await api("GET", `${route}?path=${encodeURIComponent(path)}`).catch((e) => ({ error: e.message }));
+    if (f.error) return box.replaceChildren(h("p", { class: "error" }, f.error));
+    const up = f.path === "/" ? [] : [["..", f.path.replace(/\/[^/]+$/, "") || "/", "directory"]];
+    box.replaceChildren(h("p", {}, h("code", { class: "file-path" }, f.path)), f.type === "directory"
+      ? table(["name", "type", "size"], [...up, ...f.entries.map((e) => [e.name, e.path, e.type, e.size])].map(([name, path, type, size]) => [
+        h("button", { class: "entry", onclick: () => open(path) }, name), type, size ?? ""]), "empty")
+      : h("div", {}, h("button", { onclick: () => open(f.path.replace(/\/[^/]+$/, "") || "/") }, "back"), h("pre", { class: "file-text" }, f.text), f.truncated ? h("p", { class: "muted" }, `first ${f.text.length} of ${f.size} bytes`) : ""));
+  };
+  void open(start);
+  return box;
+}
+
+async function template(id) {
+  const [t, history] = await Promise.all([api("GET", `/templates/${id}`), api("GET", `/templates/${id}/tags/groups?assignmentLimit=25`).catch(() => ({ tags: [] }))]);
+  const log = h("pre", { id: "build-log" });
+  const chosen = new URLSearchParams(location.hash.split("?")[1]).get("build") ?? t.builds[0]?.buildID;
+  if (chosen) void streamLog(id, chosen, log, generation);
+  return [
+    h("h1", {}, `Template ${t.templateID}`),
+    fields([["names", t.names.join(", ")], ["public", String(t.public)], ["status", status(t.buildStatus)], ["CPU / memory", `${t.cpuCount} / ${t.memoryMB} MB`], ["created", when(t.createdAt)]]),
+    h("h2", {}, "Tags and their history"),
+    table(["tag", "build now", "earlier builds (newest first)"], history.tags.map((g) => [g.tag, tagged(g.assignments[0]), g.assignments.slice(1).map((a) => h("div", {}, tagged(a)))])),
+    h("h2", {}, "Builds"),
+    table(["build", "status", "created", "finished"], t.builds.map((b) => [link(`#/templates/${id}?build=${b.buildID}`, b.buildID), status(b.status), when(b.createdAt), when(b.finishedAt)])),
+    h("h2", {}, `Build log ${chosen ?? ""}`),
+    log,
+  ];
+}
+
+const tagged = (a) => (a ? `${a.buildId} (${when(a.assignedAt)})` : "");
+
+/** Appends a build's log lines as they come (the build-status route with logsOffset), until it ends. */
+async function streamLog(id, buildID, pre, mine) {
+  let offset = 0;
+  while (mine === generation) {
+    const b = await api("GET", `/templates/${id}/builds/${buildID}/status?logsOffset=${offset}`);
+    for (const e of b.logEntries) pre.append(`${e.timestamp} ${e.level.padEnd(5)} ${e.message}\n`);
+    offset += b.logEntries.length;
+    if (b.logEntries.length === 100) continue;
+    if (b.status !== "building" && b.status !== "waiting") return pre.setAttribute("data-status", b.status);
+    await new Promise((r) => setTimeout(r, 400));
+  }
+}
+
+async function volume(id) {
+  const v = (await api("GET", "/volumes")).find((x) => x.volumeID === id);
+  if (!v) throw new Error(`no volume ${id}`);
+  return [h("h1", {}, `Volume ${v.name}`), fields([["ID", v.volumeID], ["name", v.name]]), h("h2", {}, "Files"), files(`/_emulator/page/volumes/${id}/files`, "/")];
+}
+
+async function snapshots() {
+  const list = await api("GET", "/snapshots");
+  return [h("h1", {}, "Snapshots"), table(["ID", "names"], list.map((s) => [s.snapshotID, s.names.join(", ")]))];
+}
+
+async function secrets() {
+  const list = await api("GET", "/secrets");
+  return [h("h1", {}, "Secrets"), h("p", { class: "muted" }, "Names and metadata only: the API never gives a value back."),
+    table(["ID", "name", "version", "metadata", "updated"], list.map((s) => [s.secretID, s.name, s.currentVersion, meta(s.metadata), when(s.updatedAt)]))];
+}
+
+async function webhooks() {
+  const [hooks, { deliveries }] = await Promise.all([api("GET", "/events/webhooks"), api("GET", "/_emulator/webhook-deliveries")]);
+  return [h("h1", {}, "Webhooks"), table(["ID", "name", "url", "events", "enabled"], hooks.map((w) => [w.id, w.name, w.url, w.events.join(", "), String(w.enabled)])),
+    h("h2", {}, "Deliveries"), table(["event", "sandbox", "webhook", "state", "attempts"], deliveries.map((d) => [d.eventType, d.sandboxID, d.webhookID, d.state, d.attempts.length]))];
+}
+
+/** What each stack made, by the markers the provider leaves in a sandbox's metadata. */
+async function stacks() {
+  const sandboxes = await api("GET", "/v2/sandboxes?state=running,paused&limit=100");
+  const groups = new Map();
+  for (const s of sandboxes) {
+    const stack = s.metadata?.[STACK] ?? "(not made by a stack)";
+    groups.set(stack, [...(groups.get(stack) ?? []), s]);
+  }
+  return [h("h1", {}, "By stack"), [...groups].map(([stack, list]) => [h("h2", {}, stack),
+    table(["resource", "sandbox", "state", "template"], list.map((s) => [s.metadata?.[RESOURCE] ?? "", link(`#/sandboxes/${s.sandboxID}`, s.sandboxID), state(s.state), s.templateID]))])];
+}
+
+function signIn() {
+  const input = h("input", { type: "password", id: "api-key", placeholder: "the emulator's API key", autocomplete: "off" });
+  return [h("h1", {}, "Sign in"), h("p", {}, "The ready line's pageUrl signs you in; or give the API key here."),
+    h("form", { onsubmit: (e) => (e.preventDefault(), sessionStorage.setItem(KEY_STORE, input.value), render()) }, input, h("button", {}, "Open"))];
+}
+
+const ROUTES = [[/^#\/?$/, overview], [/^#\/sandboxes\/([^/?]+)/, sandbox], [/^#\/templates\/([^/?]+)/, template], [/^#\/volumes\/([^/?]+)/, volume],
+  [/^#\/snapshots/, snapshots], [/^#\/secrets/, secrets], [/^#\/webhooks/, webhooks], [/^#\/stacks/, stacks]];
+
+/** Views that follow the emulator: read again every few seconds, shown again only when they changed. */
+const LIVE = new Set([overview, stacks]);
+
+async function keepLive(show, mine) {
+  while (true) {
+    await new Promise((r) => setTimeout(r, 3000));
+    if (mine !== generation) return;
+    if (document.hidden) continue;
+    const content = [await show().catch(() => [])].flat(Infinity);
+    const box = h("div", {}, content);
+    if (mine === generation && box.textContent !== view.textContent) view.replaceChildren(...box.childNodes);
+  }
+}
+
+async function render() {
+  const mine = ++generation;
+  const [re, show] = ROUTES.find(([r]) => r.test(location.hash || "#/")) ?? ROUTES[0];
+  try {
+    const content = sessionStorage.getItem(KEY_STORE) ? await show(...(re.exec(location.hash || "#/") ?? []).slice(1)) : signIn();
+    if (mine === generation) view.replaceChildren(...[content].flat(Infinity));
+    if (LIVE.has(show)) void keepLive(show, mine);
+  } catch (err) {
+    if (mine !== generation) return;
+    if (err.unauthorized) sessionStorage.removeItem(KEY_STORE);
+    view.replaceChildren(h("p", { class: "error" }, err.message), ...(err.unauthorized ? signIn() : []));
+  }
+}
+
+takeKeyFromLink();
+addEventListener("hashchange", render);
+void render();
