@@ -17,13 +17,14 @@ import type { FilesystemClient } from "../../../sdk/in-sandbox/filesystem";
 import { isNotFound } from "../../runtime/handlers";
 import { clientOptions, platform } from "../../runtime/context";
 import { logsSent } from "../../runtime/engine-log";
-import { madeFromDigest } from "../../runtime/made-from";
 import { engineGone } from "../../runtime/operation";
+import { identityDigest } from "../identity";
 
 /** Where a sandbox holds the claims of the snapshots taken of it; under /tmp, as its own claims. */
 export const SNAPSHOT_CLAIMS = "/tmp/.pulumi-sandbox-snapshot-claims";
 
-const claimOf = (snapshotID: string): string => `${SNAPSHOT_CLAIMS}/${madeFromDigest("snapshot-claim", { snapshotID }).slice(0, 32)}`;
+/** The claim's directory: a plain digest of the snapshot's ID (../identity.ts), which reads the same under every API key of the team. */
+const claimOf = (snapshotID: string): string => `${SNAPSHOT_CLAIMS}/${identityDigest("snapshot-claim", snapshotID).slice(0, 32)}`;
 
 /** Runs `use` on the filesystem of `sandboxID` when it runs; undefined when it is paused or gone. */
 async function inRunning<T>(sandboxID: string, use: (fs: FilesystemClient) => Promise<T>): Promise<T | undefined> {

@@ -5,6 +5,7 @@ import { platform } from "../../runtime/context";
 import { ignoreNotFound, isNotFound, type InputsOf, type ResourceHandlers, type StateOf } from "../../runtime/handlers";
 import { resourceLogger } from "../../runtime/log";
 import { madeFromDigest } from "../../runtime/made-from";
+import { identityDigest } from "../identity";
 import { engineGone } from "../../runtime/operation";
 import { logsSent } from "../../runtime/engine-log";
 import { hasMark, writeMark } from "../template/record";
@@ -43,11 +44,12 @@ function markOf(inputs: Inputs, templateID: string, buildID: string): string {
  * with `aliases` keeps the key of its first URN, and a new one declared under that name derives it
  * again), and so the mark above; the claim tells the one whose create finished, which a state records,
  * from a killed run's. The moment the tag was set is in it: a tag set again (deleted, then made by a
- * later resource of the key) is another setting, which an old claim does not name.
+ * later resource of the key) is another setting, which an old claim does not name. A plain digest of
+ * identity parts (../identity.ts), not keyed by the API key: after a key rotation a claim must still
+ * read as one, or every claimed tag would look like a killed run's.
  */
 function claimOf(inputs: Inputs, templateID: string, buildID: string, createdAt: string): string {
-  const resource = { key: inputs.__resource ?? "", generation: inputs.__generation ?? 0 };
-  return madeFromDigest("template-tag-claim", { templateID, tag: inputs.tag, buildID, createdAt, resource });
+  return identityDigest("template-tag-claim", templateID, inputs.tag, buildID, createdAt, inputs.__resource ?? "", inputs.__generation ?? 0);
 }
 
 /**
