@@ -43,6 +43,7 @@ import { templateBuildRoutes } from "./routes/template-builds";
 import { teamRoutes } from "./routes/teams";
 import { templateRoutes } from "./routes/templates";
 import { unservedRoutes } from "./routes/unserved";
+import { dashboardRoutes } from "./routes/dashboard";
 import { volumeRoutes } from "./routes/volumes";
 import { volumeContentRoutes } from "./volume-content/routes";
 import type { EmulatorOptions } from "./options";
@@ -211,6 +212,7 @@ function allRoutes(stores: Stores, faults: Faults, calls: CallLog, creds: Creden
     ...volumeContentRoutes(stores.volumes),
     ...adminRoutes(stores, faults, calls),
     ...pageRoutes(stores),
+    ...dashboardRoutes(stores, creds),
     // Last: a route added above for one of these operations takes over from its 501.
     ...unservedRoutes(),
   ];

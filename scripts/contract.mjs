@@ -2,7 +2,7 @@
 /**
  * `npm run contract`: runs the suites with every emulator answer checked against the service's
  * specs (test/contract/), then prints the coverage tables kept in docs/service-contract.md: each
- * operation of the platform, envd HTTP and volume content specs and of the newest clients' platform
+ * operation of the platform, envd HTTP, volume content and dashboard specs and of the newest clients' platform
  * contracts, whether the emulator serves it, the statuses it answered and the test files whose
  * emulators answered it.
  *
@@ -45,6 +45,7 @@ const NEWEST = [
 const envd = contractAt("envd-http.contract.json");
 const platformUnserved = listIn("emulator/routes/unserved.ts", "UNSERVED_OPERATIONS");
 const envdUnserved = listIn("emulator/envd/http-api.ts", "UNSERVED_ENVD_OPERATIONS");
+const dashboardUnserved = listIn("emulator/routes/dashboard.ts", "DASHBOARD_UNSERVED_OPERATIONS: ");
 console.log(
   [
     `${report.exchanges} answers checked, ${report.violations.length} violations; ${report.outsideSpec} answers were for paths the specs do not have (not checked).`,
@@ -56,6 +57,8 @@ console.log(
     ...table("Volume content API (on the platform's origin)", contractAt("volume-content.contract.json"), "", new Set()),
     "",
     ...table("Lifecycle events and webhooks (on the platform's origin; in no published spec)", contractAt("lifecycle-events-docs.contract.json"), "", new Set()),
+    "",
+    ...table("Dashboard API (on the platform's origin under `/dashboard-api`)", contractAt("dashboard-api.contract.json"), "dashboard ", dashboardUnserved),
     "",
     ...NEWEST.flatMap(([name, title]) => [...newestTable(title, contractAt(name), platform, platformUnserved), ""]),
     "Answered but in no published spec (so not checked): " +

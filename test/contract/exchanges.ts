@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Exchange } from "../../emulator/exchanges";
+import { DASHBOARD_PREFIX } from "../../emulator/routes/dashboard";
 import { ContractChecker, NOT_SERVED_STATUS, sourceLabel, type Contract, type Violation } from "./checker";
 
 /** Requests whose User-Agent starts so were sent by our sdk; only theirs are held to the request schemas. */
@@ -53,6 +54,12 @@ export const VOLUME_CONTENT_CONTRACT = join(__dirname, "volume-content.contract.
  */
 export const LIFECYCLE_EVENTS_CONTRACT = join(__dirname, "lifecycle-events-docs.contract.json");
 /**
+ * E2B's dashboard API (infra spec/openapi-dashboard.yml), served under DASHBOARD_PREFIX on the platform's
+ * origin (emulator/routes/dashboard.ts); its operations are reported as `dashboard GET /builds`.
+ */
+export const DASHBOARD_CONTRACT = join(__dirname, "dashboard-api.contract.json");
+export const DASHBOARD_OPERATION_PREFIX = "dashboard ";
+/**
  * The platform API as the newest official clients declare it (docs/service.md#the-newest-clients-contracts):
  * npm `e2b`'s published types (scripts/gen-contract-newest.mjs) and PyPI `e2b`'s generated client
  * (scripts/gen-contract-pyclient.mjs). Each platform answer is checked against each of them that has its
@@ -69,22 +76,24 @@ export function checkExchangeDir(dir: string, contract = loadContract(), newest 
   // The platform's origin serves three contracts: the platform API, the volume content API, lifecycle events and webhooks.
   const platform = [contract, loadContract(VOLUME_CONTENT_CONTRACT), loadContract(LIFECYCLE_EVENTS_CONTRACT)].map((c) => new ContractChecker(c));
   const envd = [new ContractChecker(loadContract(ENVD_HTTP_CONTRACT))];
+  const dashboard = [new ContractChecker(loadContract(DASHBOARD_CONTRACT))];
   const newestCheckers = newest.map((c) => ({ label: sourceLabel(c.source), checker: new ContractChecker(c) }));
   const report: RunReport = { source: contract.source, exchanges: 0, outsideSpec: 0, outsidePaths: {}, operations: {}, newest: {}, violations: [] };
   for (const { label, checker } of newestCheckers) report.newest[label] = { source: checker.contract.source, operations: {} };
-  for (const line of readLines(dir)) {
+  for (const read of readLines(dir)) {
     report.exchanges++;
-    const prefix = line.area === "envd" ? ENVD_PREFIX : "";
+    const line = dashboardLine(read);
+    const prefix = line.area === "envd" ? ENVD_PREFIX : line.area === "dashboard" ? DASHBOARD_OPERATION_PREFIX : "";
     const file = line.origin ?? "(unknown)";
     const checkRequest = line.userAgent?.startsWith(SDK_USER_AGENT_PREFIX) ?? false;
-    const checker = (line.area === "envd" ? envd : platform).find((c) => c.operationOf(line.method, line.path) !== undefined);
+    const checker = (line.area === "envd" ? envd : line.area === "dashboard" ? dashboard : platform).find((c) => c.operationOf(line.method, line.path) !== undefined);
     let matched = checker !== undefined;
     if (checker) {
       const operation = prefix + checker.operationOf(line.method, line.path)!;
       use(report.operations, operation, line.status, file);
       for (const v of checker.check({ ...line, checkRequest })) report.violations.push({ ...v, operation: prefix + v.operation, file });
     }
-    for (const { label, checker: n } of line.area === "envd" ? [] : newestCheckers) {
+    for (const { label, checker: n } of line.area === undefined ? newestCheckers : []) {
       const operation = n.operationOf(line.method, line.path);
       if (operation === undefined) continue;
       matched = true;
@@ -104,6 +113,12 @@ export function checkExchangeDir(dir: string, contract = loadContract(), newest 
     }
   }
   return report;
+}
+
+/** A platform-origin answer under DASHBOARD_PREFIX is the dashboard API's, at the spec's path. */
+function dashboardLine(line: ExchangeLine): Omit<ExchangeLine, "area"> & { area?: ExchangeLine["area"] | "dashboard" } {
+  const under = line.area !== "envd" && (line.path === DASHBOARD_PREFIX || line.path.startsWith(`${DASHBOARD_PREFIX}/`));
+  return under ? { ...line, area: "dashboard", path: line.path.slice(DASHBOARD_PREFIX.length) || "/" } : line;
 }
 
 /** Counts one answer of `operation` in `uses`. */

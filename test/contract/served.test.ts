@@ -13,9 +13,10 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createEmulator, type Emulator } from "../../emulator";
 import { CONTROL_PLANE_MESSAGE, CONTROL_PLANE_PATHS } from "../../emulator/envd/control-plane";
 import { UNSERVED_ENVD_OPERATIONS } from "../../emulator/envd/http-api";
+import { DASHBOARD_PREFIX, DASHBOARD_UNSERVED_OPERATIONS } from "../../emulator/routes/dashboard";
 import { UNSERVED_OPERATIONS } from "../../emulator/routes/unserved";
 import { sourceLabel } from "./checker";
-import { ENVD_HTTP_CONTRACT, LIFECYCLE_EVENTS_CONTRACT, loadContract, NEWEST_CONTRACTS, VOLUME_CONTENT_CONTRACT } from "./exchanges";
+import { DASHBOARD_CONTRACT, ENVD_HTTP_CONTRACT, LIFECYCLE_EVENTS_CONTRACT, loadContract, NEWEST_CONTRACTS, VOLUME_CONTENT_CONTRACT } from "./exchanges";
 
 const contract = loadContract();
 const operations = Object.keys(contract.operations);
@@ -27,6 +28,8 @@ const envdOperations = Object.keys(loadContract(ENVD_HTTP_CONTRACT).operations);
 const volumeOperations = Object.keys(loadContract(VOLUME_CONTENT_CONTRACT).operations);
 /** Lifecycle events and webhooks, written from the service's docs; the emulator serves all of it. */
 const eventOperations = Object.keys(loadContract(LIFECYCLE_EVENTS_CONTRACT).operations);
+/** E2B's dashboard API, under DASHBOARD_PREFIX; the emulator serves the reads the public dashboard makes. */
+const dashboardOperations = Object.keys(loadContract(DASHBOARD_CONTRACT).operations);
 let emu: Emulator;
 
 beforeAll(async () => {
@@ -35,9 +38,9 @@ beforeAll(async () => {
 afterAll(() => emu?.close());
 
 /** Sends the operation with placeholder path parameters, both credentials and an empty JSON object. */
-async function call(operation: string): Promise<{ status: number; body: { code?: number; message?: string } | undefined }> {
+async function call(operation: string, prefix = ""): Promise<{ status: number; body: { code?: number; message?: string } | undefined }> {
   const [method, path] = operation.split(" ") as [string, string];
-  const url = emu.apiUrl + path.replace(/\{[^}]+\}/g, "i0placeholder0000000000");
+  const url = emu.apiUrl + prefix + path.replace(/\{[^}]+\}/g, "i0placeholder0000000000");
   const headers = { "x-api-key": emu.apiKey, authorization: `Bearer ${emu.accessToken}`, "content-type": "application/json" };
   const res = await fetch(url, { method, headers, ...(method === "GET" || method === "DELETE" ? {} : { body: "{}" }) });
   const text = await res.text();
@@ -67,6 +70,26 @@ describe("each operation of the spec", () => {
       return;
     }
     expect(status, `${operation} is neither routed nor listed in emulator/routes/unserved.ts`).not.toBe(501);
+    expect(status === 405 || (status === 404 && /^no route/.test(body?.message ?? "")), `${operation}: the router answered ${status} ${body?.message}`).toBe(false);
+  });
+});
+
+describe("each operation of the dashboard API (infra spec/openapi-dashboard.yml), under its prefix", () => {
+  test("the unserved list names only operations of the dashboard spec, once each", () => {
+    expect(DASHBOARD_UNSERVED_OPERATIONS.filter((op) => !dashboardOperations.includes(op))).toEqual([]);
+    expect(new Set(DASHBOARD_UNSERVED_OPERATIONS).size).toBe(DASHBOARD_UNSERVED_OPERATIONS.length);
+  });
+
+  test.each(dashboardOperations)("dashboard %s reaches a handler", async (operation) => {
+    const { status, body } = await call(operation, DASHBOARD_PREFIX);
+    if (DASHBOARD_UNSERVED_OPERATIONS.includes(operation)) {
+      expect({ status, body }, "listed in emulator/routes/dashboard.ts: must answer 501").toEqual({
+        status: 501,
+        body: { code: 501, message: `dashboard API ${operation} is not implemented by the emulator` },
+      });
+      return;
+    }
+    expect(status, `${operation} is neither routed nor listed in DASHBOARD_UNSERVED_OPERATIONS`).not.toBe(501);
     expect(status === 405 || (status === 404 && /^no route/.test(body?.message ?? "")), `${operation}: the router answered ${status} ${body?.message}`).toBe(false);
   });
 });
@@ -118,12 +141,13 @@ test("a path the spec does not have is still a plain 404", async () => {
 
 test(`the contract tables of docs/service-contract.md list each operation of the specs and of ${newestContracts.map((c) => sourceLabel(c.source)).join(", ")}, served as the emulator serves it`, () => {
   const section = readFileSync(join(__dirname, "..", "..", "docs", "service-contract.md"), "utf8");
-  const rows = [...section.matchAll(/^\| `((?:envd )?[A-Z]+ [^`]+)` \| ([^|]+) \|/gm)].map((m) => [m[1], m[2]!.trim()]);
+  const rows = [...section.matchAll(/^\| `((?:envd |dashboard )?[A-Z]+ [^`]+)` \| ([^|]+) \|/gm)].map((m) => [m[1], m[2]!.trim()]);
   const expected = [
     ...operations.map((op) => [op, UNSERVED_OPERATIONS.includes(op) ? "no (501)" : "yes"]),
     ...envdOperations.map((op) => [`envd ${op}`, UNSERVED_ENVD_OPERATIONS.includes(op) ? "no (501)" : "yes"]),
     ...volumeOperations.map((op) => [op, "yes"]),
     ...eventOperations.map((op) => [op, "yes"]),
+    ...dashboardOperations.map((op) => [`dashboard ${op}`, DASHBOARD_UNSERVED_OPERATIONS.includes(op) ? "no (501)" : "yes"]),
     ...newestContracts.flatMap((c) => Object.keys(c.operations).map((op) => [op, UNSERVED_OPERATIONS.includes(op) ? "no (501)" : "yes"])),
   ];
   expect(rows, "regenerate the table with `npm run contract` and paste it into docs/service-contract.md").toEqual(expected);
