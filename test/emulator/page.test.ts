@@ -59,6 +59,8 @@ afterAll(async () => {
   await emu?.close();
 });
 
+/** The page's processes route, as the page reads it. */
+const pageProcesses = () => fetch(`${emu.apiUrl}/_emulator/page/sandboxes/${sandbox.sandboxId}/processes`, { headers: { "X-API-Key": emu.apiKey } }).then((res) => res.json());
 const show = (hash: string) => page.evaluate(`void (location.hash = ${JSON.stringify(hash)})`);
 
 describe("the emulator's page", () => {
@@ -114,7 +116,8 @@ describe("the emulator's page", () => {
     const done = page.locator("details.process", { hasText: "page-known-line" });
     await done.locator("summary").click();
     expect(await done.locator("summary").textContent()).toMatch(/^\d+ exited 0 \/bin\/bash -l -c echo page-known-line/);
-    expect(await done.locator(".process-output").textContent()).toBe("page-known-line\npage-on-stderr\ntoken is ***\n");
+    // stdout and stderr are two pipes: how their lines interleave is up to the kernel.
+    expect((await done.locator(".out-stdout").allTextContents()).join("")).toBe("page-known-line\ntoken is ***\n");
     expect(await done.locator(".out-stderr").textContent()).toBe("page-on-stderr\n");
     expect(await done.locator("p.muted").textContent()).toContain("env: PAGE_TOKEN (names only)");
     const sleeping = page.locator("details.process", { hasText: "sleep 600" });
@@ -128,6 +131,28 @@ describe("the emulator's page", () => {
     const latest = await page.locator("#metrics-latest").textContent();
     expect(latest).toMatch(/^CPU1\.5 % of 2 vCPU memory256 MiB of 1024 MiB \(25\.0 %\) disk512 MiB of 5120 MiB \(10\.0 %\)reading.+ \(\d+ since it started\)$/);
     expect(await page.locator("#metrics table tr").count()).toBeGreaterThan(1);
+  });
+
+  it("keeps a command's output to its last 64 KiB", async () => {
+    const long = "head -c 100000 /dev/zero | tr '\\0' a; echo; echo page-tail-end";
+    const run = await sandbox.commands.run(long);
+    expect(run.stdout.length).toBe(100_015);
+    const { processes, outputTailBytes } = (await pageProcesses()) as { processes: { args: string[]; output: { text: string }[]; outputBytes: number; outputTruncated: boolean }[]; outputTailBytes: number };
+    const newest = processes[0]!;
+    expect([newest.args.at(-1), newest.outputBytes, newest.outputTruncated, outputTailBytes]).toEqual([long, 100_015, true, 65_536]);
+    const text = newest.output.map((part) => part.text).join("");
+    expect(text.length).toBe(65_536);
+    expect(text.endsWith("a\npage-tail-end\n")).toBe(true);
+  });
+
+  it("remembers the last 20 commands that ended, and every one still running", async () => {
+    await Promise.all(Array.from({ length: 21 }, (_, i) => sandbox.commands.run(`echo page-ring-${i}`)));
+    const { processes } = (await pageProcesses()) as { processes: { state: string; args: string[] }[] };
+    const ended = processes.filter((p) => p.state === "exited");
+    // The 21 echoes ended last: the long command and the earlier ones are forgotten, the running ones stay.
+    expect(ended.length).toBe(20);
+    expect(ended.every((p) => /^echo page-ring-\d+$/.test(p.args.at(-1)!))).toBe(true);
+    expect(processes.filter((p) => p.state === "running").map((p) => p.args.at(-1))).toContain("sleep 600");
   });
 
   it("streams a build's log lines while the build runs", async () => {
