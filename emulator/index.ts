@@ -30,7 +30,8 @@ import { inventoryOf, sandboxesOf, templatesOf, volumesOf, type Inventory, type 
 import type { Credentials } from "./auth";
 import { createRouter } from "./router";
 import { BuildHold } from "./store/build-hold";
-import { pageRoutes } from "./page/routes";
+import type { ProcessLog } from "./page/process-log";
+import { pageProcessLog, pageRoutes } from "./page/routes";
 import { pageUrlOf } from "./page/static";
 import { adminRoutes } from "./routes/admin";
 import { sandboxListRoutes } from "./routes/sandbox-list";
@@ -147,9 +148,9 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   if (restore) restoreInto(stores, restore);
   const calls = new CallLog();
   const onExchange = exchangeObserver(options.onExchange);
-  const envd = createEnvdHandler({ directory: stores.sandboxes, onExchange, limits: options.limits });
-  const router = createRouter(allRoutes(stores, faults, calls, creds), creds);
-  const listener = createListener({ envd, router, faults, calls, log: options.log, onExchange });
+  const processes = pageProcessLog(stores); // what the page shows of each command: envd tells it of each spawn
+  const envd = createEnvdHandler({ directory: stores.sandboxes, onExchange, limits: options.limits, onSpawn: processes.record });
+  const listener = createListener({ envd, router: createRouter(allRoutes(stores, faults, calls, creds, processes), creds), faults, calls, log: options.log, onExchange });
   // Only upgrades to a sandbox's port switch protocols (Node 24.9+; see envd/ports/upgrade.ts).
   const serverOptions: ServerOptions & { shouldUpgradeCallback?: (req: IncomingMessage) => boolean } = { shouldUpgradeCallback: (req) => envd.upgrades(req) };
   const { server, ca, domain } = await serverFor(options, serverOptions, listener);
@@ -193,7 +194,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
 }
 
 /** `creds` is read at each request: a key rotation changes what the routes accept. */
-function allRoutes(stores: Stores, faults: Faults, calls: CallLog, creds: Credentials) {
+function allRoutes(stores: Stores, faults: Faults, calls: CallLog, creds: Credentials, processes: ProcessLog) {
   return [
     // The service's health check answers 200 with a fixed text (infra: packages/api/internal/handlers/store.go, GetHealth).
     { method: "GET" as const, pattern: "/health", auth: "none" as const, handler: () => text(200, HEALTH_TEXT) },
@@ -211,7 +212,7 @@ function allRoutes(stores: Stores, faults: Faults, calls: CallLog, creds: Creden
     ...webhookRoutes(stores),
     ...volumeContentRoutes(stores.volumes),
     ...adminRoutes(stores, faults, calls),
-    ...pageRoutes(stores),
+    ...pageRoutes(stores, processes),
     ...dashboardRoutes(stores, creds),
     // Last: a route added above for one of these operations takes over from its 501.
     ...unservedRoutes(),

@@ -27,6 +27,8 @@ async function populate(emu) {
   const sandbox = await Sandbox.create(built.templateId, { ...opts, timeoutMs: 600_000, metadata, volumeMounts: { "/home/user/data": volume } });
   await sandbox.files.write("/home/user/provisioned.txt", "provisioned by pulumi\n");
   await sandbox.commands.run(`python3 -m http.server 8000 --directory /home/user`, { background: true });
+  // A provisioning command: its output shows on the page, its env by name only.
+  await sandbox.commands.run("echo 'migrating the database'; echo 'applied 3 migrations'; echo 'warning: no seed data' >&2", { envs: { DATABASE_URL: "postgres://never-shown" } });
   await new Promise((r) => setTimeout(r, 1000));
   await post(`/sandboxes/${sandbox.sandboxId}/snapshots`, { name: "quickstart-snapshot" });
   return { templateID: built.templateId, volumeID: volume.volumeId, sandboxID: sandbox.sandboxId };
@@ -40,13 +42,15 @@ async function main() {
     const page = await browser.newPage({ viewport: { width: 1100, height: 720 } });
     await page.goto(emu.pageUrl);
     mkdirSync(out, { recursive: true });
-    const views = [["overview", "#/", "table"], ["sandbox", `#/sandboxes/${ids.sandboxID}`, ".files table"], ["template", `#/templates/${ids.templateID}`, "#build-log[data-status]"],
+    const views = [["overview", "#/", "table"], ["sandbox", `#/sandboxes/${ids.sandboxID}`, [".files table", "#metrics-latest", "details.process"]], ["template", `#/templates/${ids.templateID}`, "#build-log[data-status]"],
       ["volume", `#/volumes/${ids.volumeID}`, ".files table"], ["stacks", "#/stacks", "table"], ["snapshots", "#/snapshots", "table"], ["secrets", "#/secrets", "table"], ["webhooks", "#/webhooks", "table"]];
     for (const [name, hash, ready] of views) {
       await page.evaluate(`void (location.hash = ${JSON.stringify(hash)})`);
-      await page.waitForSelector(ready);
+      for (const selector of [ready].flat()) await page.waitForSelector(selector);
+      // The sandbox view is long (its processes, metrics, log and files): it is taken whole, one command's output open.
+      if (name === "sandbox") await page.locator("details.process", { hasText: "migrating" }).locator("summary").click();
       await page.waitForTimeout(150);
-      await page.screenshot({ path: join(out, `page-${name}.png`) });
+      await page.screenshot({ path: join(out, `page-${name}.png`), fullPage: name === "sandbox" });
       console.log(`docs/images/page-${name}.png`);
     }
   } finally {

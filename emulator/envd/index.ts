@@ -28,6 +28,7 @@ import { resolveLimits, type SandboxLimits } from "./limits";
 import { servePort } from "./ports/serve";
 import { isUpgrade } from "./ports/upgrade";
 import { binaryProcessStreams } from "./process/binary-stream";
+import type { ManagedProcess } from "./process/managed";
 import { processService } from "./process/service";
 import { SandboxStates } from "./sandboxes";
 import { scopeKey, userFromAuthorization, type RequestScope } from "./scope";
@@ -41,6 +42,8 @@ export interface EnvdOptions {
   limits?: Partial<SandboxLimits>;
   /** Sees each answer of envd's plain HTTP API (not the proxy's, not the Connect services'). */
   onExchange?: ExchangeObserver | undefined;
+  /** Told of each process a sandbox's Start spawns, before its first output (the page's process log); read only. */
+  onSpawn?: ((sandboxID: string, proc: ManagedProcess) => void) | undefined;
 }
 
 export interface EnvdHandler {
@@ -62,7 +65,7 @@ const userCheck: Interceptor = (next) => (req) => {
 
 /** Creates the in-sandbox API handler over a directory of running sandboxes. */
 export function createEnvdHandler(options: EnvdOptions): EnvdHandler {
-  const sandboxes = new SandboxStates(options.exitRetentionMs);
+  const sandboxes = new SandboxStates(options.exitRetentionMs, options.onSpawn);
   const limits = resolveLimits(options.limits);
   const scopes = new WeakMap<IncomingMessage, RequestScope>();
   options.directory.onStopped((sandboxID) => void sandboxes.stop(sandboxID));

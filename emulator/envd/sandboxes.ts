@@ -14,7 +14,8 @@ import { SandboxNamespace } from "./isolation/namespace";
 import { systemBindsWithTools } from "./isolation/tools-layer";
 import { mountsOf } from "./paths";
 import { SandboxPorts } from "./ports/dial";
-import { ProcessRegistry } from "./process/registry";
+import type { ManagedProcess } from "./process/managed";
+import { ProcessRegistry, type SpawnObserver } from "./process/registry";
 import { writeRunFiles } from "./run-files";
 
 export class SandboxState {
@@ -28,8 +29,8 @@ export class SandboxState {
   /** Its ports, as the proxy reaches them; never the reason its namespaces are made. */
   readonly ports = new SandboxPorts(() => this.ns);
 
-  constructor(exitRetentionMs: number | undefined) {
-    this.registry = new ProcessRegistry(exitRetentionMs);
+  constructor(exitRetentionMs: number | undefined, onSpawn?: SpawnObserver) {
+    this.registry = new ProcessRegistry(exitRetentionMs, onSpawn);
   }
 
   /** Remembers a response until it closes, so a stop can cut it. */
@@ -143,12 +144,18 @@ function startNamespace(runtime: SandboxRuntime, isolation: SandboxRuntime["isol
 export class SandboxStates {
   private readonly states = new Map<string, SandboxState>();
 
-  constructor(private readonly exitRetentionMs: number | undefined) {}
+  constructor(
+    private readonly exitRetentionMs: number | undefined,
+    private readonly onSpawn?: (sandboxID: string, proc: ManagedProcess) => void,
+  ) {}
 
   /** The state of a running sandbox, created on its first call. */
   of(sandboxID: string): SandboxState {
     let state = this.states.get(sandboxID);
-    if (!state) this.states.set(sandboxID, (state = new SandboxState(this.exitRetentionMs)));
+    if (state) return state;
+    const observer = this.onSpawn;
+    state = new SandboxState(this.exitRetentionMs, observer && ((proc) => observer(sandboxID, proc)));
+    this.states.set(sandboxID, state);
     return state;
   }
 

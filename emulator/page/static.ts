@@ -14,6 +14,8 @@ export const PAGE_PATH = "/_emulator/ui/";
 const TYPES: Record<string, string> = {
   "index.html": "text/html; charset=utf-8",
   "app.js": "text/javascript; charset=utf-8",
+  "ui.js": "text/javascript; charset=utf-8",
+  "sandbox-live.js": "text/javascript; charset=utf-8",
   "style.css": "text/css; charset=utf-8",
 };
 
@@ -33,7 +35,7 @@ function assetsDir(): string {
   return found;
 }
 
-/** One of the page's files, by name (`index.html`, `app.js`, `style.css`). */
+/** One of the page's files, by name (`index.html`, `app.js`, `style.css`...). */
 export function asset(name: keyof typeof TYPES & string): Reply {
   const body = readFileSync(join(assetsDir(), name));
   return { status: 200, body, headers: { ...HEADERS, "content-type": TYPES[name]! } };

@@ -60,7 +60,7 @@ describe("the page after up of the quickstart", () => {
     await sandbox.commands.run("python3 -m http.server 8000 --directory /home/user", { background: true });
     await show("#/");
     await page.getByRole("link", { name: String(out.sandboxID) }).click();
-    await page.getByText("running", { exact: true }).waitFor();
+    await page.locator("dl").getByText("running", { exact: true }).waitFor(); // the fields, not a running process's state
     await expect.poll(async () => { await show(`#/sandboxes/${out.sandboxID}?${Date.now()}`); return page.locator("#ports a").count(); }, { timeout: 10_000 }).toBe(1);
     const tab = await browser.newPage();
     await tab.goto((await page.locator("#ports a").getAttribute("href"))!);

@@ -1,10 +1,11 @@
 /**
  * The emulator's page in a real browser (Debian's chromium, driven by playwright-core): signed in by
  * the ready line's link, it finds a template with its build log, a volume with the file written on
- * it, a running sandbox with a link to its port that answers; a build started meanwhile shows its
+ * it, a running sandbox with a link to its port that answers, its processes with the output of the
+ * commands run through the API, and its metrics; a build started meanwhile shows its
  * log lines while it runs; killing the sandbox from the page kills it. No answer the page received
- * holds the API key, the access token, the sandbox's envd token, the volume's token or a secret's
- * value; a state-changing request from another origin is refused, and the official SDK (no Origin)
+ * holds the API key, the access token, the sandbox's envd token, the volume's token, a secret's
+ * value or a command's secret env value; a state-changing request from another origin is refused, and the official SDK (no Origin)
  * is not.
  */
 import { existsSync } from "node:fs";
@@ -16,6 +17,8 @@ import { serve } from "./ports-helpers";
 
 const CHROMIUM = "/usr/bin/chromium";
 const SECRET_VALUE = "page-test-secret-value-7f3a9c";
+/** A command's secret env value: its name shows on the page, the value never (in env, args or output). */
+const PROCESS_SECRET = "page-test-process-secret-41d2e8";
 
 let emu: Emulator;
 let opts: ConnectionOpts;
@@ -56,6 +59,8 @@ afterAll(async () => {
   await emu?.close();
 });
 
+/** The page's processes route, as the page reads it. */
+const pageProcesses = () => fetch(`${emu.apiUrl}/_emulator/page/sandboxes/${sandbox.sandboxId}/processes`, { headers: { "X-API-Key": emu.apiKey } }).then((res) => res.json());
 const show = (hash: string) => page.evaluate(`void (location.hash = ${JSON.stringify(hash)})`);
 
 describe("the emulator's page", () => {
@@ -84,7 +89,7 @@ describe("the emulator's page", () => {
 
   it("shows the running sandbox, its metadata and a link to its port that answers", async () => {
     await show(`#/sandboxes/${sandbox.sandboxId}`);
-    await page.getByText("running", { exact: true }).waitFor();
+    await page.locator("dl").getByText("running", { exact: true }).waitFor();
     await page.getByText("pulumi-sandbox.stack=org/proj/dev").waitFor();
     expect(await page.locator("#sandbox-log").textContent()).toContain("Sandbox created");
     const portLink = page.locator("#ports a", { hasText: "8000" });
@@ -102,6 +107,52 @@ describe("the emulator's page", () => {
     await show("#/stacks");
     await page.getByRole("heading", { name: "org/proj/dev" }).waitFor();
     await page.getByRole("cell", { name: "quickstart", exact: true }).waitFor();
+  });
+
+  it("shows the sandbox's processes with their state and the output of the commands run through the API, and its metrics", async () => {
+    await sandbox.commands.run("echo page-known-line; echo page-on-stderr >&2; echo \"token is $PAGE_TOKEN\"", { envs: { PAGE_TOKEN: PROCESS_SECRET } });
+    await sandbox.commands.run("sleep 600", { background: true, envs: { PAGE_TOKEN: PROCESS_SECRET } });
+    await show(`#/sandboxes/${sandbox.sandboxId}`);
+    const done = page.locator("details.process", { hasText: "page-known-line" });
+    await done.locator("summary").click();
+    expect(await done.locator("summary").textContent()).toMatch(/^\d+ exited 0 \/bin\/bash -l -c echo page-known-line/);
+    // stdout and stderr are two pipes: how their lines interleave is up to the kernel.
+    expect((await done.locator(".out-stdout").allTextContents()).join("")).toBe("page-known-line\ntoken is ***\n");
+    expect(await done.locator(".out-stderr").textContent()).toBe("page-on-stderr\n");
+    expect(await done.locator("p.muted").textContent()).toContain("env: PAGE_TOKEN (names only)");
+    const sleeping = page.locator("details.process", { hasText: "sleep 600" });
+    expect(await sleeping.getAttribute("data-state")).toBe("running");
+    expect(await sleeping.locator("summary").textContent()).toMatch(/^\d+ running \/bin\/bash -l -c sleep 600/);
+    // Read again while the view is open: a command run now shows up, and the expanded one stays open.
+    await sandbox.commands.run("echo page-later-line");
+    await page.locator("details.process", { hasText: "page-later-line" }).waitFor({ timeout: 5000 });
+    expect(await done.getAttribute("open")).toBe("");
+    // The emulator's readings: 1.5 % CPU, a quarter of the memory, a tenth of the disk (emulator/routes/sandboxes.ts).
+    const latest = await page.locator("#metrics-latest").textContent();
+    expect(latest).toMatch(/^CPU1\.5 % of 2 vCPU memory256 MiB of 1024 MiB \(25\.0 %\) disk512 MiB of 5120 MiB \(10\.0 %\)reading.+ \(\d+ since it started\)$/);
+    expect(await page.locator("#metrics table tr").count()).toBeGreaterThan(1);
+  });
+
+  it("keeps a command's output to its last 64 KiB", async () => {
+    const long = "head -c 100000 /dev/zero | tr '\\0' a; echo; echo page-tail-end";
+    const run = await sandbox.commands.run(long);
+    expect(run.stdout.length).toBe(100_015);
+    const { processes, outputTailBytes } = (await pageProcesses()) as { processes: { args: string[]; output: { text: string }[]; outputBytes: number; outputTruncated: boolean }[]; outputTailBytes: number };
+    const newest = processes[0]!;
+    expect([newest.args.at(-1), newest.outputBytes, newest.outputTruncated, outputTailBytes]).toEqual([long, 100_015, true, 65_536]);
+    const text = newest.output.map((part) => part.text).join("");
+    expect(text.length).toBe(65_536);
+    expect(text.endsWith("a\npage-tail-end\n")).toBe(true);
+  });
+
+  it("remembers the last 20 commands that ended, and every one still running", async () => {
+    await Promise.all(Array.from({ length: 21 }, (_, i) => sandbox.commands.run(`echo page-ring-${i}`)));
+    const { processes } = (await pageProcesses()) as { processes: { state: string; args: string[] }[] };
+    const ended = processes.filter((p) => p.state === "exited");
+    // The 21 echoes ended last: the long command and the earlier ones are forgotten, the running ones stay.
+    expect(ended.length).toBe(20);
+    expect(ended.every((p) => /^echo page-ring-\d+$/.test(p.args.at(-1)!))).toBe(true);
+    expect(processes.filter((p) => p.state === "running").map((p) => p.args.at(-1))).toContain("sleep 600");
   });
 
   it("streams a build's log lines while the build runs", async () => {
@@ -133,7 +184,8 @@ describe("the emulator's page", () => {
   });
 
   it("received no answer holding the API key, the access token, an envd or volume token, or a secret's value", async () => {
-    const tokens = [emu.apiKey, emu.accessToken, SECRET_VALUE, ...envdTokens];
+    const tokens = [emu.apiKey, emu.accessToken, SECRET_VALUE, PROCESS_SECRET, ...envdTokens];
+    expect(bodies.some(({ url }) => url.endsWith("/processes"))).toBe(true);
     expect(bodies.length).toBeGreaterThan(10);
     for (const { url, text } of bodies) for (const token of tokens) expect(text.includes(token), `${url} holds a credential`).toBe(false);
   });

@@ -18,9 +18,23 @@ export interface RetainedExit {
   end: EndInfo;
 }
 
+/** Sees each process in the tick it is spawned, before any of its output (what the emulator's page keeps of it). */
+export type SpawnObserver = (proc: ManagedProcess) => void;
+
 export class ProcessRegistry {
-  /** @param retentionMs how long an ended process's end stays available to Connect. */
-  constructor(private readonly retentionMs = EXIT_RETENTION_MS) {}
+  /**
+   * @param retentionMs how long an ended process's end stays available to Connect.
+   * @param onSpawn told of each process Start spawns; it changes nothing of what envd does.
+   */
+  constructor(
+    private readonly retentionMs = EXIT_RETENTION_MS,
+    private readonly onSpawn?: SpawnObserver,
+  ) {}
+
+  /** Called by Start right after the spawn, before the pid is known and the process is added. */
+  spawned(proc: ManagedProcess): void {
+    this.onSpawn?.(proc);
+  }
 
   private readonly live = new Map<number, ManagedProcess>();
   private readonly exited = new Map<number, RetainedExit>();

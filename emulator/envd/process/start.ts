@@ -38,6 +38,7 @@ export async function* start(req: StartRequest, ctx: HandlerContext) {
   // Attached in the same tick as the spawn: child output is only delivered on a later turn of the
   // event loop, so this stream misses none of it.
   const sub = proc.subscribe();
+  scope.registry.spawned(proc);
   // The pid is known once the command runs in the sandbox, and the registry and the SDK key on it.
   // Registered whatever becomes of this stream: a stream dropped meanwhile leaves the process running.
   const registered = proc.started.then(() => scope.registry.add(proc));

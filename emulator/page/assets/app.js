@@ -1,46 +1,13 @@
-// The emulator's page: one vanilla module, no framework, nothing from another origin. It reads the
+// The emulator's page: vanilla modules, no framework, nothing from another origin. It reads the
 // platform API with the API key as any client does (X-API-Key), and the emulator's /_emulator/page/
 // routes where the API would answer a credential (a sandbox's tokens, a volume's token). The key comes
 // from the link's fragment (#key=...), which no request carries, and is kept for this tab only.
-const KEY_STORE = "sandbox-emulator-key";
+import { liveSections } from "./sandbox-live.js";
+import { api, fields, h, KEY_STORE, link, meta, shown, state, status, table, takeKeyFromLink, when } from "./ui.js";
+
 const STACK = "pulumi-sandbox.stack";
 const RESOURCE = "pulumi-sandbox.resource";
 const view = document.getElementById("view");
-let generation = 0; // a view's polling stops once another view is shown
-
-function takeKeyFromLink() {
-  const m = /^#key=([^&]*)/.exec(location.hash);
-  if (!m) return;
-  sessionStorage.setItem(KEY_STORE, decodeURIComponent(m[1]));
-  history.replaceState(null, "", `${location.pathname}#/`);
-}
-
-async function api(method, path) {
-  const res = await fetch(path, { method, headers: { "X-API-Key": sessionStorage.getItem(KEY_STORE) ?? "" } });
-  if (res.status === 401) throw Object.assign(new Error("the API key was refused"), { unauthorized: true });
-  const body = res.status === 204 ? undefined : await res.json();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${body?.message ?? ""}`);
-  return body;
-}
-
-/** An element: attributes (`on*` handlers included), then children (text is never parsed as HTML). */
-function h(tag, attrs = {}, ...children) {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
-    else if (v !== undefined && v !== null) el.setAttribute(k, v);
-  }
-  el.append(...children.flat().map((c) => (c instanceof Node ? c : String(c ?? ""))));
-  return el;
-}
-const link = (hash, text) => h("a", { href: hash }, text);
-const table = (heads, rows, empty = "none") =>
-  rows.length ? h("table", {}, h("tr", {}, heads.map((x) => h("th", {}, x))), rows.map((r) => h("tr", {}, r.map((c) => h("td", {}, c))))) : h("p", { class: "muted" }, empty);
-const fields = (pairs) => h("dl", {}, pairs.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]));
-const meta = (m) => Object.entries(m ?? {}).map(([k, v]) => h("div", {}, h("code", {}, `${k}=${v}`)));
-const when = (t) => (t ? new Date(t).toLocaleString() : "");
-const state = (s) => h("span", { class: `state-${s}` }, s);
-const status = (s) => h("span", { class: `status-${s}` }, s);
 
 async function overview() {
   const [sandboxes, templates, volumes] = await Promise.all([api("GET", "/v2/sandboxes?state=running,paused&limit=100"), api("GET", "/templates"), api("GET", "/volumes")]);
@@ -72,6 +39,7 @@ async function sandbox(id) {
       ["volumes", s.volumeMounts.map((m) => h("div", {}, `${m.name} at ${m.path}`))]]),
     h("h2", {}, "Ports"),
     s.ports.length ? h("ul", { id: "ports" }, s.ports.map((p) => h("li", {}, h("a", { href: p.url, target: "_blank", rel: "noopener noreferrer" }, `${p.port}: ${p.url}`)))) : h("p", { class: "muted" }, s.state === "running" ? "nothing listens" : "paused"),
+    liveSections(id, s.state === "running"),
     h("h2", {}, "Log"),
     h("pre", { id: "sandbox-log" }, logs.logs.map((e) => `${e.timestamp} ${e.level.padEnd(5)} ${e.message}\n`)),
     h("h2", {}, "Files"),
@@ -99,7 +67,7 @@ async function template(id) {
   const [t, history] = await Promise.all([api("GET", `/templates/${id}`), api("GET", `/templates/${id}/tags/groups?assignmentLimit=25`).catch(() => ({ tags: [] }))]);
   const log = h("pre", { id: "build-log" });
   const chosen = new URLSearchParams(location.hash.split("?")[1]).get("build") ?? t.builds[0]?.buildID;
-  if (chosen) void streamLog(id, chosen, log, generation);
+  if (chosen) void streamLog(id, chosen, log, shown.generation);
   return [
     h("h1", {}, `Template ${t.templateID}`),
     fields([["names", t.names.join(", ")], ["public", String(t.public)], ["status", status(t.buildStatus)], ["CPU / memory", `${t.cpuCount} / ${t.memoryMB} MB`], ["created", when(t.createdAt)]]),
@@ -117,7 +85,7 @@ const tagged = (a) => (a ? `${a.buildId} (${when(a.assignedAt)})` : "");
 /** Appends a build's log lines as they come (the build-status route with logsOffset), until it ends. */
 async function streamLog(id, buildID, pre, mine) {
   let offset = 0;
-  while (mine === generation) {
+  while (mine === shown.generation) {
     const b = await api("GET", `/templates/${id}/builds/${buildID}/status?logsOffset=${offset}`);
     for (const e of b.logEntries) pre.append(`${e.timestamp} ${e.level.padEnd(5)} ${e.message}\n`);
     offset += b.logEntries.length;
@@ -177,23 +145,23 @@ const LIVE = new Set([overview, stacks]);
 async function keepLive(show, mine) {
   while (true) {
     await new Promise((r) => setTimeout(r, 3000));
-    if (mine !== generation) return;
+    if (mine !== shown.generation) return;
     if (document.hidden) continue;
     const content = [await show().catch(() => [])].flat(Infinity);
     const box = h("div", {}, content);
-    if (mine === generation && box.textContent !== view.textContent) view.replaceChildren(...box.childNodes);
+    if (mine === shown.generation && box.textContent !== view.textContent) view.replaceChildren(...box.childNodes);
   }
 }
 
 async function render() {
-  const mine = ++generation;
+  const mine = ++shown.generation;
   const [re, show] = ROUTES.find(([r]) => r.test(location.hash || "#/")) ?? ROUTES[0];
   try {
     const content = sessionStorage.getItem(KEY_STORE) ? await show(...(re.exec(location.hash || "#/") ?? []).slice(1)) : signIn();
-    if (mine === generation) view.replaceChildren(...[content].flat(Infinity));
+    if (mine === shown.generation) view.replaceChildren(...[content].flat(Infinity));
     if (LIVE.has(show)) void keepLive(show, mine);
   } catch (err) {
-    if (mine !== generation) return;
+    if (mine !== shown.generation) return;
     if (err.unauthorized) sessionStorage.removeItem(KEY_STORE);
     view.replaceChildren(h("p", { class: "error" }, err.message), ...(err.unauthorized ? signIn() : []));
   }
