@@ -152,7 +152,8 @@ describe("on the wire, alike through the encoder and through connect-node", () =
     ["a cwd that does not exist", "/process.Process/Start", enveloped(0, start({ cmd: "/bin/true", cwd: "/nowhere" })), {}],
     ["an unknown user", "/process.Process/Start", enveloped(0, bash("true")), { authorization: basic("nobody") }],
     ["a malformed deadline", "/process.Process/Start", enveloped(0, bash("true")), { "connect-timeout-ms": "soon" }],
-    ["a deadline that passes", "/process.Process/Start", enveloped(0, bash("sleep 30")), { "connect-timeout-ms": "300" }],
+    // Long enough for the start event to come first on a loaded machine (at 300 ms one run had it and the other not).
+    ["a deadline that passes", "/process.Process/Start", enveloped(0, bash("sleep 30")), { "connect-timeout-ms": "1500" }],
     ["no request message", "/process.Process/Start", Buffer.alloc(0), {}],
     ["two request messages", "/process.Process/Start", Buffer.concat([enveloped(0, bash("true")), enveloped(0, bash("true"))]), {}],
     ["a cut envelope", "/process.Process/Start", enveloped(0, bash("true")).subarray(0, 9), {}],
