@@ -126,6 +126,21 @@ test("a member removed, then added again: the re-added one is a new create with 
   expect((await s.outputs()).ready).toBe(3);
 });
 
+test("a member's null drops a key of the fleet's envVars: previewed as its change, and its sandbox has no such variable", async () => {
+  const members = { ada: { envVars: { EDITOR: "vim" } }, grace: { envVars: { ROLE: "lead", TEAM: null } }, eve: {} };
+  await reshape({ sandbox: shared, members });
+  const preview = JSON.parse((await s.ok("preview", "--json")).stdout) as { steps: { urn: string; detailedDiff: Obj | null }[] };
+  expect(preview.steps.find((st) => st.urn.endsWith("SandboxFleet::pool"))!.detailedDiff).toEqual({ 'members["grace"].envVars': { kind: "update", inputDiff: true } });
+  await s.ok("up", "--yes", "--skip-preview");
+  const state = JSON.parse(await s.exported({ showSecrets: true })) as { deployment: { resources: { type: string; outputs?: { sandboxes: Record<string, { sandboxID: string; envdAccessToken?: string }> } }[] } };
+  const grace = state.deployment.resources.find((r) => r.type.endsWith(":SandboxFleet"))!.outputs!.sandboxes.grace!;
+  const envs = (await (await fetch(`${s.emulator.sandboxUrl}/envs`, { headers: { "E2b-Sandbox-Id": grace.sandboxID, "X-Access-Token": grace.envdAccessToken ?? "" } })).json()) as Obj;
+  expect(envs).toMatchObject({ ROLE: "lead" });
+  expect(envs).not.toHaveProperty("TEAM");
+  const again = await s.pulumi("preview", "--expect-no-changes");
+  expect(again.code, again.output).toBe(0);
+});
+
 test("count 3, then 5, then 2: members made and deleted by key, the rest untouched; under 700 bytes of state each", async () => {
   await reshape({ sandbox: shared, count: 3 });
   await s.ok("up", "--yes", "--skip-preview");

@@ -170,6 +170,31 @@ describe("a fleet of three people", () => {
   });
 });
 
+describe("a member dropping a key of the fleet's", () => {
+  test("a null in a member's envVars or metadata takes the fleet's key away from that member alone, at preview and in its sandbox", async () => {
+    const spec = {
+      sandbox: { templateID: "base", timeoutSeconds: 600, envVars: { TEAM: "core", DEBUG: "1" }, metadata: { team: "core", tier: "free" } },
+      members: { a: {}, b: { envVars: { DEBUG: null }, metadata: { tier: null } } },
+    };
+    const inputs = await checked("SandboxFleet", { ...spec, __resource: `${KEY}-drop` });
+    expect(writtenInputs(inputs, "b")).toMatchObject({ envVars: { TEAM: "core" }, metadata: { team: "core" } });
+    expect(writtenInputs(inputs, "a")).toMatchObject({ envVars: { TEAM: "core", DEBUG: "1" }, metadata: { team: "core", tier: "free" } });
+    const { id, outs } = await runtime.create("SandboxFleet", inputs);
+    const token = (sandboxID: string) => String(Object.values(outs.sandboxes as Record<string, Obj>).find((m) => m.sandboxID === sandboxID)?.envdAccessToken ?? "");
+    const envs = async (sandboxID: string) =>
+      (await fetch(`${emu().sandboxUrl}/envs`, { headers: { "E2b-Sandbox-Id": sandboxID, "X-Access-Token": token(sandboxID) } })).json() as Promise<Obj>;
+    const { a, b } = ids(outs);
+    expect(await envs(a!)).toMatchObject({ TEAM: "core", DEBUG: "1" });
+    expect(await envs(b!)).toMatchObject({ TEAM: "core" });
+    expect(await envs(b!)).not.toHaveProperty("DEBUG");
+    expect(sandboxOf(b)!.metadata).toMatchObject({ team: "core" });
+    expect(sandboxOf(b)!.metadata).not.toHaveProperty("tier");
+    // The same program again: nothing to do.
+    expect(await runtime.diff("SandboxFleet", id, outs, await checked("SandboxFleet", spec, outs))).toMatchObject({ changes: false });
+    await runtime.remove("SandboxFleet", id, outs);
+  });
+});
+
 describe("failure is per member", () => {
   const key = `${KEY}-failing`;
   test("a member with a bad template fails alone: the fleet is recorded with the others, and the error names it", async () => {

@@ -50,8 +50,9 @@ export function writtenInputs(inputs: FleetState, key: string): Obj {
   const out: Obj = { ...shared, ...mine };
   for (const field of MERGED) {
     const [a, b] = [shared[field], mine[field]];
-    if (a === undefined || b === undefined) continue;
-    out[field] = a === UNKNOWN || b === UNKNOWN ? UNKNOWN : { ...(a as Obj), ...(b as Obj) };
+    if (a === UNKNOWN || b === UNKNOWN) out[field] = UNKNOWN;
+    // A null value takes the key away: a member drops a key of the fleet's (./spec.ts droppable).
+    else if (a !== undefined || b !== undefined) out[field] = Object.fromEntries(Object.entries({ ...(a as Obj), ...(b as Obj) }).filter(([, v]) => v !== null));
   }
   return out;
 }

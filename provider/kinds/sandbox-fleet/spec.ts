@@ -14,7 +14,7 @@
  */
 import { z } from "zod";
 import { defineSpec } from "../../spec";
-import { SandboxInputs, SandboxOutputs } from "../sandbox/spec";
+import { ENV_NAME, METADATA_NAME, SandboxInputs, SandboxOutputs } from "../sandbox/spec";
 
 /** Members one fleet may hold: its state and one operation's calls grow with them. */
 export const MAX_MEMBERS = 1000;
@@ -26,11 +26,24 @@ const KEY_RULE = "member keys must be 1 to 63 letters, digits, '_', '.', '@' or 
 export const MemberKey = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.@-]{0,62}$/, { error: KEY_RULE });
 
 /**
+ * A merged map of a fleet (`envVars`, `metadata`): a Sandbox's, with its names' rules, but a value may be
+ * null, which takes the key away: a member drops a key of the fleet's `sandbox` (`{ TOKEN: null }`).
+ */
+function droppable(name: { what: string; key: RegExp; rule: string }, description: string | undefined) {
+  return z.record(z.string().regex(name.key, { error: `${name.what} names ${name.rule}` }), z.string({ error: `${name.what} values must be strings or null` }).nullable(), {
+    error: `must be an object of ${name.what} (string to string, or to null to drop the fleet's)`,
+  }).optional().describe(`${description ?? ""} In a fleet, merged key by key over the fleet's; a member's null drops the fleet's key.`.trim());
+}
+
+/**
  * A Sandbox's inputs but `forkFrom` (a fleet is made from templates) and `timeout` (a name deprecated
  * before fleets existed), with the Sandbox's rules. Titled: schema.json names it, and its fields' types
  * are the Sandbox's own (../../schema/convert.ts).
  */
-export const SandboxSettings = SandboxInputs.omit({ forkFrom: true, timeout: true }).meta({ title: "SandboxSettings" });
+export const SandboxSettings = SandboxInputs.omit({ forkFrom: true, timeout: true }).extend({
+  envVars: droppable(ENV_NAME, SandboxInputs.shape.envVars.description),
+  metadata: droppable(METADATA_NAME, SandboxInputs.shape.metadata.description),
+}).meta({ title: "SandboxSettings" });
 
 export const SandboxFleetInputs = z.strictObject({
   sandbox: SandboxSettings

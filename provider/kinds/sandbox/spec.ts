@@ -40,6 +40,10 @@ const stringMap = (what: string, key: RegExp, keyRule: string) =>
     error: `must be an object of ${what} (string to string)`,
   });
 
+/** The rules of `envVars` and `metadata` names: a fleet's maps, whose values may also be null, follow them too (../sandbox-fleet/spec.ts). */
+export const ENV_NAME = { what: "environment variable", key: /^[A-Za-z_][A-Za-z0-9_]*$/, rule: "must match ^[A-Za-z_][A-Za-z0-9_]*$" };
+export const METADATA_NAME = { what: "metadata", key: /^(?!pulumi-sandbox\.)/, rule: "must not start with the reserved prefix 'pulumi-sandbox.'" };
+
 /** envd's port in every sandbox: the service's proxy always reaches it itself, so `httpsPorts` may not name it. */
 const ENVD_PORT = 49983;
 const PORT_RULE = "must be a port number from 1 to 65535";
@@ -154,9 +158,9 @@ export const SandboxInputs = z.strictObject({
   allowInternetAccess: z.boolean({ error: "must be true or false" }).optional()
     .describe("When false, all egress is denied (as denyOut 0.0.0.0/0). Sent as `allow_internet_access`."),
   network: Network.optional().describe("Egress and ingress rules."),
-  metadata: stringMap("metadata", /^(?!pulumi-sandbox\.)/, "must not start with the reserved prefix 'pulumi-sandbox.'").optional()
+  metadata: stringMap(METADATA_NAME.what, METADATA_NAME.key, METADATA_NAME.rule).optional()
     .describe("Free-form string metadata; sandboxes can be listed by it."),
-  envVars: stringMap("environment variable", /^[A-Za-z_][A-Za-z0-9_]*$/, "must match ^[A-Za-z_][A-Za-z0-9_]*$").optional()
+  envVars: stringMap(ENV_NAME.what, ENV_NAME.key, ENV_NAME.rule).optional()
     .describe("Environment variables of every process in the sandbox. Secret."),
   mcp: z.record(z.string(), z.unknown(), { error: "must be an object" }).nullable().optional().describe("MCP configuration, passed through."),
   volumeMounts: z.array(VolumeMount, { error: "must be a list of {name, path}" })

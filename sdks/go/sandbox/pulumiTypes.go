@@ -2197,13 +2197,13 @@ type SandboxSettings struct {
 	AutoPause *bool `pulumi:"autoPause"`
 	// Resume a paused sandbox when traffic reaches it.
 	AutoResume *SandboxSettingsAutoResume `pulumi:"autoResume"`
-	// Environment variables of every process in the sandbox. Secret.
+	// Environment variables of every process in the sandbox. Secret. In a fleet, merged key by key over the fleet's; a member's null drops the fleet's key.
 	EnvVars map[string]string `pulumi:"envVars"`
 	// What happens to the sandbox when its timeout passes (the official SDKs' `lifecycle.onTimeout`), sent as `autoPause` and `autoPauseMemory`. A change replaces the sandbox.
 	Lifecycle *SandboxSettingsLifecycle `pulumi:"lifecycle"`
 	// MCP configuration, passed through.
 	Mcp interface{} `pulumi:"mcp"`
-	// Free-form string metadata; sandboxes can be listed by it.
+	// Free-form string metadata; sandboxes can be listed by it. In a fleet, merged key by key over the fleet's; a member's null drops the fleet's key.
 	Metadata map[string]string `pulumi:"metadata"`
 	// Egress and ingress rules.
 	Network *SandboxSettingsNetwork `pulumi:"network"`
@@ -2254,13 +2254,13 @@ type SandboxSettingsArgs struct {
 	AutoPause pulumi.BoolPtrInput `pulumi:"autoPause"`
 	// Resume a paused sandbox when traffic reaches it.
 	AutoResume SandboxSettingsAutoResumePtrInput `pulumi:"autoResume"`
-	// Environment variables of every process in the sandbox. Secret.
+	// Environment variables of every process in the sandbox. Secret. In a fleet, merged key by key over the fleet's; a member's null drops the fleet's key.
 	EnvVars pulumi.StringMapInput `pulumi:"envVars"`
 	// What happens to the sandbox when its timeout passes (the official SDKs' `lifecycle.onTimeout`), sent as `autoPause` and `autoPauseMemory`. A change replaces the sandbox.
 	Lifecycle SandboxSettingsLifecyclePtrInput `pulumi:"lifecycle"`
 	// MCP configuration, passed through.
 	Mcp pulumi.Input `pulumi:"mcp"`
-	// Free-form string metadata; sandboxes can be listed by it.
+	// Free-form string metadata; sandboxes can be listed by it. In a fleet, merged key by key over the fleet's; a member's null drops the fleet's key.
 	Metadata pulumi.StringMapInput `pulumi:"metadata"`
 	// Egress and ingress rules.
 	Network SandboxSettingsNetworkPtrInput `pulumi:"network"`
@@ -2357,7 +2357,7 @@ func (o SandboxSettingsOutput) AutoResume() SandboxSettingsAutoResumePtrOutput {
 	return o.ApplyT(func(v SandboxSettings) *SandboxSettingsAutoResume { return v.AutoResume }).(SandboxSettingsAutoResumePtrOutput)
 }
 
-// Environment variables of every process in the sandbox. Secret.
+// Environment variables of every process in the sandbox. Secret. In a fleet, merged key by key over the fleet's; a member's null drops the fleet's key.
 func (o SandboxSettingsOutput) EnvVars() pulumi.StringMapOutput {
 	return o.ApplyT(func(v SandboxSettings) map[string]string { return v.EnvVars }).(pulumi.StringMapOutput)
 }
@@ -2372,7 +2372,7 @@ func (o SandboxSettingsOutput) Mcp() pulumi.AnyOutput {
 	return o.ApplyT(func(v SandboxSettings) interface{} { return v.Mcp }).(pulumi.AnyOutput)
 }
 
-// Free-form string metadata; sandboxes can be listed by it.
+// Free-form string metadata; sandboxes can be listed by it. In a fleet, merged key by key over the fleet's; a member's null drops the fleet's key.
 func (o SandboxSettingsOutput) Metadata() pulumi.StringMapOutput {
 	return o.ApplyT(func(v SandboxSettings) map[string]string { return v.Metadata }).(pulumi.StringMapOutput)
 }

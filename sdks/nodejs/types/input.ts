@@ -200,7 +200,7 @@ export interface SandboxSettingsArgs {
      */
     autoResume?: pulumi.Input<inputs.SandboxSettingsAutoResumeArgs | undefined>;
     /**
-     * Environment variables of every process in the sandbox. Secret.
+     * Environment variables of every process in the sandbox. Secret. In a fleet, merged key by key over the fleet's; a member's null drops the fleet's key.
      */
     envVars?: pulumi.Input<{[key: string]: pulumi.Input<string>} | undefined>;
     /**
@@ -212,7 +212,7 @@ export interface SandboxSettingsArgs {
      */
     mcp?: any | undefined;
     /**
-     * Free-form string metadata; sandboxes can be listed by it.
+     * Free-form string metadata; sandboxes can be listed by it. In a fleet, merged key by key over the fleet's; a member's null drops the fleet's key.
      */
     metadata?: pulumi.Input<{[key: string]: pulumi.Input<string>} | undefined>;
     /**

@@ -465,7 +465,7 @@ export interface SandboxSettings {
      */
     autoResume?: outputs.SandboxSettingsAutoResume;
     /**
-     * Environment variables of every process in the sandbox. Secret.
+     * Environment variables of every process in the sandbox. Secret. In a fleet, merged key by key over the fleet's; a member's null drops the fleet's key.
      */
     envVars?: {[key: string]: string};
     /**
@@ -477,7 +477,7 @@ export interface SandboxSettings {
      */
     mcp?: any;
     /**
-     * Free-form string metadata; sandboxes can be listed by it.
+     * Free-form string metadata; sandboxes can be listed by it. In a fleet, merged key by key over the fleet's; a member's null drops the fleet's key.
      */
     metadata?: {[key: string]: string};
     /**

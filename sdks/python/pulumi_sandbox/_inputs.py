@@ -691,7 +691,7 @@ class SandboxSettingsArgsDict(TypedDict):
     """
     env_vars: NotRequired[pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]]
     """
-    Environment variables of every process in the sandbox. Secret.
+    Environment variables of every process in the sandbox. Secret. In a fleet, merged key by key over the fleet's; a member's null drops the fleet's key.
     """
     lifecycle: NotRequired[pulumi.Input[Optional['SandboxSettingsLifecycleArgsDict']]]
     """
@@ -703,7 +703,7 @@ class SandboxSettingsArgsDict(TypedDict):
     """
     metadata: NotRequired[pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]]
     """
-    Free-form string metadata; sandboxes can be listed by it.
+    Free-form string metadata; sandboxes can be listed by it. In a fleet, merged key by key over the fleet's; a member's null drops the fleet's key.
     """
     network: NotRequired[pulumi.Input[Optional['SandboxSettingsNetworkArgsDict']]]
     """
@@ -765,10 +765,10 @@ class SandboxSettingsArgs:
         :param pulumi.Input[_builtins.bool] allow_internet_access: When false, all egress is denied (as denyOut 0.0.0.0/0). Sent as `allow_internet_access`.
         :param pulumi.Input[_builtins.bool] auto_pause: Pause instead of killing the sandbox when its timeout passes. Default false.
         :param pulumi.Input['SandboxSettingsAutoResumeArgs'] auto_resume: Resume a paused sandbox when traffic reaches it.
-        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] env_vars: Environment variables of every process in the sandbox. Secret.
+        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] env_vars: Environment variables of every process in the sandbox. Secret. In a fleet, merged key by key over the fleet's; a member's null drops the fleet's key.
         :param pulumi.Input['SandboxSettingsLifecycleArgs'] lifecycle: What happens to the sandbox when its timeout passes (the official SDKs' `lifecycle.onTimeout`), sent as `autoPause` and `autoPauseMemory`. A change replaces the sandbox.
         :param Any mcp: MCP configuration, passed through.
-        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] metadata: Free-form string metadata; sandboxes can be listed by it.
+        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] metadata: Free-form string metadata; sandboxes can be listed by it. In a fleet, merged key by key over the fleet's; a member's null drops the fleet's key.
         :param pulumi.Input['SandboxSettingsNetworkArgs'] network: Egress and ingress rules.
         :param pulumi.Input[_builtins.str] pause_mode: What a pause by `state: paused` keeps: `full` (the default) keeps memory and files, so processes continue at the resume; `filesystem` keeps only the files (POST .../pause with `memory: false`), so the resume boots the sandbox cold. Only with `state: paused`. Changed in place, with no call: it applies at the next pause (a sandbox already paused keeps what its pause saved). One of `full`, `filesystem`.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.int]]] ports: Ports the sandbox serves; each gets a URL in `urls`. A change is made in place, with no call to the service.
@@ -852,7 +852,7 @@ class SandboxSettingsArgs:
     @pulumi.getter(name="envVars")
     def env_vars(self) -> pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]:
         """
-        Environment variables of every process in the sandbox. Secret.
+        Environment variables of every process in the sandbox. Secret. In a fleet, merged key by key over the fleet's; a member's null drops the fleet's key.
         """
         return pulumi.get(self, "env_vars")
 
@@ -888,7 +888,7 @@ class SandboxSettingsArgs:
     @pulumi.getter
     def metadata(self) -> pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]:
         """
-        Free-form string metadata; sandboxes can be listed by it.
+        Free-form string metadata; sandboxes can be listed by it. In a fleet, merged key by key over the fleet's; a member's null drops the fleet's key.
         """
         return pulumi.get(self, "metadata")
 

@@ -1380,10 +1380,10 @@ class SandboxSettings(dict):
         :param _builtins.bool allow_internet_access: When false, all egress is denied (as denyOut 0.0.0.0/0). Sent as `allow_internet_access`.
         :param _builtins.bool auto_pause: Pause instead of killing the sandbox when its timeout passes. Default false.
         :param 'SandboxSettingsAutoResume' auto_resume: Resume a paused sandbox when traffic reaches it.
-        :param Mapping[str, _builtins.str] env_vars: Environment variables of every process in the sandbox. Secret.
+        :param Mapping[str, _builtins.str] env_vars: Environment variables of every process in the sandbox. Secret. In a fleet, merged key by key over the fleet's; a member's null drops the fleet's key.
         :param 'SandboxSettingsLifecycle' lifecycle: What happens to the sandbox when its timeout passes (the official SDKs' `lifecycle.onTimeout`), sent as `autoPause` and `autoPauseMemory`. A change replaces the sandbox.
         :param Any mcp: MCP configuration, passed through.
-        :param Mapping[str, _builtins.str] metadata: Free-form string metadata; sandboxes can be listed by it.
+        :param Mapping[str, _builtins.str] metadata: Free-form string metadata; sandboxes can be listed by it. In a fleet, merged key by key over the fleet's; a member's null drops the fleet's key.
         :param 'SandboxSettingsNetwork' network: Egress and ingress rules.
         :param _builtins.str pause_mode: What a pause by `state: paused` keeps: `full` (the default) keeps memory and files, so processes continue at the resume; `filesystem` keeps only the files (POST .../pause with `memory: false`), so the resume boots the sandbox cold. Only with `state: paused`. Changed in place, with no call: it applies at the next pause (a sandbox already paused keeps what its pause saved). One of `full`, `filesystem`.
         :param Sequence[_builtins.int] ports: Ports the sandbox serves; each gets a URL in `urls`. A change is made in place, with no call to the service.
@@ -1455,7 +1455,7 @@ class SandboxSettings(dict):
     @pulumi.getter(name="envVars")
     def env_vars(self) -> Optional[Mapping[str, _builtins.str]]:
         """
-        Environment variables of every process in the sandbox. Secret.
+        Environment variables of every process in the sandbox. Secret. In a fleet, merged key by key over the fleet's; a member's null drops the fleet's key.
         """
         return pulumi.get(self, "env_vars")
 
@@ -1479,7 +1479,7 @@ class SandboxSettings(dict):
     @pulumi.getter
     def metadata(self) -> Optional[Mapping[str, _builtins.str]]:
         """
-        Free-form string metadata; sandboxes can be listed by it.
+        Free-form string metadata; sandboxes can be listed by it. In a fleet, merged key by key over the fleet's; a member's null drops the fleet's key.
         """
         return pulumi.get(self, "metadata")
 
