@@ -122,6 +122,9 @@ export interface Emulator {
   close(): Promise<void>;
 }
 
+/** The data dir's removal at close is retried: a sandbox's start may still be writing envd's /run/e2b files (envd/run-files.ts) as the tree goes (ENOTEMPTY). */
+const REMOVE_RETRIES = { maxRetries: 5, retryDelay: 50 };
+
 /** The body of GET /health. */
 export const HEALTH_TEXT = "Health check successful";
 
@@ -175,7 +178,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
       server.closeAllConnections();
     });
     await ca?.remove();
-    if (options.dataDir === undefined) await rm(dataDir, { recursive: true, force: true });
+    if (options.dataDir === undefined) await rm(dataDir, { recursive: true, force: true, ...REMOVE_RETRIES });
   };
   return {
     apiUrl, sandboxUrl: apiUrl, accessToken: creds.accessToken, dataDir, isolation, server,
