@@ -132,9 +132,12 @@ test("a member's null drops a key of the fleet's envVars: previewed as its chang
   const preview = JSON.parse((await s.ok("preview", "--json")).stdout) as { steps: { urn: string; detailedDiff: Obj | null }[] };
   expect(preview.steps.find((st) => st.urn.endsWith("SandboxFleet::pool"))!.detailedDiff).toEqual({ 'members["grace"].envVars': { kind: "update", inputDiff: true } });
   await s.ok("up", "--yes", "--skip-preview");
-  const state = JSON.parse(await s.exported({ showSecrets: true })) as { deployment: { resources: { type: string; outputs?: { sandboxes: Record<string, { sandboxID: string; envdAccessToken?: string }> } }[] } };
+  type Exported = { deployment: { resources: { type: string; outputs?: { sandboxes: Record<string, { sandboxID: string; envdAccessToken?: { plaintext: string } }> } }[] } };
+  const state = JSON.parse(await s.exported({ showSecrets: true })) as Exported;
   const grace = state.deployment.resources.find((r) => r.type.endsWith(":SandboxFleet"))!.outputs!.sandboxes.grace!;
-  const envs = (await (await fetch(`${s.emulator.sandboxUrl}/envs`, { headers: { "E2b-Sandbox-Id": grace.sandboxID, "X-Access-Token": grace.envdAccessToken ?? "" } })).json()) as Obj;
+  // `--show-secrets` keeps a secret's envelope, with its value JSON-encoded in `plaintext`.
+  const token = JSON.parse(grace.envdAccessToken!.plaintext) as string;
+  const envs = (await (await fetch(`${s.emulator.sandboxUrl}/envs`, { headers: { "E2b-Sandbox-Id": grace.sandboxID, "X-Access-Token": token } })).json()) as Obj;
   expect(envs).toMatchObject({ ROLE: "lead" });
   expect(envs).not.toHaveProperty("TEAM");
   const again = await s.pulumi("preview", "--expect-no-changes");
