@@ -17,7 +17,7 @@ import { currentSignal, engineGone } from "../../runtime/operation";
 import type { ResourceHandlers } from "../../runtime/handlers";
 import { byMarker, LIST_PAGE, oneListing } from "../sandbox/adoption";
 import { claimHeld, holdingClaims, type HeldClaim } from "../sandbox/claim";
-import { compact, incarnationOf, own, recordedKeys, recordOf, withoutRecords, type MemberRecord } from "./member-record";
+import { incarnationOf, own, packed, recordsOf, withoutRecords, type MemberRecord } from "./member-record";
 import { asItWas, changeMember, createMember, deleteMember, type MemberOutcome } from "./member-ops";
 import { isReady, memberInputs, memberKeys, memberPath, nextGeneration, oldMemberInputs, writtenInputs, type FleetState } from "./members";
 import { describePlan, planOf, type FleetPlan } from "./plan";
@@ -41,7 +41,7 @@ function fleetID(inputs: Obj): string {
  */
 export function assemble(inputs: Obj, previous: FleetState, outcomes: readonly MemberOutcome[]): FleetState {
   const sandboxes = { ...previous.sandboxes };
-  const records = Object.fromEntries(recordedKeys(previous).map((k) => [k, recordOf(previous, k)]));
+  const records = recordsOf(previous);
   for (const o of outcomes) {
     if (o.entry) sandboxes[o.key] = o.entry;
     else delete sandboxes[o.key];
@@ -54,9 +54,7 @@ export function assemble(inputs: Obj, previous: FleetState, outcomes: readonly M
   const asked = new Set(keys);
   // A member no longer asked for keeps its record only while its sandbox is still there (a delete that failed).
   const held = (k: string) => asked.has(k) || Object.hasOwn(sandboxes, k);
-  const kept = Object.entries(records).filter(([k]) => held(k)).map(([k, r]) => [k, compact(r)] as const);
-  const members = Object.fromEntries(kept.filter(([, r]) => r !== undefined));
-  if (Object.keys(members).length) state.__members = members as Record<string, MemberRecord>;
+  Object.assign(state, packed(records, held));
   const retired = retiredKeys(previous, records, held, (k) => Object.hasOwn(sandboxes, k));
   if (Object.keys(retired).length) state.__retired = retired;
   return { ...state, ready: keys.filter((k) => isReady(state, k)).length };

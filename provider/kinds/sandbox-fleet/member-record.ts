@@ -91,10 +91,20 @@ export function withoutRecords<T extends Obj>(state: T): T {
   return rest as T;
 }
 
+/** Every member's record, by key, from either layout. */
+export function recordsOf(state: RecordFields): Record<string, MemberRecord> {
+  return Object.fromEntries(recordedKeys(state).map((k) => [k, recordOf(state, k)]));
+}
+
+/** `records` as state keeps them (`__members`): the members `keep` holds, each compacted; none when all are empty. */
+export function packed(records: Record<string, MemberRecord>, keep: (key: string) => boolean = () => true): Pick<RecordFields, "__members"> {
+  const kept = Object.entries(records).filter(([k]) => keep(k)).map(([k, r]) => [k, compact(r)] as const).filter(([, r]) => r !== undefined);
+  return kept.length ? { __members: Object.fromEntries(kept) as Record<string, MemberRecord> } : {};
+}
+
 /** The record fields of `state` with `spent` set for each of `keys` (members whose sandbox is gone), in today's layout. */
 export function withSpent(state: RecordFields, spent: Readonly<Record<string, number>>): Pick<RecordFields, "__members"> {
-  const records = Object.fromEntries(recordedKeys(state).map((k) => [k, recordOf(state, k)]));
+  const records = recordsOf(state);
   for (const [key, generation] of Object.entries(spent)) records[key] = { ...own(records, key), spent: generation };
-  const kept = Object.entries(records).map(([k, r]) => [k, compact(r)] as const).filter(([, r]) => r !== undefined);
-  return kept.length ? { __members: Object.fromEntries(kept) as Record<string, MemberRecord> } : {};
+  return packed(records);
 }
