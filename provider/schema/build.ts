@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { DEFAULT_DOMAIN, DEFAULT_REQUEST_TIMEOUT_MS, REQUEST_TIMEOUT_ENV } from "../../sdk/config";
-import type { CONFIG_KEYS } from "../config-keys";
+import { DEFAULT_MAX_RETRIES, type CONFIG_KEYS } from "../config-keys";
 import { INTERNAL_INPUTS, type ResourceSpec } from "../spec";
 import { KINDS, SPECS as REGISTRY } from "../kinds";
 import { ObjectTypes, type JsonSchema, type ObjectTypeSpec, type PropertySpec } from "./convert";
@@ -61,6 +61,14 @@ const CONFIG_DOCS: Record<(typeof CONFIG_KEYS)[keyof typeof CONFIG_KEYS], Omit<P
       "raise it when the service is slow to answer.",
     default: DEFAULT_REQUEST_TIMEOUT_MS,
     defaultInfo: { environment: [REQUEST_TIMEOUT_ENV] },
+  },
+  "sandbox:maxRetries": {
+    type: "integer",
+    description:
+      "Times a failed call to the service is tried again where a repeat is safe (a 429, 502, 503 or 504 answer, a dropped connection), " +
+      "after a jittered pause doubling from 0.2 s to at most 10 s; 0 tries each call once. Lower it where a pipeline would rather " +
+      "fail fast and run again.",
+    default: DEFAULT_MAX_RETRIES,
   },
 };
 

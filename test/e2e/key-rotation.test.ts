@@ -48,9 +48,11 @@ test("a new TemplateTag asking for the renamed one's tag is refused, never taken
   await s.configure({ tagReused: "true" });
   const up = await s.pulumi("up", "--yes", "--skip-preview");
   expect(up.code, up.output).not.toBe(0);
-  // Its mark of an interrupted run is keyed by the API key (it digests the inputs), so under another key
-  // the tag reads as nobody's of this stack: refused all the same, with the way to take it over.
-  expect(up.output).toContain(`tag: "prod" of template ${String(first.imgName)} already exists`);
+  // Its mark and claim are plain identity digests: under another key the tag still reads as the renamed
+  // resource's (keyed by the API key, the mark named nobody: "set by another stack or by hand").
+  expect(up.output).toContain(`tag: "prod" of template ${String(first.imgName)} (build `);
+  expect(up.output).toContain("was set by another resource made under this one's first name, whose create finished");
+  expect(up.output).not.toContain("by another stack or by hand");
   await s.configure({ tagReused: "false" });
   await s.ok("destroy", "--yes", "--skip-preview");
 });

@@ -39,7 +39,9 @@ describe("a create that fails once the template exists records it", () => {
     s = await startStack(FIXTURE, "e2e-template-create-failures");
     await s.ok("config", "rm", "sandbox:accessToken");
     proxy = await faultProxy(s.emulator.apiUrl);
-    await s.configure({ dockerfile: DOCKERFILE, context: "ctx-failures", "sandbox:apiUrl": proxy.url });
+    // Two retries, not nine: each case's refused call is still repeated, and the polls run out in a
+    // second rather than after the backoff of nine (about 5 s of this file).
+    await s.configure({ dockerfile: DOCKERFILE, context: "ctx-failures", "sandbox:apiUrl": proxy.url, "sandbox:maxRetries": "2" });
   }, 300_000);
 
   afterAll(async () => {

@@ -15,6 +15,7 @@ import { ObjectTypes, type PropertySpec } from "../../provider/schema/convert";
 import { BEGIN, END, kindPage } from "../../provider/schema/reference";
 import { INTERNAL_INPUTS, type ResourceSpec } from "../../provider/spec";
 import { resolveOptions } from "../../sdk/config";
+import { DEFAULT_MAX_RETRIES } from "../../provider/config-keys";
 import { LOOKUPS, secretsOf, type LookupName } from "../../provider/lookup-shapes";
 
 const root = join(__dirname, "..", "..");
@@ -238,10 +239,13 @@ describe("conversion", () => {
 });
 
 describe("config variables", () => {
-  test("each env var is the one the sdk reads, and the default is the sdk's", () => {
-    expect(Object.keys(schema.config.variables)).toEqual(["accessToken", "apiKey", "apiUrl", "domain", "requestTimeoutMs", "sandboxUrl"]);
+  test("each env var is the one the sdk reads, and the default is the sdk's (the provider's, for maxRetries, which has no env var)", () => {
+    expect(Object.keys(schema.config.variables)).toEqual(["accessToken", "apiKey", "apiUrl", "domain", "maxRetries", "requestTimeoutMs", "sandboxUrl"]);
+    expect(schema.config.variables.maxRetries).toMatchObject({ type: "integer", default: DEFAULT_MAX_RETRIES });
+    expect(schema.config.variables.maxRetries!.defaultInfo).toBeUndefined();
     for (const [name, variable] of Object.entries(schema.config.variables)) {
       expect(variable.description, name).toBeTruthy();
+      if (name === "maxRetries") continue;
       const [env] = variable.defaultInfo!.environment;
       const [text, value] = variable.type === "integer" ? ["120000", 120_000] : ["https://from-env.test", "https://from-env.test"];
       const resolved = resolveOptions({}, { [env!]: text }) as unknown as Record<string, unknown>;

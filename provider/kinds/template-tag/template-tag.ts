@@ -31,11 +31,23 @@ async function templateIDOf(template: string): Promise<string> {
  * The mark a create leaves in the template's file cache (../template/record.ts) before its tag call:
  * "the resource with this key and generation pointed this tag at this build". Key and generation, not
  * the nonce: the re-run of a killed `up` checks the resource anew and so has another nonce, but derives
- * the same key and generation (../identity.ts), and so the same mark.
+ * the same key and generation (../identity.ts), and so the same mark. A plain digest of identity parts,
+ * as the claim below: keyed by the API key, a mark read after a key rotation named nobody, and the tag a
+ * renamed resource holds was refused as "set by another stack or by hand". Nothing in it is secret.
  */
 function markOf(inputs: Inputs, templateID: string, buildID: string): string {
+  return identityDigest("template-tag-mark", templateID, inputs.tag, buildID, inputs.__resource ?? "", inputs.__generation ?? 0);
+}
+
+/** The mark 0.3 wrote (an HMAC keyed by the API key): an interrupted run of 0.3 is still found by it. */
+function legacyMarkOf(inputs: Inputs, templateID: string, buildID: string): string {
   const resource = { key: inputs.__resource ?? "", generation: inputs.__generation ?? 0 };
   return madeFromDigest("template-tag", { templateID, tag: inputs.tag, buildID, resource });
+}
+
+/** Whether a create of this resource marked the tag before its tag call (this version's mark, or 0.3's). */
+async function markedByThis(inputs: Inputs, templateID: string, buildID: string): Promise<boolean> {
+  return (await hasMark(templateID, markOf(inputs, templateID, buildID))) || (await hasMark(templateID, legacyMarkOf(inputs, templateID, buildID)));
 }
 
 /**
@@ -67,7 +79,7 @@ async function found(inputs: Inputs, templateID: string): Promise<{ own?: State;
   const mark = build === undefined ? undefined : markOf(inputs, templateID, build);
   const held = tags.find((t) => t.tag === inputs.tag);
   if (!held || inputs.takeOver === true) return { ...(mark === undefined ? {} : { mark }) };
-  if (mark !== undefined && held.buildID === build && (await hasMark(templateID, mark))) {
+  if (build !== undefined && held.buildID === build && (await markedByThis(inputs, templateID, build))) {
     if (await hasMark(templateID, claimOf(inputs, templateID, build, held.createdAt))) throw new Error(sharedKey(inputs, build));
     resourceLogger("TemplateTag", inputs)(
       `tag "${inputs.tag}" of template ${inputs.template} already points to build ${build}, as an interrupted run of this resource set it: taking it as its own`,

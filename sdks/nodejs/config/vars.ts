@@ -52,6 +52,17 @@ Object.defineProperty(exports, "domain", {
 });
 
 /**
+ * Times a failed call to the service is tried again where a repeat is safe (a 429, 502, 503 or 504 answer, a dropped connection), after a jittered pause doubling from 0.2 s to at most 10 s; 0 tries each call once. Lower it where a pipeline would rather fail fast and run again.
+ */
+export declare const maxRetries: number;
+Object.defineProperty(exports, "maxRetries", {
+    get() {
+        return __config.getObject<number>("maxRetries") ?? 9;
+    },
+    enumerable: true,
+});
+
+/**
  * Deadline of one HTTP request to the service, in milliseconds. A read that outlasts it is repeated once, a write never; raise it when the service is slow to answer.
  */
 export declare const requestTimeoutMs: number;

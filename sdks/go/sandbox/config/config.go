@@ -63,6 +63,17 @@ func GetDomain(ctx *pulumi.Context) string {
 	return value
 }
 
+// Times a failed call to the service is tried again where a repeat is safe (a 429, 502, 503 or 504 answer, a dropped connection), after a jittered pause doubling from 0.2 s to at most 10 s; 0 tries each call once. Lower it where a pipeline would rather fail fast and run again.
+func GetMaxRetries(ctx *pulumi.Context) int {
+	v, err := config.TryInt(ctx, "sandbox:maxRetries")
+	if err == nil {
+		return v
+	}
+	var value int
+	value = 9
+	return value
+}
+
 // Deadline of one HTTP request to the service, in milliseconds. A read that outlasts it is repeated once, a write never; raise it when the service is slow to answer.
 func GetRequestTimeoutMs(ctx *pulumi.Context) int {
 	v, err := config.TryInt(ctx, "sandbox:requestTimeoutMs")

@@ -49,6 +49,13 @@ class _ExportableConfig(types.ModuleType):
         return __config__.get('domain') or (_utilities.get_env('E2B_DOMAIN') or 'e2b.app')
 
     @_builtins.property
+    def max_retries(self) -> int:
+        """
+        Times a failed call to the service is tried again where a repeat is safe (a 429, 502, 503 or 504 answer, a dropped connection), after a jittered pause doubling from 0.2 s to at most 10 s; 0 tries each call once. Lower it where a pipeline would rather fail fast and run again.
+        """
+        return __config__.get_int('maxRetries') or 9
+
+    @_builtins.property
     def request_timeout_ms(self) -> int:
         """
         Deadline of one HTTP request to the service, in milliseconds. A read that outlasts it is repeated once, a write never; raise it when the service is slow to answer.
