@@ -23,8 +23,10 @@ async function populate(emu) {
   const built = await Template.build(Template().fromImage("e2bdev/base").setEnvs({ TOOLCHAIN: "v1" }).runCmd("echo 'base image ready'"), "quickstart", opts);
   const volume = await Volume.create("quickstart-data", opts);
   await volume.writeFile("/last-provisioned", `${new Date().toISOString()}\n`, opts);
-  const metadata = { purpose: "quickstart", "pulumi-sandbox.stack": "organization/quickstart/local", "pulumi-sandbox.resource": "quickstart" };
+  const metadata = { purpose: "quickstart", "pulumi-sandbox.stack": "organization/quickstart/local", "pulumi-sandbox.resource": "quickstart", "pulumi-sandbox.nonce": "quickstart-nonce" };
   const sandbox = await Sandbox.create(built.templateId, { ...opts, timeoutMs: 600_000, metadata, volumeMounts: { "/home/user/data": volume } });
+  // The claim a finished create leaves (docs/reruns-and-identity.md): "By stack" says "a finished create".
+  await sandbox.files.makeDir("/tmp/.pulumi-sandbox-claims/quickstart-nonce");
   await sandbox.files.write("/home/user/provisioned.txt", "provisioned by pulumi\n");
   await sandbox.commands.run(`python3 -m http.server 8000 --directory /home/user`, { background: true });
   // A provisioning command: its output shows on the page, its env by name only.

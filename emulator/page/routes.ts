@@ -15,6 +15,7 @@ import { viewPath } from "./files";
 import { listeningPorts } from "./ports";
 import { ProcessLog } from "./process-log";
 import { processViews } from "./process-view";
+import { providerMarks } from "./provider-marks";
 import { asset, PAGE_PATH } from "./static";
 
 /** A resume from the page keeps the sandbox 5 minutes, the official SDKs' default for a connect (the API's own is 15 s). */
@@ -46,6 +47,8 @@ export function pageRoutes(stores: Stores, processes: ProcessLog): Route[] {
         return json(200, processViews(stores.sandboxes.get(id), processes.of(id)));
       },
     },
+    // Which marked objects a finished create made and which ones an interrupted run left (./provider-marks.ts).
+    { method: "GET", pattern: "/_emulator/page/provider-marks", auth: "apiKey", handler: () => json(200, providerMarks(stores)) },
     { method: "GET", pattern: "/_emulator/page/volumes/:id/files", auth: "apiKey", handler: async (ctx) => json(200, await viewPath({ root: stores.volumes.get(ctx.params.id!).hostDir }, ctx.query.get("path"))) },
     {
       // The API's resume, answered without the sandbox's tokens (POST /sandboxes/{id}/resume answers them).

@@ -40,7 +40,7 @@ beforeAll(async () => {
   volume = await Volume.create("page-data", opts);
   await volume.writeFile("/hello.txt", "written on the volume", opts);
   // The domain makes the SDK's getHost give the emulator's `{port}-{id}.localhost:{port}` hosts.
-  sandbox = await Sandbox.create(templateID, { ...opts, domain: `localhost:${new URL(emu.apiUrl).port}`, timeoutMs: 120_000, metadata: { "pulumi-sandbox.stack": "org/proj/dev", "pulumi-sandbox.resource": "quickstart" }, volumeMounts: { "/home/user/data": volume } });
+  sandbox = await Sandbox.create(templateID, { ...opts, domain: `localhost:${new URL(emu.apiUrl).port}`, timeoutMs: 120_000, metadata: { "pulumi-sandbox.stack": "org/proj/dev", "pulumi-sandbox.resource": "quickstart", "pulumi-sandbox.nonce": "page-nonce" }, volumeMounts: { "/home/user/data": volume } });
   await serve(sandbox, 8000, "from-the-sandbox");
   const held = emu.state.sandboxes().find((s) => s.sandboxID === sandbox.sandboxId)!;
   envdTokens.push(...[held.envdAccessToken, held.trafficAccessToken, volume.token].filter((t): t is string => typeof t === "string" && t !== ""));
@@ -103,10 +103,25 @@ describe("the emulator's page", () => {
     await page.getByRole("button", { name: "hello.txt" }).waitFor();
   });
 
-  it("groups the sandbox under the stack its markers name", async () => {
+  it("groups the sandbox under the stack its markers name, and tells what an interrupted run left from what a finished create made", async () => {
     await show("#/stacks");
     await page.getByRole("heading", { name: "org/proj/dev" }).waitFor();
     await page.getByRole("cell", { name: "quickstart", exact: true }).waitFor();
+    const madeBy = () => page.getByRole("row", { name: new RegExp(`^quickstart ${sandbox.sandboxId}`) }).locator("td").last().textContent();
+    // No claim yet: what a killed `up` leaves (its create never finished).
+    await expect.poll(madeBy).toMatch(/^an interrupted run: no create finished/);
+    await sandbox.files.makeDir("/tmp/.pulumi-sandbox-claims/page-nonce");
+    await expect.poll(madeBy, { timeout: 10_000 }).toBe("a finished create"); // the view is read again every 3 s
+    // A volume whose create never ended holds the provider's pending mark at its root.
+    const left = await Volume.create("page-left", opts);
+    await left.writeFile("/.pulumi-sandbox-pending", "page-nonce", opts);
+    await page.getByRole("heading", { name: "Volumes an interrupted create left (1)" }).waitFor();
+    await page.getByRole("link", { name: left.volumeId }).waitFor();
+    await volume.writeFile("/.pulumi-sandbox-pending", "other", opts);
+    await page.getByRole("heading", { name: "Volumes an interrupted create left (2)" }).waitFor();
+    await volume.remove("/.pulumi-sandbox-pending", opts);
+    await Volume.destroy(left.volumeId, opts);
+    await page.getByRole("heading", { name: "Volumes an interrupted create left (0)" }).waitFor();
   });
 
   it("shows the sandbox's processes with their state and the output of the commands run through the API, and its metrics", async () => {

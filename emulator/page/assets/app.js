@@ -118,16 +118,30 @@ async function webhooks() {
     h("h2", {}, "Deliveries"), table(["event", "sandbox", "webhook", "state", "attempts"], deliveries.map((d) => [d.eventType, d.sandboxID, d.webhookID, d.state, d.attempts.length]))];
 }
 
-/** What each stack made, by the markers the provider leaves in a sandbox's metadata. */
+/** What a sandbox's marks say made it (/_emulator/page/provider-marks). */
+const MADE_BY = {
+  finished: "a finished create",
+  interrupted: "an interrupted run: no create finished (the stack's next up adopts it; if no stack records it, delete it)",
+  "before-claims": "a provider before claims (0.3): unknown",
+};
+
+/**
+ * What each stack made, by the markers the provider leaves in a sandbox's metadata, and what a killed
+ * run left: sandboxes no finished create claimed, volumes whose create never ended.
+ */
 async function stacks() {
-  const sandboxes = await api("GET", "/v2/sandboxes?state=running,paused&limit=100");
+  const [sandboxes, marks] = await Promise.all([api("GET", "/v2/sandboxes?state=running,paused&limit=100"), api("GET", "/_emulator/page/provider-marks")]);
   const groups = new Map();
   for (const s of sandboxes) {
     const stack = s.metadata?.[STACK] ?? "(not made by a stack)";
     groups.set(stack, [...(groups.get(stack) ?? []), s]);
   }
+  const left = marks.interruptedVolumes;
   return [h("h1", {}, "By stack"), [...groups].map(([stack, list]) => [h("h2", {}, stack),
-    table(["resource", "sandbox", "state", "template"], list.map((s) => [s.metadata?.[RESOURCE] ?? "", link(`#/sandboxes/${s.sandboxID}`, s.sandboxID), state(s.state), s.templateID]))])];
+    table(["resource", "sandbox", "state", "template", "made by"], list.map((s) => [s.metadata?.[RESOURCE] ?? "", link(`#/sandboxes/${s.sandboxID}`, s.sandboxID), state(s.state), s.templateID, MADE_BY[marks.sandboxes[s.sandboxID]] ?? ""]))]),
+    h("h2", {}, `Volumes an interrupted create left (${left.length})`),
+    h("p", {}, "Their create never ended (their pending mark is still there): the next up of the stack that made them adopts them; if no stack records one, delete it."),
+    table(["volume", "name"], left.map((v) => [link(`#/volumes/${v.volumeID}`, v.volumeID), v.name]))];
 }
 
 function signIn() {
