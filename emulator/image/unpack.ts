@@ -75,7 +75,7 @@ async function applyEntry(run: LayerRun, entry: TarEntry, body: AsyncIterable<Bu
   const { dir, name } = await placeIn(run.root, rel, true);
   const dest = join(dir, name);
   const existing = await lstat(dest).catch(() => undefined);
-  if (existing && !(entry.type === "dir" && existing.isDirectory())) await rm(dest, { recursive: true, force: true });
+  if (existing && !(entry.type === "dir" && existing.isDirectory())) await remove(run, dest);
   if (entry.type === "other") return;
   touch(run, dest);
   if (entry.type === "dir") {
@@ -96,7 +96,7 @@ async function whiteout(run: LayerRun, rel: string): Promise<void> {
   const place = await placeIn(run.root, rel, false).catch(() => undefined);
   if (!place) return;
   if (place.name === OPAQUE) return clearLower(run, place.dir);
-  await rm(join(place.dir, place.name.slice(WHITEOUT.length)), { recursive: true, force: true });
+  await remove(run, join(place.dir, place.name.slice(WHITEOUT.length)));
 }
 
 /** The existing file, inside the tree, a hardlink entry names. */
@@ -123,7 +123,18 @@ async function writeFile(run: LayerRun, dest: string, entry: TarEntry, body: Asy
   }
 }
 
+/**
+ * Removes a path and the directory modes pending under it: were the path later made a link, a
+ * pending chmod of `<path>/x` would follow it out of the tree.
+ */
+async function remove(run: LayerRun, path: string): Promise<void> {
+  await rm(path, { recursive: true, force: true });
+  for (const dir of run.dirs.keys()) if (dir === path || dir.startsWith(`${path}/`)) run.dirs.delete(dir);
+}
+
 async function setOwnerAndMode(run: LayerRun, path: string, entry: TarEntry): Promise<void> {
+  // chown and chmod follow links; only the directory the entry made is to change.
+  if (!(await lstat(path)).isDirectory()) return;
   if (run.owned) await chown(path, entry.uid, entry.gid);
   await chmod(path, entry.mode);
 }
@@ -136,7 +147,7 @@ function touch(run: LayerRun, path: string): void {
 async function clearLower(run: LayerRun, dir: string): Promise<void> {
   for (const name of await readdir(dir)) {
     const path = join(dir, name);
-    if (!run.touched.has(path)) await rm(path, { recursive: true, force: true });
+    if (!run.touched.has(path)) await remove(run, path);
     else if ((await lstat(path)).isDirectory()) await clearLower(run, path);
   }
 }

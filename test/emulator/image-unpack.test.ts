@@ -105,6 +105,20 @@ describe("a hostile layer writes nothing outside the tree", () => {
     outsideIsUntouched();
   });
 
+  test("a directory replaced by a link later in its layer does not get its mode applied through the link", async () => {
+    const before = statSync(outside).mode;
+    const err = await unpack([
+      { name: "a", type: "dir", mode: 0o755 },
+      { name: "a/outside", type: "dir", mode: 0o700 },
+      { name: "d", type: "dir", mode: 0o700 },
+      { name: "a", type: "symlink", linkname: base },
+      { name: "d", type: "symlink", linkname: outside },
+    ]);
+    expect(err).toBeUndefined();
+    expect(statSync(outside).mode).toBe(before);
+    outsideIsUntouched();
+  });
+
   test("a hardlink within the tree is made", async () => {
     const err = await unpack([{ name: "a.txt", data: "same" }, { name: "dir", type: "dir", mode: 0o755 }, { name: "dir/b.txt", type: "hardlink", linkname: "a.txt" }]);
     expect(err).toBeUndefined();
