@@ -133,6 +133,25 @@ describe("pulling from a registry", () => {
     expect(execFileSync(join(root, "bin", "busybox"), ["echo", "ok"], { encoding: "utf8" })).toBe("ok\n");
   });
 
+  test("from an image index, the platform asked for is pulled; one it lacks is refused, naming those it has", async () => {
+    const arm = { data: gzipSync(tarOf([{ name: "arm64.txt", data: "arm\n" }])), mediaType: GZIP_LAYER };
+    const multi = await registry.pushIndex("multi", "v1", [
+      { architecture: "amd64", layers, config: {} },
+      { architecture: "arm64", layers: [arm], config: { User: "arm" } },
+    ]);
+    const cacheDir = join(work, "cache-multi");
+    const amd = fresh("amd64");
+    await pullImage(multi, amd, { cacheDir, platform: { os: "linux", architecture: "amd64" } });
+    expect(existsSync(join(amd, "bin", "busybox"))).toBe(true);
+    const armRoot = fresh("arm64");
+    const pulled = await pullImage(multi, armRoot, { cacheDir, platform: { os: "linux", architecture: "arm64" } });
+    expect(readdirSync(armRoot)).toEqual(["arm64.txt"]);
+    expect(pulled.config.user).toBe("arm");
+    await expect(pullImage(multi, fresh("s390x"), { cacheDir, platform: { os: "linux", architecture: "s390x" } })).rejects.toThrow(
+      `image '${multi}' has no linux/s390x variant (it has: linux/amd64, linux/arm64)`,
+    );
+  });
+
   test("a missing tag or repository is an ImageNotFoundError naming the image", async () => {
     const cacheDir = join(work, "cache-missing");
     for (const ref of [`${registry.host}/tiny:nope`, `${registry.host}/absent:v1`]) {
