@@ -73,7 +73,7 @@ export class RegistryClient {
     await this.refuseFailure(res, `blob ${desc.digest}`);
     const checked = verifying(this.ref.text, desc);
     // pipe() does not pass a source's error on: a connection cut mid-blob must fail the reader too.
-    res.body.on("error", (err) => checked.destroy(err));
+    res.body.on("error", (err) => checked.destroy(new Error(`image '${this.ref.text}': blob ${desc.digest} broke off: ${err.message}`, { cause: err })));
     return res.body.pipe(checked);
   }
 
@@ -102,7 +102,9 @@ export class RegistryClient {
   /** A GET that answers the registry's 401 once, and follows redirects (blobs live on a CDN) without the credentials. */
   private async send(url: string, headers: Record<string, string>): Promise<Dispatcher.ResponseData> {
     const get = (target: string, auth: string | undefined) =>
-      request(target, { dispatcher: this.agent, signal: this.options.signal, headers: auth ? { ...headers, authorization: auth } : headers });
+      request(target, { dispatcher: this.agent, signal: this.options.signal, headers: auth ? { ...headers, authorization: auth } : headers }).catch((err: Error) => {
+        throw new Error(`image '${this.ref.text}': cannot reach ${new URL(target).host}: ${err.message}`, { cause: err });
+      });
     let res = await get(url, this.authorization);
     const header = res.headers["www-authenticate"];
     if (res.statusCode === 401 && typeof header === "string") {

@@ -33,6 +33,7 @@ interface LayerRun {
 
 /** @throws Error naming the image, the layer and the entry that could not be applied. */
 export async function unpackLayers(image: string, layers: LayerFile[], root: string): Promise<void> {
+  await mkdir(root, { recursive: true });
   for (const layer of layers) {
     try {
       await applyLayer(layer, root);

@@ -69,7 +69,7 @@ describe("pulling from a registry", () => {
   const blobGets = (since: number) => registry.requests().slice(since).filter((r) => /^GET \/v2\/.*\/blobs\//.test(r));
 
   test("the layers make the image's tree, and its config comes back", async () => {
-    const root = fresh("root");
+    const root = join(work, "made-by-the-pull");
     const pulled = await pullImage(tiny, root, { cacheDir: join(work, "cache") });
     expect(execFileSync(join(root, "bin", "busybox"), ["echo", "hi"], { encoding: "utf8" })).toBe("hi\n");
     expect(lstatSync(join(root, "bin", "sh")).isSymbolicLink()).toBe(true);
@@ -159,6 +159,12 @@ describe("pulling from a registry", () => {
       expect(err).toBeInstanceOf(ImageNotFoundError);
       expect((err as Error).message).toMatch(new RegExp(`^image '${ref.replace(/[.]/g, "\\.")}' not found: `));
     }
+  });
+
+  test("a registry that does not answer is named with the image", async () => {
+    const ref = "127.0.0.1:1/nobody:v1";
+    await expect(pullImage(ref, join(work, "never"), { cacheDir: join(work, "cache-none") })).rejects.toThrow(`image '${ref}': cannot reach 127.0.0.1:1: `);
+    expect(existsSync(join(work, "never"))).toBe(false);
   });
 
   test.each(["bearer", "basic"] as const)("%s auth: the given credentials are used, a wrong or missing one is refused", async (scheme) => {
