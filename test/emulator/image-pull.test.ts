@@ -5,7 +5,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
@@ -109,6 +109,22 @@ describe("pulling from a registry", () => {
     await Promise.all([pullImage(tiny, a, { cacheDir }), pullImage(tiny, b, { cacheDir })]);
     expect(blobGets(since)).toHaveLength(3);
     for (const root of [a, b]) expect(readFileSync(join(root, "usr", "local", "bin", "hello"), "utf8")).toContain("layer 2");
+  });
+
+  test("two writers of the same blobs at once (another process's cache, here reached by a second path) leave whole blobs and no temp file", async () => {
+    const cacheDir = join(work, "cache-shared");
+    const alias = join(work, "cache-shared-alias");
+    mkdirSync(cacheDir);
+    symlinkSync(cacheDir, alias);
+    const since = registry.requests().length;
+    const [a, b] = [fresh("one"), fresh("other")];
+    await Promise.all([pullImage(tiny, a, { cacheDir }), pullImage(tiny, b, { cacheDir: alias })]);
+    // Both fetched every blob: the writes really raced, which the in-process sharing would have spared.
+    expect(blobGets(since)).toHaveLength(6);
+    const kept = readdirSync(join(cacheDir, "sha256"));
+    expect(kept).toHaveLength(3);
+    for (const name of kept) expect(sha256(readFileSync(join(cacheDir, "sha256", name)))).toBe(name);
+    for (const root of [a, b]) expect(execFileSync(join(root, "bin", "busybox"), ["echo", "ok"], { encoding: "utf8" })).toBe("ok\n");
   });
 
   test("a tampered transfer is refused and nothing of it is kept; a damaged cached blob is fetched again", async () => {
