@@ -177,6 +177,20 @@ describe("pulling from a registry", () => {
     }
   });
 
+  test("blobs redirected to another origin (as Docker Hub's are) are fetched there without the registry's credentials", async () => {
+    registry.auth({ scheme: "bearer", username: "builder", password: "pw" });
+    registry.redirectBlobs(true);
+    try {
+      const root = fresh("redirected");
+      await pullImage(tiny, root, { cacheDir: join(work, "cache-redirect"), credentials: { username: "builder", password: "pw" } });
+      expect(existsSync(join(root, "usr", "local", "bin", "hello"))).toBe(true);
+      expect(registry.cdnAuthorization()).toEqual(["none", "none", "none"]);
+    } finally {
+      registry.redirectBlobs(false);
+      registry.auth({ scheme: "none" });
+    }
+  });
+
   test("a registry that does not answer is named with the image", async () => {
     const ref = "127.0.0.1:1/nobody:v1";
     await expect(pullImage(ref, join(work, "never"), { cacheDir: join(work, "cache-none") })).rejects.toThrow(`image '${ref}': cannot reach 127.0.0.1:1: `);
