@@ -53,7 +53,7 @@ export class RegistryClient {
     this.base = `${scheme}://${ref.registry}/v2/${ref.repository}`;
   }
 
-  /** The manifest of the image for the platform asked, its digest, and whether it came through an index. */
+  /** The manifest of the image for the platform asked (through the index, when the registry answers with one), and its digest. */
   async manifest(): Promise<{ digest: string; manifest: ImageManifest }> {
     const first = await this.manifestAt(this.ref.reference);
     if (first.parsed.kind === "manifest") return { digest: first.digest, manifest: first.parsed.manifest };
