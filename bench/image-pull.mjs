@@ -53,6 +53,68 @@ const settle = () => execFileSync("sync");
 
 const range = (xs, digits = 0) => `${fmt(Math.min(...xs), digits)}–${fmt(Math.max(...xs), digits)}`;
 
+/** A checker of produced trees: each must be whole and equal to the first one checked. */
+function treeChecker() {
+  let reference;
+  const check = (what, root) => {
+    const tree = treeDigest(root);
+    if (tree.missing.length) throw new Error(`${what}: the tree is wrong: ${tree.missing.join(", ")}`);
+    reference ??= tree;
+    if (tree.digest !== reference.digest || tree.files !== reference.files) throw new Error(`${what}: the tree differs from the first one checked (${tree.files} files vs ${reference.files})`);
+    return tree;
+  };
+  return { check, files: () => reference?.files };
+}
+
+/** skopeo + umoci: copy into an empty OCI layout, then unpack it (rootless: no chown, as a user would run it). */
+async function toolsRound({ registry, image, dir, check, log, rep }) {
+  const [name, tag] = image.ref.slice(registry.host.length + 1).split(":");
+  const layout = join(dir, "layout");
+  const bundle = join(dir, "bundle");
+  const gets = registry.blobGets();
+  const bytes = registry.bytesServed();
+  settle();
+  const copy = await timedTool("skopeo", ["copy", "--insecure-policy", "--src-tls-verify=false", `docker://${registry.host}/${name}:${tag}`, `oci:${layout}:${tag}`]);
+  const unpack = await timedTool("umoci", ["raw", "unpack", "--rootless", "--image", `${layout}:${tag}`, bundle]);
+  const tree = check("skopeo + umoci", bundle);
+  log(`  image rep ${rep}: skopeo ${fmt(copy.ms, 0)} ms + umoci ${fmt(unpack.ms, 0)} ms, ${tree.files} files`);
+  rmSync(layout, { recursive: true, force: true });
+  rmSync(bundle, { recursive: true, force: true });
+  return { ms: copy.ms + unpack.ms, copyMs: copy.ms, unpackMs: unpack.ms, rssKb: Math.max(copy.maxRssKb, unpack.maxRssKb), gets: registry.blobGets() - gets, bytes: registry.bytesServed() - bytes, files: tree.files };
+}
+
+/** Ours, into `what`'s target with `cacheDir`: cold (an empty cache) or cached (no layer should come from the registry). */
+async function oursRound({ registry, image, dir, check, log, rep }, what, cacheDir) {
+  const gets = registry.blobGets();
+  const bytes = registry.bytesServed();
+  const target = join(dir, what);
+  settle();
+  const r = await runWorker("image-pull.mjs", { ref: image.ref, target, cacheDir });
+  const tree = check(`ours, ${what}`, target);
+  log(`  image rep ${rep}: ours ${what} ${fmt(r.ms, 0)} ms, ${fmt(r.maxRssKb / 1024, 0)} MiB peak, ${registry.blobGets() - gets} blob GETs`);
+  rmSync(target, { recursive: true, force: true });
+  return { ms: r.ms, rssKb: r.maxRssKb, gets: registry.blobGets() - gets, bytes: registry.bytesServed() - bytes, files: tree.files };
+}
+
+/** The section's table from each row's rounds. */
+function imageTable(rows) {
+  const med = (rs, key) => median(rs.map((r) => r[key]));
+  const base = med(rows.tools, "ms");
+  const line = (label, rs, note) => [
+    label, fmt(med(rs, "ms"), 0), range(rs.map((r) => r.ms)), ratio(med(rs, "ms"), base),
+    fmt(med(rs, "rssKb") / 1024, 0), fmt(med(rs, "gets"), 0), fmt(med(rs, "bytes") / 1e6, 1), rs[0].files, note,
+  ];
+  const tools = rows.tools;
+  return table(
+    ["pull", "wall ms (median)", "min–max", "vs skopeo+umoci", "peak RSS MiB", "blob GETs", "MB fetched", "files", "note"],
+    [
+      line("ours, cold (empty cache)", rows.ours, "goal ≤ ×1.5"),
+      line("skopeo copy + umoci raw unpack, cold", tools, `copy ${fmt(med(tools, "copyMs"), 0)} + unpack ${fmt(med(tools, "unpackMs"), 0)} ms`),
+      line("ours, rebuilt on the cached image", rows.warm, "goal: 0 blob GETs"),
+    ],
+  );
+}
+
 export async function imageBench({ reps, log }) {
   const registry = await startRegistry();
   const work = mkdtempSync(join(tmpdir(), "bench-image-pull-"));
@@ -60,66 +122,20 @@ export async function imageBench({ reps, log }) {
     const t0 = performance.now();
     const image = await pushBenchImage(registry);
     log(`  image: ${image.layers} layers, ${fmt(image.compressed / 1e6)} MB gzip, ${fmt(image.unpacked / 1e6)} MB of tar, built and pushed in ${fmt((performance.now() - t0) / 1000)} s`);
-    const [name, tag] = image.ref.slice(registry.host.length + 1).split(":");
     const rows = { ours: [], tools: [], warm: [] };
-    let reference;
-    const check = (what, root) => {
-      const tree = treeDigest(root);
-      if (tree.missing.length) throw new Error(`${what}: the tree is wrong: ${tree.missing.join(", ")}`);
-      reference ??= tree;
-      if (tree.digest !== reference.digest || tree.files !== reference.files) throw new Error(`${what}: the tree differs from the first one checked (${tree.files} files vs ${reference.files})`);
-      return tree;
-    };
+    const { check, files } = treeChecker();
     for (let rep = 0; rep < reps; rep++) {
       const dir = join(work, `rep${rep}`);
       mkdirSync(dir);
-      // skopeo + umoci: copy into an empty OCI layout, then unpack it (rootless: no chown, as a user would run it).
-      {
-        const layout = join(dir, "layout");
-        const bundle = join(dir, "bundle");
-        const gets = registry.blobGets();
-        const bytes = registry.bytesServed();
-        settle();
-        const copy = await timedTool("skopeo", ["copy", "--insecure-policy", "--src-tls-verify=false", `docker://${registry.host}/${name}:${tag}`, `oci:${layout}:${tag}`]);
-        const unpack = await timedTool("umoci", ["raw", "unpack", "--rootless", "--image", `${layout}:${tag}`, bundle]);
-        const tree = check("skopeo + umoci", bundle);
-        rows.tools.push({ ms: copy.ms + unpack.ms, copyMs: copy.ms, unpackMs: unpack.ms, rssKb: Math.max(copy.maxRssKb, unpack.maxRssKb), gets: registry.blobGets() - gets, bytes: registry.bytesServed() - bytes, files: tree.files });
-        log(`  image rep ${rep}: skopeo ${fmt(copy.ms, 0)} ms + umoci ${fmt(unpack.ms, 0)} ms, ${tree.files} files`);
-        rmSync(layout, { recursive: true, force: true });
-        rmSync(bundle, { recursive: true, force: true });
-      }
-      // Ours, cold (an empty cache), then rebuilt (the same cache, a new target: no layer should come from the registry).
+      const round = { registry, image, dir, check, log, rep };
+      rows.tools.push(await toolsRound(round));
       const cacheDir = join(dir, "cache");
-      for (const [what, into] of [["cold", rows.ours], ["cached", rows.warm]]) {
-        const gets = registry.blobGets();
-        const bytes = registry.bytesServed();
-        const target = join(dir, what);
-        settle();
-        const r = await runWorker("image-pull.mjs", { ref: image.ref, target, cacheDir });
-        const tree = check(`ours, ${what}`, target);
-        into.push({ ms: r.ms, rssKb: r.maxRssKb, gets: registry.blobGets() - gets, bytes: registry.bytesServed() - bytes, files: tree.files });
-        log(`  image rep ${rep}: ours ${what} ${fmt(r.ms, 0)} ms, ${fmt(r.maxRssKb / 1024, 0)} MiB peak, ${registry.blobGets() - gets} blob GETs`);
-        rmSync(target, { recursive: true, force: true });
-      }
+      rows.ours.push(await oursRound(round, "cold", cacheDir));
+      rows.warm.push(await oursRound(round, "cached", cacheDir));
       rmSync(dir, { recursive: true, force: true });
     }
-    const med = (rs, key) => median(rs.map((r) => r[key]));
-    const base = med(rows.tools, "ms");
-    const line = (label, rs, note) => [
-      label, fmt(med(rs, "ms"), 0), range(rs.map((r) => r.ms)), ratio(med(rs, "ms"), base),
-      fmt(med(rs, "rssKb") / 1024, 0), fmt(med(rs, "gets"), 0), fmt(med(rs, "bytes") / 1e6, 1), rs[0].files, note,
-    ];
-    const tools = rows.tools;
-    const body = table(
-      ["pull", "wall ms (median)", "min–max", "vs skopeo+umoci", "peak RSS MiB", "blob GETs", "MB fetched", "files", "note"],
-      [
-        line("ours, cold (empty cache)", rows.ours, "goal ≤ ×1.5"),
-        line("skopeo copy + umoci raw unpack, cold", tools, `copy ${fmt(med(tools, "copyMs"), 0)} + unpack ${fmt(med(tools, "unpackMs"), 0)} ms`),
-        line("ours, rebuilt on the cached image", rows.warm, "goal: 0 blob GETs"),
-      ],
-    );
-    const about = `Image: ${image.layers} gzip layers, ${fmt(image.compressed / 1e6)} MB compressed, ${fmt(image.unpacked / 1e6)} MB of tar; ${reps} runs. Every tree had the same ${reference.files} files, bytes and modes as umoci's.`;
-    return `${about}\n\n${body}`;
+    const about = `Image: ${image.layers} gzip layers, ${fmt(image.compressed / 1e6)} MB compressed, ${fmt(image.unpacked / 1e6)} MB of tar; ${reps} runs. Every tree had the same ${files()} files, bytes and modes as umoci's.`;
+    return `${about}\n\n${imageTable(rows)}`;
   } finally {
     rmSync(work, { recursive: true, force: true });
     await registry.close();

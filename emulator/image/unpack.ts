@@ -29,6 +29,8 @@ interface LayerRun {
   owned: boolean;
   touched: Set<string>;
   dirs: Map<string, TarEntry>;
+  /** Where each parent path resolved (see `place`). */
+  places: Map<string, string>;
 }
 
 /** @throws Error naming the image, the layer and the entry that could not be applied. */
@@ -44,7 +46,7 @@ export async function unpackLayers(image: string, layers: LayerFile[], root: str
 }
 
 async function applyLayer(layer: LayerFile, root: string): Promise<void> {
-  const run: LayerRun = { root, owned: process.getuid?.() === 0, touched: new Set([root]), dirs: new Map() };
+  const run: LayerRun = { root, owned: process.getuid?.() === 0, touched: new Set([root]), dirs: new Map(), places: new Map() };
   const source = await decompressed(layer.path);
   try {
     for await (const { entry, body } of tarEntries(source)) await applyEntry(run, entry, body);
@@ -73,10 +75,10 @@ async function applyEntry(run: LayerRun, entry: TarEntry, body: AsyncIterable<Bu
   const rel = entryPath(entry.path);
   if (rel === "") return;
   if (rel.split("/").pop()!.startsWith(WHITEOUT)) return whiteout(run, rel);
-  const { dir, name } = await placeIn(run.root, rel, true);
+  const { dir, name } = await place(run, rel, true);
   const dest = join(dir, name);
   const existing = await lstat(dest).catch(() => undefined);
-  if (existing && !(entry.type === "dir" && existing.isDirectory())) await remove(run, dest);
+  if (existing && !(entry.type === "dir" && existing.isDirectory())) await remove(run, dest, existing.isFile());
   if (entry.type === "other") return;
   touch(run, dest);
   if (entry.type === "dir") {
@@ -92,18 +94,36 @@ async function applyEntry(run: LayerRun, entry: TarEntry, body: AsyncIterable<Bu
   }
 }
 
+/**
+ * scoped-path.ts's placeIn, remembered by parent path for the layer: an image of thousands of files
+ * otherwise costs an lstat per component of every path, each a round trip to the thread pool (most
+ * of an unpack's time in bench section 11). What a parent resolved to stays a real directory inside
+ * the tree until something that could be on its way (a directory or a link) is removed: `remove`
+ * then forgets every remembered place. Nothing else changes a resolved path: an entry is only ever
+ * written where nothing is, after such a removal.
+ */
+async function place(run: LayerRun, rel: string, create: boolean): Promise<{ dir: string; name: string }> {
+  const cut = rel.lastIndexOf("/");
+  const parent = cut < 0 ? "" : rel.slice(0, cut);
+  const known = run.places.get(parent);
+  if (known !== undefined) return { dir: known, name: rel.slice(cut + 1) };
+  const found = await placeIn(run.root, rel, create);
+  run.places.set(parent, found.dir);
+  return found;
+}
+
 /** `.wh.<name>` removes what lower layers put at `<name>`; `.wh..wh..opq` empties its directory of them. A whiteout in a directory no layer made has nothing to hide. */
 async function whiteout(run: LayerRun, rel: string): Promise<void> {
-  const place = await placeIn(run.root, rel, false).catch(() => undefined);
-  if (!place) return;
-  if (place.name === OPAQUE) return clearLower(run, place.dir);
-  await remove(run, join(place.dir, place.name.slice(WHITEOUT.length)));
+  const at = await place(run, rel, false).catch(() => undefined);
+  if (!at) return;
+  if (at.name === OPAQUE) return clearLower(run, at.dir);
+  await remove(run, join(at.dir, at.name.slice(WHITEOUT.length)));
 }
 
 /** The existing file, inside the tree, a hardlink entry names. */
 async function linkTarget(run: LayerRun, entry: TarEntry): Promise<string> {
   const rel = entryPath(entry.linkname);
-  const { dir, name } = await placeIn(run.root, rel, false);
+  const { dir, name } = await place(run, rel, false);
   const target = join(dir, name);
   const info = await lstat(target).catch(() => undefined);
   if (!info || info.isDirectory()) throw new Error(`entry '${entry.path}' links to '${entry.linkname}', which is not a file of the tree`);
@@ -126,10 +146,12 @@ async function writeFile(run: LayerRun, dest: string, entry: TarEntry, body: Asy
 
 /**
  * Removes a path and the directory modes pending under it: were the path later made a link, a
- * pending chmod of `<path>/x` would follow it out of the tree.
+ * pending chmod of `<path>/x` would follow it out of the tree. Unless the path was a plain file, every
+ * remembered place goes too (`place`): a path resolved through it would now resolve elsewhere.
  */
-async function remove(run: LayerRun, path: string): Promise<void> {
+async function remove(run: LayerRun, path: string, plainFile = false): Promise<void> {
   await rm(path, { recursive: true, force: true });
+  if (!plainFile) run.places.clear();
   for (const dir of run.dirs.keys()) if (dir === path || dir.startsWith(`${path}/`)) run.dirs.delete(dir);
 }
 

@@ -71,6 +71,20 @@ describe("a hostile layer writes nothing outside the tree", () => {
     expect(readFileSync(join(tree, "outside", "owned.txt"), "utf8")).toBe("mine");
   });
 
+  test("a directory that files were written into, replaced by a climbing link in the same layer: later files land inside the tree", async () => {
+    // The unpacker remembers where `d` resolved for `d/a.txt`; the link must make it forget, or
+    // `d/b.txt` would be opened at the old place, which is now the link, and land outside.
+    const err = await unpack([
+      { name: "d", type: "dir", mode: 0o755 },
+      { name: "d/a.txt", data: "first" },
+      { name: "d", type: "symlink", linkname: "../outside" },
+      { name: "d/b.txt", data: "through the link" },
+    ]);
+    expect(err).toBeUndefined();
+    outsideIsUntouched();
+    expect(readFileSync(join(tree, "outside", "b.txt"), "utf8")).toBe("through the link");
+  });
+
   test("a file written through an absolute symlink lands inside the tree, in one layer too", async () => {
     const err = await unpack([
       { name: "abs", type: "symlink", linkname: outside },
