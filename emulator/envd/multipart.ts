@@ -5,6 +5,7 @@
  * part is parsed: the Content-Disposition's `name` and `filename`.
  */
 import { Readable } from "node:stream";
+import { ChunkBuffer } from "../chunk-buffer";
 
 /** One part: its form field name, its file name (undefined for a plain field), and its bytes. */
 export interface Part {
@@ -26,24 +27,8 @@ export function boundaryOf(contentType: string): string | undefined {
   return m?.[1] ?? m?.[2];
 }
 
-/** Bytes from a stream, pulled on demand, with what was read and not yet used kept in front. */
-class Pull {
-  buffer: Buffer = Buffer.alloc(0);
-  private done = false;
-  constructor(private readonly source: AsyncIterator<Buffer>) {}
-
-  /** Reads one more chunk; false at the end of the stream. */
-  async more(): Promise<boolean> {
-    if (this.done) return false;
-    const next = await this.source.next();
-    if (next.done) {
-      this.done = true;
-      return false;
-    }
-    this.buffer = this.buffer.length === 0 ? next.value : Buffer.concat([this.buffer, next.value]);
-    return true;
-  }
-
+/** The body's bytes as they arrive (../chunk-buffer.ts), with a look-ahead for delimiters. */
+class Pull extends ChunkBuffer {
   /** Waits for `needle` within the first `limit` bytes; its index, or -1 at the end of the stream. */
   async find(needle: Buffer, limit: number): Promise<number> {
     for (;;) {
@@ -54,11 +39,6 @@ class Pull {
     }
   }
 
-  /** Waits for at least `n` bytes; false at the end of the stream. */
-  async have(n: number): Promise<boolean> {
-    while (this.buffer.length < n) if (!(await this.more())) return false;
-    return true;
-  }
 }
 
 /**

@@ -5,6 +5,7 @@
  * sizes and ids past the octal fields), GNU `L`/`K` long names and GNU base-256 numbers. Paths are
  * returned as written (minus `./`); whether one is safe to write is the unpacker's decision.
  */
+import { ChunkBuffer } from "../chunk-buffer";
 
 export type EntryType = "file" | "dir" | "symlink" | "hardlink" | "other";
 
@@ -25,37 +26,22 @@ export interface TarEntry {
 
 const BLOCK = 512;
 
-/** Reads exact byte counts from a stream of chunks, keeping only what is not yet handed out. */
-class ByteReader {
-  private buf: Buffer = Buffer.alloc(0);
-  private ended = false;
-  constructor(private readonly source: AsyncIterator<Buffer>) {}
-
-  private async more(): Promise<boolean> {
-    if (this.ended) return false;
-    const next = await this.source.next();
-    if (next.done) {
-      this.ended = true;
-      return false;
-    }
-    this.buf = this.buf.length === 0 ? next.value : Buffer.concat([this.buf, next.value]);
-    return true;
-  }
-
+/** A layer's bytes as they arrive (../chunk-buffer.ts), handed out in exact spans. */
+class ByteReader extends ChunkBuffer {
   /** Exactly `n` bytes, or fewer only at the stream's end. */
   async take(n: number): Promise<Buffer> {
-    while (this.buf.length < n && (await this.more()));
-    const out = this.buf.subarray(0, n);
-    this.buf = this.buf.subarray(out.length);
+    await this.have(n);
+    const out = this.buffer.subarray(0, n);
+    this.buffer = this.buffer.subarray(out.length);
     return out;
   }
 
   /** `span.left` bytes as they arrive; `span.left` says how many a reader that stopped early left. */
   async *pass(span: { left: number }): AsyncGenerator<Buffer> {
     while (span.left > 0) {
-      if (this.buf.length === 0 && !(await this.more())) throw new Error(`the layer ends inside an entry (${span.left} bytes short)`);
-      const piece = this.buf.subarray(0, span.left);
-      this.buf = this.buf.subarray(piece.length);
+      if (this.buffer.length === 0 && !(await this.more())) throw new Error(`the layer ends inside an entry (${span.left} bytes short)`);
+      const piece = this.buffer.subarray(0, span.left);
+      this.buffer = this.buffer.subarray(piece.length);
       span.left -= piece.length;
       yield piece;
     }
