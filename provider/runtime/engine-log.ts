@@ -11,7 +11,7 @@ import { LogRequest, LogSeverity } from "@pulumi/pulumi/proto/engine_pb";
 import { urnOf } from "../resource-key";
 import { likePulumi } from "./like-pulumi";
 import { setLogSink, type LogSink } from "./log";
-import { currentUrn, isStatusLine } from "./operation";
+import { currentUrn, isStatusLine, noteEngineUnreachable } from "./operation";
 
 /**
  * The engine's address among the plugin's arguments: the first that is not a flag the engine adds
@@ -28,6 +28,9 @@ export function engineAddress(args: string[]): string | undefined {
 
 /** Log calls not yet answered by the engine. */
 const pending = new Set<Promise<void>>();
+
+/** gRPC's status UNAVAILABLE, a number: grpc-js is loaded as @pulumi/pulumi's own copy (likePulumi), never imported here. */
+const UNAVAILABLE = 14;
 
 /**
  * Resolves once every line logged so far has reached the engine. A method answers only after this:
@@ -60,6 +63,7 @@ export function engineLogSink(address: string, credentials: grpc.ChannelCredenti
     if (urn) request.setUrn(urn);
     const sent = new Promise<void>((resolve) => {
       engine.log(request, (err) => {
+        if (err?.code === UNAVAILABLE) noteEngineUnreachable();
         if (err) process.stderr.write(`${line}\n`);
         resolve();
       });

@@ -114,11 +114,23 @@ function describeUrn(urn: string): string {
 /** Why an operation stops when its request's connection closes: the engine's process ended (killed, or crashed). */
 export const ENGINE_GONE = "the engine went away before the operation ended (the `pulumi` process was killed or crashed)";
 
+let engineUnreachable = false;
+
+/**
+ * A line sent to the engine found it unreachable (./engine-log.ts). The host serves one engine, so
+ * it is gone for every operation: its killed process may be noticed here before the operation's own
+ * call is cancelled (a CI run killed the `up` as a snapshot was answered, and the claim was written).
+ */
+export function noteEngineUnreachable(): void {
+  engineUnreachable = true;
+}
+
 /**
  * Whether the current operation was stopped because the engine went away: whatever it makes now is
  * never recorded, so it must not mark anything as made by a finished create (../kinds/sandbox/claim.ts).
  */
 export function engineGone(): boolean {
+  if (engineUnreachable) return true;
   const signal = current.getStore()?.signal;
   return signal?.aborted === true && (signal.reason as Error | undefined)?.message === ENGINE_GONE;
 }
