@@ -19,6 +19,10 @@ export default defineConfig({
     maxWorkers: Math.max(2, availableParallelism() - 1),
     reporters: ["default"],
     allowOnly: false,
+    // The tests have no internet, and most build from `e2bdev/base`, which only Docker Hub has: their
+    // emulators run templates on the host's system dirs (emulator/store/image-roots.ts). The image tests
+    // pass `images: "registry"` and a loopback registry of their own.
+    env: { SANDBOX_EMULATOR_IMAGES: "host" },
     projects: [
       { extends: true, test: { name: "fast", include: ["test/**/*.test.ts"], exclude: ["test/e2e/**"] } },
       // A test there runs several CLI commands (each bounded by the harness's own deadline): on a loaded

@@ -2,6 +2,7 @@
 import type { EmulatorOptions } from "./index";
 import { parseDomain } from "./domain/server";
 import { validateFaults, type FaultSettings } from "./faults";
+import type { ImagesMode } from "./store/image-roots";
 
 /** The help text, printed by `--help` and after a usage error. */
 export const USAGE = `usage: sandbox-emulator [options]
@@ -27,9 +28,14 @@ export const USAGE = `usage: sandbox-emulator [options]
   --drop-rate R         share of requests dropped before handling (0..1)
   --drop-after-rate R   share of requests handled, then dropped unanswered (0..1)
   --fault-seed N        seed of the fault PRNG
+  --images M            where a template's FROM image comes from: registry (pull it; a failed pull
+                        fails the build), registry-or-host (pull it, else run on the host's system
+                        dirs), host (never pull: the host's system dirs). Default: $SANDBOX_EMULATOR_IMAGES, else registry
+  --registry-mirror R=M pull registry R's images from M instead (docker.io for Docker Hub); repeatable
+  --insecure-registry R speak plain http to registry R (loopback always is); repeatable
   -h, --help            print this help
 
-Prints one JSON line {"apiUrl","sandboxUrl","apiKey","accessToken","isolation"} on stdout when ready
+Prints one JSON line {"apiUrl","sandboxUrl","apiKey","accessToken","isolation","images"} on stdout when ready
 (with --domain also "domain" and "caFile", the CA's PEM file for NODE_EXTRA_CA_CERTS or SSL_CERT_FILE),
 then one line per request on stderr. Stops on SIGINT or SIGTERM.`;
 
@@ -58,6 +64,9 @@ const FLAGS: Record<string, Setter> = {
   "--rate-503": (_o, f, v) => (f.rate503 = number("--rate-503", v)),
   "--drop-rate": (_o, f, v) => (f.dropRate = number("--drop-rate", v)),
   "--drop-after-rate": (_o, f, v) => (f.dropAfterRate = number("--drop-after-rate", v)),
+  "--images": (o, _f, v) => (o.images = imagesMode(v)),
+  "--registry-mirror": (o, _f, v) => (o.registryMirrors = { ...o.registryMirrors, ...mirror(v) }),
+  "--insecure-registry": (o, _f, v) => (o.insecureRegistries = [...(o.insecureRegistries ?? []), v]),
   "--fault-seed": (_o, f, v) => (f.faultSeed = integer("--fault-seed", v, -(2 ** 31), 2 ** 32 - 1)),
 };
 
@@ -82,6 +91,17 @@ export function parseArgs(argv: string[]): ParsedArgs {
   } catch (err) {
     return { kind: "error", message: (err as Error).message };
   }
+}
+
+function imagesMode(value: string): ImagesMode {
+  if (value === "registry" || value === "registry-or-host" || value === "host") return value;
+  throw new Error(`option '--images' needs registry, registry-or-host or host, got '${value}'`);
+}
+
+function mirror(value: string): Record<string, string> {
+  const [registry, host, extra] = value.split("=");
+  if (!registry || !host || extra !== undefined) throw new Error(`option '--registry-mirror' needs REGISTRY=MIRROR (docker.io=127.0.0.1:5000), got '${value}'`);
+  return { [registry]: host };
 }
 
 function number(flag: string, value: string): number {

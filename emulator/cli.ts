@@ -53,7 +53,8 @@ async function run(options: EmulatorOptions): Promise<void> {
   if (warning) log(warning);
   if (domain) log(`sandbox-emulator: serving https for ${domain}: a client needs E2B_DOMAIN=${domain} and the CA ${caFile} (NODE_EXTRA_CA_CERTS for Node, SSL_CERT_FILE for Python)`);
   const isolation = emulator.isolation.mode;
-  process.stdout.write(`${JSON.stringify({ apiUrl, sandboxUrl, apiKey, accessToken, isolation, ...(domain ? { domain, caFile } : {}), pageUrl })}\n`);
+  const images = emulator.images;
+  process.stdout.write(`${JSON.stringify({ apiUrl, sandboxUrl, apiKey, accessToken, isolation, images, ...(domain ? { domain, caFile } : {}), pageUrl })}\n`);
 }
 
 function stopFailed(err: unknown): never {

@@ -48,6 +48,8 @@ import { dashboardRoutes } from "./routes/dashboard";
 import { volumeRoutes } from "./routes/volumes";
 import { volumeContentRoutes } from "./volume-content/routes";
 import type { EmulatorOptions } from "./options";
+import { imageSettings } from "./image-settings";
+import type { ImagesMode } from "./store/image-roots";
 import { sandboxEventRoutes } from "./routes/sandbox-events";
 import { webhookRoutes } from "./routes/webhooks";
 import { createListener } from "./server";
@@ -101,6 +103,8 @@ export interface Emulator {
    * `none` (commands are host processes) with the reason.
    */
   isolation: Isolation;
+  /** Where templates' FROM images come from (options.ts `images`), as its ready line says. */
+  images: ImagesMode;
   server: Server;
   state: EmulatorState;
   /** The request log, oldest first; only records with `seq > since` when given. */
@@ -144,10 +148,10 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   const creds = { apiKey: options.apiKey ?? newApiKey(), accessToken: options.accessToken ?? newAccessToken() };
   let apiUrl = "";
   const { restore } = options;
-  const isolation = await detectIsolation(dataDir);
+  const [isolation, images] = [await detectIsolation(dataDir), imageSettings(options)];
   const latency = validateLatency(options.latency ?? {});
   const buildHold = new BuildHold(options.holdBuilds === true);
-  const stores = createStores({ dataDir, buildDelayMs, buildHold, readyTimeoutMs: options.readyTimeoutMs, sandboxLimit: options.sandboxLimit, latency, webhookRetryDelaysMs: options.webhookRetryDelaysMs, webhookTimeoutMs: options.webhookTimeoutMs, teamID: restore?.teamID ?? newUUID(), userID: restore?.userID ?? newUUID(), apiUrl: () => apiUrl, isolation });
+  const stores = createStores({ dataDir, buildDelayMs, buildHold, readyTimeoutMs: options.readyTimeoutMs, sandboxLimit: options.sandboxLimit, latency, webhookRetryDelaysMs: options.webhookRetryDelaysMs, webhookTimeoutMs: options.webhookTimeoutMs, images, teamID: restore?.teamID ?? newUUID(), userID: restore?.userID ?? newUUID(), apiUrl: () => apiUrl, isolation });
   if (restore) restoreInto(stores, restore);
   const calls = new CallLog();
   const onExchange = exchangeObserver(options.onExchange);
@@ -181,7 +185,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
     if (options.dataDir === undefined) await rm(dataDir, { recursive: true, force: true, ...REMOVE_RETRIES });
   };
   return {
-    apiUrl, sandboxUrl: apiUrl, accessToken: creds.accessToken, dataDir, isolation, server,
+    apiUrl, sandboxUrl: apiUrl, accessToken: creds.accessToken, dataDir, isolation, images: images.mode, server,
     get apiKey() { return creds.apiKey; }, // read at each use: `rotateApiKey` changes it
     get pageUrl() { return pageUrlOf(apiUrl, creds.apiKey); },
     rotateApiKey: () => (creds.apiKey = newApiKey()),

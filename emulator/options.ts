@@ -4,6 +4,7 @@ import type { EmulatorSnapshot } from "./snapshot";
 import type { ExchangeObserver } from "./exchanges";
 import type { FaultSettings } from "./faults";
 import type { SandboxLimits } from "./envd/limits";
+import type { ImagesMode } from "./store/image-roots";
 
 /** Options of `createEmulator`; every one has a default. */
 export interface EmulatorOptions {
@@ -64,4 +65,14 @@ export interface EmulatorOptions {
   webhookRetryDelaysMs?: readonly number[];
   /** How long a webhook delivery attempt waits for an answer before it counts as failed, in ms. Default 10000. */
   webhookTimeoutMs?: number;
+  /**
+   * Where a template's FROM image comes from (store/image-roots.ts): `registry` pulls it (a failed
+   * pull fails the build), `registry-or-host` pulls it and falls back to the host's system dirs,
+   * `host` never pulls. Default: `$SANDBOX_EMULATOR_IMAGES`, else `registry`.
+   */
+  images?: ImagesMode;
+  /** A registry host (`docker.io` for Docker Hub) → the host to pull its images from instead. Default: none. */
+  registryMirrors?: Record<string, string>;
+  /** Registry hosts spoken to over plain http (loopback always is). Default: none. */
+  insecureRegistries?: string[];
 }

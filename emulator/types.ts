@@ -35,11 +35,17 @@ export interface SandboxRuntime {
   envVars: Record<string, string>;
   /** The template's USER and WORKDIR (v2 builds): the user and cwd of a call that names none. */
   defaults?: SandboxDefaults | undefined;
+  /**
+   * Host dir of the image's files, when the template pulled one: the sandbox's `/` is then an overlay
+   * of them with `rootDir` over them, and its files are reached through its namespaces (envd/links.ts).
+   */
+  imageDir?: string;
 }
 
-/** A template's last USER and WORKDIR; a USER other than root stands for `user`, the other account. */
+/** A template's last USER and WORKDIR: the user and cwd of a call that names none. */
 export interface SandboxDefaults {
-  user: "root" | "user";
+  /** An account of the sandbox (envd/accounts.ts); one it lacks stands for `user`. */
+  user: string;
   workdir: string;
 }
 

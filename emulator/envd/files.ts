@@ -26,7 +26,7 @@ import { boundaryOf, MultipartError, multipartParts } from "./multipart";
 import { giveTo, makeDirAs } from "./ownership";
 import { resolveSandboxPath } from "./paths";
 import { ProcReadError, procPathOf, readProcFile } from "./procfs";
-import { homeOf, KNOWN_USERS, type RequestScope } from "./scope";
+import { homeOf, type RequestScope } from "./scope";
 import { checkSigning, operationOf } from "./signing";
 
 /** An answer of the file API that is not a success. */
@@ -43,7 +43,7 @@ class FilesError extends Error {
 function withUser(scope: RequestScope, query: URLSearchParams): RequestScope {
   const name = query.get("username");
   if (name === null || name === "") return scope;
-  const user = KNOWN_USERS.find((u) => u === name);
+  const user = scope.accounts.find((a) => a.name === name);
   if (!user) throw new FilesError(401, `error looking up user '${name}': user: unknown user ${name}`);
   return { ...scope, user };
 }

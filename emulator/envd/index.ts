@@ -18,6 +18,7 @@ import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { Process } from "../../sdk/gen/process/process_pb";
 import { observeResponse, type ExchangeObserver } from "../exchanges";
 import type { SandboxDirectory, SandboxRuntime } from "../types";
+import { accountsOf, BUILT_IN_ACCOUNTS, type Account } from "./accounts";
 import { refuseControlPlane } from "./control-plane";
 import { serveFiles } from "./files";
 import { NewestFilesystem } from "./filesystem/newest-proto";
@@ -30,7 +31,7 @@ import { isUpgrade } from "./ports/upgrade";
 import { binaryProcessStreams } from "./process/binary-stream";
 import type { ManagedProcess } from "./process/managed";
 import { processService } from "./process/service";
-import { SandboxStates } from "./sandboxes";
+import { SandboxStates, type SandboxState } from "./sandboxes";
 import { scopeKey, userFromAuthorization, type RequestScope } from "./scope";
 import { isSignedFiles, signedTarget } from "./signing";
 
@@ -83,16 +84,11 @@ export function createEnvdHandler(options: EnvdOptions): EnvdHandler {
     fallback: notFound,
   });
   const binaryStreams = binaryProcessStreams(process, { interceptors: [userCheck], contextValues: contextOf });
-  // A signed /files URL made from a shared sandbox URL names no sandbox; its signature does (./signing.ts).
-  const bySignature = (req: IncomingMessage) => {
-    const signer = signedTarget(req, options.directory.allRunning());
-    return signer ? { sandboxID: signer.sandboxID, port: ENVD_PORT } : undefined;
-  };
   return {
     matches: (req) => targetOf(req) !== undefined || isSignedFiles(req),
     upgrades: (req) => isUpgrade(req) && (targetOf(req)?.port ?? ENVD_PORT) !== ENVD_PORT,
     handle(req, res) {
-      const target = targetOf(req) ?? bySignature(req);
+      const target = targetOf(req) ?? bySignature(req, options.directory);
       // No running sandbox's token made this signature.
       if (!target) return isSignedFiles(req) ? sendError(res, 401, "invalid signature") : notFound(req, res);
       if (refuseControlPlane(req, res, target)) return;
@@ -118,11 +114,33 @@ export function createEnvdHandler(options: EnvdOptions): EnvdHandler {
     if (refuseAtEnvd(req, res, runtime) || (http && serveEnvdHttp(req, res, runtime))) return;
     const state = sandboxes.of(target.sandboxID);
     state.track(res);
-    const scope = { runtime, registry: state.registry, watchers: state.watchers, limits, namespace: () => state.namespace(runtime), ...userFromAuthorization(req.headers.authorization, runtime.defaults?.user) };
-    if ((req.url ?? "").split("?")[0] === "/files") return void serveFiles(req, res, scope);
-    scopes.set(req, scope);
-    if (!binaryStreams(req, res)) adapter(req, res);
+    withAccounts(runtime, (accounts) => {
+      const scope = scopeOfCall(req, runtime, state, limits, accounts);
+      if ((req.url ?? "").split("?")[0] === "/files") return void serveFiles(req, res, scope);
+      scopes.set(req, scope);
+      if (!binaryStreams(req, res)) adapter(req, res);
+    });
   }
+}
+
+/** A signed /files URL made from a shared sandbox URL names no sandbox; its signature does (./signing.ts). */
+function bySignature(req: IncomingMessage, directory: SandboxDirectory): SandboxTarget | undefined {
+  const signer = signedTarget(req, directory.allRunning());
+  return signer ? { sandboxID: signer.sandboxID, port: ENVD_PORT } : undefined;
+}
+
+/** Runs `then` with the sandbox's accounts: at once on the host's dirs; an image sandbox's passwd is read for each call (a command may add a user). */
+function withAccounts(runtime: SandboxRuntime, then: (accounts: readonly Account[]) => void): void {
+  if (runtime.imageDir === undefined) return then(BUILT_IN_ACCOUNTS);
+  void accountsOf(runtime).then(then);
+}
+
+/** What a call knows of where it runs (scope.ts), its user read from its `Authorization`. */
+function scopeOfCall(req: IncomingMessage, runtime: SandboxRuntime, state: SandboxState, limits: SandboxLimits, accounts: readonly Account[]): RequestScope {
+  return {
+    runtime, registry: state.registry, watchers: state.watchers, limits, namespace: () => state.namespace(runtime), accounts,
+    ...userFromAuthorization(req.headers.authorization, accounts, runtime.defaults?.user),
+  };
 }
 
 /**

@@ -15,6 +15,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { locate, locateDir, type Layout, type LocateOptions, type Located, type Mount } from "../confined/walk";
 import type { SandboxRuntime } from "../types";
 import { mountsOf } from "./paths";
+import { viewPids } from "./view-pids";
 
 const layouts = new WeakMap<SandboxRuntime, Layout>();
 
@@ -22,6 +23,13 @@ const layouts = new WeakMap<SandboxRuntime, Layout>();
 export function layoutOf(runtime: SandboxRuntime): Layout {
   let layout = layouts.get(runtime);
   if (layout) return layout;
+  const pid = runtime.imageDir === undefined ? undefined : viewPids.get(runtime.sandboxID);
+  if (pid !== undefined) {
+    // The kernel's own view of the sandbox: its overlay, volumes and devices are all mounted there.
+    layout = { root: `/proc/${pid}/root` };
+    layouts.set(runtime, layout);
+    return layout;
+  }
   const mounts = new Map<string, Mount>();
   for (const m of mountsOf(runtime)) {
     mounts.set(m.sandboxPath, m.file ? { file: m.hostPath, readOnly: m.readOnly } : { dirs: m.layer ? [m.layer, m.hostPath] : [m.hostPath], readOnly: m.readOnly });

@@ -67,7 +67,8 @@ function computeMounts(runtime: SandboxRuntime): PathMount[] {
   const mounts: PathMount[] = runtime.volumeMounts
     .map((m) => ({ sandboxPath: resolveSandboxPath(m.path, "/"), hostPath: m.hostDir, readOnly: false }))
     .filter((m) => m.sandboxPath !== "/");
-  if (runtime.isolation.mode === "namespaces") {
+  // An image sandbox shows no host dir (envd/isolation/setup-script.ts): only its volumes are mounts.
+  if (runtime.isolation.mode === "namespaces" && runtime.imageDir === undefined) {
     for (const b of systemBindsOf(runtime.rootDir)) {
       mounts.push({ sandboxPath: b.sandboxPath, hostPath: b.hostPath, readOnly: true, ...(b.layered ? { layer: path.join(runtime.rootDir, b.sandboxPath) } : {}) });
     }

@@ -9,7 +9,7 @@ import type { Socket } from "node:net";
 import { join } from "node:path";
 import type { SandboxRuntime } from "../types";
 import { WatcherRegistry } from "./filesystem/watcher-registry";
-import { accountBinds, systemBindsOf, systemDirOf, writeAccountFiles } from "./isolation/layout";
+import { accountBinds, overlayDirsOf, systemBindsOf, systemDirOf, writeAccountFiles } from "./isolation/layout";
 import { SandboxNamespace } from "./isolation/namespace";
 import { systemBindsWithTools } from "./isolation/tools-layer";
 import { mountsOf } from "./paths";
@@ -17,6 +17,7 @@ import { SandboxPorts } from "./ports/dial";
 import type { ManagedProcess } from "./process/managed";
 import { ProcessRegistry, type SpawnObserver } from "./process/registry";
 import { writeRunFiles } from "./run-files";
+import { viewPids } from "./view-pids";
 
 export class SandboxState {
   readonly registry: ProcessRegistry;
@@ -46,7 +47,14 @@ export class SandboxState {
    */
   runFilesPending(runtime: SandboxRuntime): Promise<void> | undefined {
     if (this.runFilesWritten) return undefined;
-    this.runFiles ??= writeRunFiles(runtime).finally(() => void (this.runFilesWritten = true));
+    // An image sandbox's files are reached through its namespaces (links.ts): they are made before
+    // its first answer, once the run files are in its root dir (which no overlay shows yet).
+    const ready = runtime.imageDir === undefined ? writeRunFiles(runtime) : writeRunFiles(runtime).then(() => this.namespace(runtime)).then(
+      () => undefined,
+      // A setup that failed is the first command's to report (process/start.ts); the answer still goes.
+      () => undefined,
+    );
+    this.runFiles ??= ready.finally(() => void (this.runFilesWritten = true));
     return this.runFiles;
   }
 
@@ -58,7 +66,10 @@ export class SandboxState {
     const isolation = runtime.isolation;
     if (isolation.mode !== "namespaces") return undefined;
     if (this.stopped) return Promise.reject(new Error("the sandbox stopped"));
-    this.ns ??= startNamespace(runtime, isolation).catch((err: unknown) => {
+    this.ns ??= startNamespace(runtime, isolation).then((ns) => {
+      if (runtime.imageDir !== undefined) viewPids.set(runtime.sandboxID, ns.pid);
+      return ns;
+    }, (err: unknown) => {
       this.ns = undefined;
       throw err;
     });
@@ -128,6 +139,12 @@ function cut(res: ServerResponse): void {
 }
 
 function startNamespace(runtime: SandboxRuntime, isolation: SandboxRuntime["isolation"] & { mode: "namespaces" }) {
+  if (runtime.imageDir !== undefined) {
+    // Its `/` is the image's files with its root dir over them: no host dir is shown (setup-script.ts).
+    const volumes = mountsOf(runtime).filter((m) => !m.readOnly).reverse();
+    const image = { lower: runtime.imageDir, ...overlayDirsOf(runtime.rootDir) };
+    return SandboxNamespace.start(isolation, { rootDir: runtime.rootDir, readOnly: [], volumes, image });
+  }
   const systemDir = systemDirOf(runtime.rootDir);
   writeAccountFiles(systemDir);
   const volumes = mountsOf(runtime).filter((m) => !m.readOnly).reverse();
@@ -163,6 +180,7 @@ export class SandboxStates {
   stop(sandboxID: string): Promise<void> {
     const state = this.states.get(sandboxID);
     this.states.delete(sandboxID);
+    viewPids.delete(sandboxID);
     return state ? state.stop() : Promise.resolve();
   }
 

@@ -4,15 +4,13 @@
  */
 import { Code, ConnectError, createContextKey, type HandlerContext } from "@connectrpc/connect";
 import type { SandboxRuntime } from "../types";
-import { hostId, idsOf } from "./isolation/layout";
+import { BUILT_IN_ACCOUNTS, type Account } from "./accounts";
+import { hostId } from "./isolation/layout";
 import type { WatcherRegistry } from "./filesystem/watcher-registry";
 import type { SandboxLimits } from "./limits";
 import type { SandboxNamespace } from "./isolation/namespace";
 import type { ProcessRegistry } from "./process/registry";
 
-/** Users a sandbox knows; `user` is the default, as in E2B's base template. */
-export const KNOWN_USERS = ["user", "root"] as const;
-export type Username = (typeof KNOWN_USERS)[number];
 
 export interface RequestScope {
   runtime: SandboxRuntime;
@@ -23,8 +21,10 @@ export interface RequestScope {
   watchers: WatcherRegistry;
   /** The sandbox's namespaces (started on first use), or undefined when sandboxes are not isolated. */
   namespace: () => Promise<SandboxNamespace> | undefined;
-  /** The user from `Authorization: Basic`, or `user` when absent. */
-  user: Username;
+  /** The user from `Authorization: Basic`, else the template's USER, else `user`: one of the sandbox's accounts. */
+  user: Account;
+  /** The sandbox's accounts when the call came (accounts.ts): what `?username=` may name. */
+  accounts: readonly Account[];
   /** Set when the Basic header named an unknown user; the auth interceptor refuses the call. */
   invalidUser?: string;
 }
@@ -39,24 +39,27 @@ export function scopeOf(ctx: HandlerContext): RequestScope {
 }
 
 /**
- * Reads the user from an `Authorization: Basic base64("<user>:")` header. Other schemes and a
- * missing header select the default user (`fallback`: the template's USER, else `user`), as envd does.
+ * Reads the user from an `Authorization: Basic base64("<user>:")` header, among the sandbox's
+ * `accounts` (accounts.ts). Other schemes and a missing header select the default user (`fallback`:
+ * the template's USER, else `user`), as envd does.
  */
-export function userFromAuthorization(header: string | undefined, fallback: Username = "user"): { user: Username; invalidUser?: string } {
+export function userFromAuthorization(header: string | undefined, accounts: readonly Account[], fallback = "user"): { user: Account; invalidUser?: string } {
+  const named = (name: string) => accounts.find((a) => a.name === name);
+  const standIn = named("user") ?? BUILT_IN_ACCOUNTS[1]!;
   const match = /^Basic\s+(\S+)$/i.exec(header ?? "");
-  if (!match?.[1]) return { user: fallback };
+  if (!match?.[1]) return { user: named(fallback) ?? standIn };
   const decoded = Buffer.from(match[1], "base64").toString("utf8");
   const name = decoded.includes(":") ? decoded.slice(0, decoded.indexOf(":")) : decoded;
-  const known = KNOWN_USERS.find((u) => u === name);
-  return known ? { user: known } : { user: "user", invalidUser: name };
+  const known = named(name);
+  return known ? { user: known } : { user: standIn, invalidUser: name };
 }
 
 /** The host id that what the calling user makes must belong to; undefined without namespaces. */
 export function hostOwnerOf(scope: RequestScope): number | undefined {
-  return hostId(scope.runtime.isolation, idsOf(scope.user));
+  return hostId(scope.runtime.isolation, scope.user.uid);
 }
 
-/** Sandbox path of a user's home: the sandbox's home for `user`, `/root` for root. */
+/** Sandbox path of the calling user's home, from its account. */
 export function homeOf(scope: RequestScope): string {
-  return scope.user === "root" ? "/root" : scope.runtime.homePath;
+  return scope.user.home;
 }

@@ -26,6 +26,8 @@ export class ImageNotFoundError extends Error {
   constructor(
     readonly image: string,
     detail: string,
+    /** The registry has no such repository at all (not just no such tag or digest). */
+    readonly noRepository = false,
   ) {
     super(`image '${image}' not found: ${detail}`);
     this.name = "ImageNotFoundError";
@@ -86,8 +88,9 @@ export class RegistryClient {
     if (res.statusCode === 404) {
       const text = await res.body.text();
       const what = reference.startsWith("sha256:") ? `digest ${reference}` : `tag '${reference}'`;
-      const repo = /NAME_UNKNOWN/.test(text) ? `no repository '${this.ref.repository}'` : `no ${what} in '${this.ref.repository}'`;
-      throw new ImageNotFoundError(this.ref.text, `the registry ${this.ref.registry} has ${repo}`);
+      const noRepository = /NAME_UNKNOWN/.test(text);
+      const repo = noRepository ? `no repository '${this.ref.repository}'` : `no ${what} in '${this.ref.repository}'`;
+      throw new ImageNotFoundError(this.ref.text, `the registry ${this.ref.registry} has ${repo}`, noRepository);
     }
     await this.refuseFailure(res, `manifest ${reference}`);
     const body = await readBounded(res.body, MAX_MANIFEST_BYTES, `image '${this.ref.text}': the manifest`);

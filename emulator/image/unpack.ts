@@ -27,26 +27,36 @@ const WHITEOUT = ".wh.";
 interface LayerRun {
   root: string;
   owned: boolean;
+  /** Added to every owner id (see UnpackOptions). */
+  idOffset: number;
   touched: Set<string>;
   dirs: Map<string, TarEntry>;
   /** Where each parent path resolved (see `place`). */
   places: Map<string, string>;
 }
 
+export interface UnpackOptions {
+  /**
+   * Added to each entry's uid and gid: a sandbox's ids are host ids shifted by its user namespace's
+   * base (../envd/isolation/mode.ts), so the image's root must own its files as that base. Default 0.
+   */
+  idOffset?: number;
+}
+
 /** @throws Error naming the image, the layer and the entry that could not be applied. */
-export async function unpackLayers(image: string, layers: LayerFile[], root: string): Promise<void> {
+export async function unpackLayers(image: string, layers: LayerFile[], root: string, options: UnpackOptions = {}): Promise<void> {
   await mkdir(root, { recursive: true });
   for (const layer of layers) {
     try {
-      await applyLayer(layer, root);
+      await applyLayer(layer, root, options.idOffset ?? 0);
     } catch (err) {
       throw new Error(`image '${image}': layer ${layer.digest}: ${(err as Error).message}`, { cause: err });
     }
   }
 }
 
-async function applyLayer(layer: LayerFile, root: string): Promise<void> {
-  const run: LayerRun = { root, owned: process.getuid?.() === 0, touched: new Set([root]), dirs: new Map(), places: new Map() };
+async function applyLayer(layer: LayerFile, root: string, idOffset: number): Promise<void> {
+  const run: LayerRun = { root, owned: process.getuid?.() === 0, idOffset, touched: new Set([root]), dirs: new Map(), places: new Map() };
   const source = await decompressed(layer.path);
   try {
     for await (const { entry, body } of tarEntries(source)) await applyEntry(run, entry, body);
@@ -86,7 +96,7 @@ async function applyEntry(run: LayerRun, entry: TarEntry, body: AsyncIterable<Bu
     run.dirs.set(dest, entry);
   } else if (entry.type === "symlink") {
     await symlink(entry.linkname, dest);
-    if (run.owned) await lchown(dest, entry.uid, entry.gid);
+    if (run.owned) await lchown(dest, entry.uid + run.idOffset, entry.gid + run.idOffset);
   } else if (entry.type === "hardlink") {
     await link(await linkTarget(run, entry), dest);
   } else {
@@ -135,7 +145,7 @@ async function writeFile(run: LayerRun, dest: string, entry: TarEntry, body: Asy
   const file = await open(dest, "wx", 0o600);
   try {
     for await (const chunk of body) await file.write(chunk);
-    if (run.owned) await file.chown(entry.uid, entry.gid);
+    if (run.owned) await file.chown(entry.uid + run.idOffset, entry.gid + run.idOffset);
     // After chown, which clears setuid and setgid.
     await file.chmod(entry.mode);
     await file.utimes(entry.mtime, entry.mtime);
@@ -158,7 +168,7 @@ async function remove(run: LayerRun, path: string, plainFile = false): Promise<v
 async function setOwnerAndMode(run: LayerRun, path: string, entry: TarEntry): Promise<void> {
   // chown and chmod follow links; only the directory the entry made is to change.
   if (!(await lstat(path)).isDirectory()) return;
-  if (run.owned) await chown(path, entry.uid, entry.gid);
+  if (run.owned) await chown(path, entry.uid + run.idOffset, entry.gid + run.idOffset);
   await chmod(path, entry.mode);
 }
 

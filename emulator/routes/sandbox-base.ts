@@ -4,7 +4,7 @@
  * since a snapshot is a template of its own kind. A template wins a name both answer to.
  */
 import { copyTree } from "../confined/copy-tree";
-import { hostId, idsOf } from "../envd/isolation/layout";
+import { hostId, ownerId } from "../envd/isolation/layout";
 import { ApiError } from "../http";
 import type { Stores } from "../store";
 import { fillSandboxRoot } from "../store/template-fill";
@@ -21,6 +21,8 @@ export interface SandboxBase {
   diskSizeMB: number;
   /** The environment the base gives; the request's variables win over it. */
   envVars: Record<string, string>;
+  /** Host dir of the image's files under the sandbox's own, when the template pulled one. */
+  imageDir?: string | undefined;
   defaults?: SandboxDefaults | undefined;
   /** Counts a sandbox started from the base (templates only). */
   spawned(): void;
@@ -43,6 +45,7 @@ export function resolveBase(stores: Stores, ref: string): SandboxBase {
     // A template's ENV steps are the sandbox's environment.
     envVars: { ...result?.env },
     defaults: defaultsOf(result),
+    imageDir: result?.image?.dir,
     spawned: () => stores.templates.recordSpawn(found.template),
     fill: async (rootDir, mounts, hostOwner) => {
       if (result) await fillSandboxRoot(rootDir, result, mounts, hostOwner);
@@ -66,6 +69,7 @@ function snapshotBase(stores: Stores, ref: string, name: string): SandboxBase {
     envdVersion: origin.envdVersion, cpuCount: origin.cpuCount, memoryMB: origin.memoryMB, diskSizeMB: origin.diskSizeMB,
     envVars: { ...origin.envVars },
     defaults: origin.defaults,
+    imageDir: origin.imageDir,
     spawned: () => undefined,
     fill: (rootDir, mounts) => copyTree(build.filesDir, rootDir, mounts),
   };
@@ -73,11 +77,11 @@ function snapshotBase(stores: Stores, ref: string, name: string): SandboxBase {
 
 /** envd's defaults from a v2 template's last USER and WORKDIR; v1 templates keep envd's own. */
 function defaultsOf(result: TemplateResult | undefined): SandboxDefaults | undefined {
-  return result ? { user: result.user === "root" ? "root" : "user", workdir: result.workdir } : undefined;
+  return result ? { user: result.user, workdir: result.workdir } : undefined;
 }
 
-/** The host id standing for a template file's owner: an isolated sandbox has root, and `user` for every other name. */
+/** The host id standing for a template file's owner in an isolated sandbox (layout.ts ownerId). */
 export function hostOwnerOf(stores: Stores, sandboxID: string): (owner: string) => number | undefined {
   const isolation = stores.sandboxes.running(sandboxID)?.isolation;
-  return (owner) => (isolation ? hostId(isolation, idsOf(owner === "root" ? "root" : "user")) : undefined);
+  return (owner) => (isolation ? hostId(isolation, ownerId(owner)) : undefined);
 }

@@ -105,6 +105,7 @@ async function start(stores: Stores, base: ReturnType<typeof resolveBase>, body:
     volumeMounts,
     timeoutMs,
     defaults: base.defaults,
+    ...(base.imageDir !== undefined ? { imageDir: base.imageDir } : {}),
   });
   base.spawned();
   await base.fill(record.rootDir, volumeMounts.map((m) => m.path), hostOwnerOf(stores, record.sandboxID));

@@ -64,7 +64,7 @@ async function startFork(stores: Stores, parent: SandboxRecord, checkpoint: stri
     allowInternetAccess: parent.allowInternetAccess, autoPause: parent.autoPause, autoResume: parent.autoResume,
     // The snapshot's auto-resume config, its timeout with it (infra: handlers/sandbox_resume.go, buildResumeSandboxDataFromSnapshot).
     autoResumeTimeoutMs: parent.autoResumeTimeoutMs,
-    volumeMounts: parent.volumeMounts.map((m) => ({ ...m })), timeoutMs, defaults: parent.defaults,
+    volumeMounts: parent.volumeMounts.map((m) => ({ ...m })), timeoutMs, defaults: parent.defaults, imageDir: parent.imageDir,
   });
   await copyTree(checkpoint, record.rootDir, record.volumeMounts.map((m) => m.path));
   return record;

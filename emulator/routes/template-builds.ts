@@ -33,7 +33,13 @@ const StepSchema = z.object({ type: z.string(), args: z.array(z.string()).option
 const StartV2Schema = z.object({
   fromImage: z.string().optional(),
   fromTemplate: z.string().optional(),
-  fromImageRegistry: z.object({ type: z.enum(["registry", "aws", "gcp"]) }).optional(),
+  fromImageRegistry: z
+    .discriminatedUnion("type", [
+      z.object({ type: z.literal("registry"), username: z.string(), password: z.string() }),
+      z.object({ type: z.literal("aws"), awsAccessKeyId: z.string(), awsSecretAccessKey: z.string(), awsRegion: z.string() }),
+      z.object({ type: z.literal("gcp"), serviceAccountJson: z.string() }),
+    ])
+    .optional(),
   force: z.boolean().optional(),
   steps: z.array(StepSchema).optional(),
   startCmd: z.string().optional(),
@@ -129,12 +135,25 @@ async function startBuild(stores: Stores, ctx: RequestContext): Promise<Reply> {
   }
   stores.templates.startV2(template, build, {
     fromImage: body.fromImage, fromTemplate: body.fromTemplate, force: body.force === true,
+    fromImageRegistry: registryLogin(body.fromImageRegistry),
     steps: (body.steps ?? []).map((s) => ({ type: s.type, args: s.args, filesHash: s.filesHash, force: s.force })),
   });
   build.startCmd = body.startCmd ?? null;
   build.readyCmd = body.readyCmd ?? null;
   // An empty 202 says so (as Go's server does): clients decide from Content-Length not to parse it.
   return { status: 202, headers: { "content-length": "0" } };
+}
+
+/**
+ * The login a registry takes for `fromImageRegistry`: a registry's username and password; a Google
+ * registry's service account key as the `_json_key` user (Artifact Registry's and GCR's key login).
+ * AWS keys sign a call to ECR for a token, which the emulator does not make: the pull goes without,
+ * and ECR's refusal is the build's error.
+ */
+function registryLogin(given: z.infer<typeof StartV2Schema>["fromImageRegistry"]): { username: string; password: string } | undefined {
+  if (given?.type === "registry") return { username: given.username, password: given.password };
+  if (given?.type === "gcp") return { username: "_json_key", password: given.serviceAccountJson };
+  return undefined;
 }
 
 /**

@@ -10,10 +10,12 @@
  *   timeout passes ("ready command failed: ready command timed out after …").
  * A command's file changes become the template's tree, as the service keeps the sandbox's disk.
  */
+import type { Account } from "../envd/accounts";
 import type { Isolation } from "../envd/isolation/mode";
 import type { LogLevel } from "./template-records";
 import type { StepFailure } from "./build-steps";
 import { BuildSandbox, type CommandContext } from "./build-sandbox";
+import { accountsOfResult } from "./result-accounts";
 import type { TemplateResult } from "./template-tree";
 
 /** Where build sandboxes run, and the finalize phase's ready timeout. */
@@ -32,17 +34,13 @@ export const DEFAULT_READY_TIMEOUT_MS = 600_000;
 /** Pause between two tries of the ready command (ready.go, readyCommandRetryInterval). */
 const READY_RETRY_MS = 2000;
 
-/** The users an emulated sandbox has: envd refuses any other name (its authn middleware). */
-function knownUser(user: string): user is "root" | "user" {
-  return user === "root" || user === "user";
-}
-
 /** Runs a RUN step's command (`user` from its second argument, else the build's USER); its changes join `result`. */
 export async function runCommandStep(host: BuildHost, result: TemplateResult, step: { cmd: string; user?: string; prefix: string }, log: BuildLog, signal: AbortSignal): Promise<StepFailure | undefined> {
-  const user = step.user || result.user;
+  const name = step.user || result.user;
   const failed = (why: string): StepFailure => ({ message: `failed to run command '${step.cmd}': ${why}` });
   // envd's answer to a call as an unknown user, as the builder's command stream reports it.
-  if (!knownUser(user)) return failed(`command failed: unauthenticated: invalid username: '${user}'`);
+  const user = (await accountsOfResult(result)).find((a) => a.name === name);
+  if (!user) return failed(`command failed: unauthenticated: invalid username: '${name}'`);
   const sandbox = await BuildSandbox.open(host.isolation, host.sandboxesDir, result);
   const release = sandbox.closeOn(signal);
   try {
@@ -59,8 +57,9 @@ export async function runCommandStep(host: BuildHost, result: TemplateResult, st
 /** Runs the start and ready commands at finalize; resolves with the build's failure message, if any. */
 export async function runStartAndReady(host: BuildHost, result: TemplateResult, cmds: { start?: string; ready?: string }, log: BuildLog, signal: AbortSignal): Promise<string | undefined> {
   if (!cmds.start && !cmds.ready) return undefined;
-  if (!knownUser(result.user)) return `ready command failed: command failed: unauthenticated: invalid username: '${result.user}'`;
-  const ctx = contextOf(result, result.user);
+  const user = (await accountsOfResult(result)).find((a) => a.name === result.user);
+  if (!user) return `ready command failed: command failed: unauthenticated: invalid username: '${result.user}'`;
+  const ctx = contextOf(result, user);
   const sandbox = await BuildSandbox.open(host.isolation, host.sandboxesDir, result);
   const release = sandbox.closeOn(signal);
   try {
@@ -153,6 +152,6 @@ function seconds(ms: number): string {
   return ms >= 60_000 ? `${Math.floor(ms / 60_000)}m${((ms % 60_000) / 1000).toString()}s` : `${ms / 1000}s`;
 }
 
-function contextOf(result: TemplateResult, user: "root" | "user"): CommandContext {
+function contextOf(result: TemplateResult, user: Account): CommandContext {
   return { user, workdir: result.workdir, env: result.env };
 }

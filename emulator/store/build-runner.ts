@@ -11,6 +11,8 @@
 import { createHash } from "node:crypto";
 import { planEmulatedBuild, type PlannedStep } from "../dockerfile";
 import { runCommandStep, runStartAndReady, type BuildHost } from "./build-commands";
+import { fromImage } from "./build-image";
+import type { ImageRoots } from "./image-roots";
 import type { BuildHold } from "./build-hold";
 import { applyStep, type StepFailure } from "./build-steps";
 import type { BuildLogEntry, BuildRecord, LogLevel, V2BuildSpec } from "./template-records";
@@ -23,8 +25,10 @@ export interface V2Inputs {
   base: TemplateResult | undefined;
   /** Receives the result of a build that ends ready. */
   done: (result: TemplateResult) => void;
-  /** What the build starts from (image or base build), the first link of its layers' hash chain. */
+  /** What a build from a template starts from (its base build), the first link of its layers' hash chain. */
   baseKey: string;
+  /** Where FROM images are pulled and unpacked; undefined: on the host's system dirs (build-image.ts). */
+  images?: ImageRoots | undefined;
   /**
    * The layers built before, kept across builds, by hash: a step whose hash is here is CACHED, and
    * what the build has after it (its files included, a RUN's changes too) is taken from the layer.
@@ -115,19 +119,16 @@ function buildActions(build: BuildRecord): Action[] {
 function v2Actions(build: BuildRecord, spec: V2BuildSpec, inputs: V2Inputs, signal: AbortSignal): Action[] {
   let result = emptyResult();
   const total = spec.steps.length;
-  const start = () => {
+  let hashes: string[] = [];
+  const start = async () => {
     build.status = "building";
     log(build, "info", `Building template ${build.templateID}, build ${build.buildID}`);
-    if (spec.fromTemplate !== undefined && !inputs.base) {
-      const message = `base template '${spec.fromTemplate}' not found`;
-      fail(build, { message, step: "base", logEntries: [log(build, "error", message, "base")] });
-      return true;
-    }
-    if (inputs.base) result = cloneResult(inputs.base);
-    log(build, "info", spec.fromTemplate !== undefined ? `FROM TEMPLATE ${spec.fromTemplate}` : `FROM ${spec.fromImage ?? "e2bdev/base"}`, "base");
+    const base = await baseOf(build, spec, inputs, signal);
+    if (!base) return true;
+    result = base.result;
+    hashes = layerHashes(base.key, spec.steps);
     return false;
   };
-  const hashes = layerHashes(inputs.baseKey, spec.steps);
   const steps = spec.steps.map((step, i) => async () => {
     const index = String(i + 1);
     const hash = hashes[i]!;
@@ -165,6 +166,24 @@ function v2Actions(build: BuildRecord, spec: V2BuildSpec, inputs: V2Inputs, sign
     return true;
   };
   return [start, ...steps, final, () => finished(build), done];
+}
+
+/**
+ * What a v2 build starts from: its base template's result, or an image (build-image.ts), with the
+ * first link of its layers' hash chain; undefined when the build failed there.
+ */
+async function baseOf(build: BuildRecord, spec: V2BuildSpec, inputs: V2Inputs, signal: AbortSignal): Promise<{ result: TemplateResult; key: string } | undefined> {
+  const failed = (message: string) => void fail(build, { message, step: "base", logEntries: [log(build, "error", message, "base")] });
+  if (spec.fromTemplate !== undefined) {
+    if (!inputs.base) return failed(`base template '${spec.fromTemplate}' not found`);
+    log(build, "info", `FROM TEMPLATE ${spec.fromTemplate}`, "base");
+    return { result: cloneResult(inputs.base), key: inputs.baseKey };
+  }
+  const reference = spec.fromImage ?? "e2bdev/base";
+  log(build, "info", `FROM ${reference}`, "base");
+  const result = emptyResult();
+  const from = await fromImage(inputs.images, { reference, credentials: spec.fromImageRegistry }, result, (level, m) => log(build, level, m, "base"), signal);
+  return "failure" in from ? failed(from.failure) : { result, key: from.key };
 }
 
 /** A step not taken from the cache: RUN executed in a build sandbox where sandboxes are isolated. */

@@ -8,10 +8,12 @@
  */
 import { spawn } from "node:child_process";
 import { randomHex } from "../ids";
-import { accountBinds, hostId, idsOf, ownerName, systemDirOf, systemView, writeAccountFiles } from "../envd/isolation/layout";
+import type { Account } from "../envd/accounts";
+import { accountBinds, hostId, overlayDirsOf, ownerId, ownerName, systemDirOf, systemView, writeAccountFiles } from "../envd/isolation/layout";
 import { systemBindsWithTools } from "../envd/isolation/tools-layer";
 import type { Isolation } from "../envd/isolation/mode";
 import { SandboxNamespace } from "../envd/isolation/namespace";
+import type { SetupPlan } from "../envd/isolation/setup-script";
 import { createSandboxRoot, removeSandboxRoot } from "./sandbox-fs";
 import { fillSandboxRoot } from "./template-fill";
 import type { TemplateResult, TreeNode } from "./template-tree";
@@ -21,7 +23,7 @@ type Namespaces = Isolation & { mode: "namespaces" };
 
 /** What a command runs as and in: the build's USER, WORKDIR and ENV at that step. */
 export interface CommandContext {
-  user: "root" | "user";
+  user: Account;
   workdir: string;
   env: Record<string, string>;
 }
@@ -41,17 +43,17 @@ export class BuildSandbox {
     private readonly isolation: Namespaces,
     private readonly rootDir: string,
     private readonly ns: SandboxNamespace,
+    /** Its `/` is an image's files under `rootDir` (build-image.ts): what a command changed is all in `rootDir`. */
+    private readonly onImage: boolean,
   ) {}
 
   /** A build sandbox over `result`'s tree, its root made under `sandboxesDir`. */
   static async open(isolation: Namespaces, sandboxesDir: string, result: TemplateResult): Promise<BuildSandbox> {
-    const rootDir = createSandboxRoot(sandboxesDir, `build-${randomHex(8)}`, [], isolation);
+    const rootDir = createSandboxRoot(sandboxesDir, `build-${randomHex(8)}`, [], isolation, result.image !== undefined);
     try {
-      await fillSandboxRoot(rootDir, result, [], (owner) => hostId(isolation, idsOf(owner === "root" ? "root" : "user")));
-      const systemDir = systemDirOf(rootDir);
-      writeAccountFiles(systemDir);
-      const ns = await SandboxNamespace.start(isolation, { rootDir, readOnly: [...systemBindsWithTools(rootDir, systemDir, isolation), ...accountBinds(systemDir)], volumes: [] });
-      return new BuildSandbox(isolation, rootDir, ns);
+      await fillSandboxRoot(rootDir, result, [], (owner) => hostId(isolation, ownerId(owner)));
+      const ns = await SandboxNamespace.start(isolation, viewOf(isolation, rootDir, result));
+      return new BuildSandbox(isolation, rootDir, ns, result.image !== undefined);
     } catch (err) {
       removeSandboxRoot(rootDir);
       throw err;
@@ -63,14 +65,14 @@ export class BuildSandbox {
    * "exit status N" (or "signal: killed"), the words the builder's failure message carries.
    */
   run(command: string, ctx: CommandContext, sink: OutputSink): Promise<string> {
-    const home = ctx.user === "root" ? "/root" : "/home/user";
+    const { name, home } = ctx.user;
     const env = { ...ctx.env };
     if (env.PATH !== undefined) env.PATH += `:${STANDARD_PATH}`;
-    const launch = this.ns.launch(idsOf(ctx.user), ctx.workdir, ["/bin/bash", "-l", "-c", command]);
+    const launch = this.ns.launch({ uid: ctx.user.uid, gid: ctx.user.gid }, ctx.workdir, ["/bin/bash", "-l", "-c", command]);
     const child = spawn(launch.file, launch.args, {
       cwd: "/",
       stdio: ["ignore", "pipe", "pipe"],
-      env: { PATH: STANDARD_PATH, HOME: home, USER: ctx.user, LOGNAME: ctx.user, ...env },
+      env: { PATH: STANDARD_PATH, HOME: home, USER: name, LOGNAME: name, ...env },
     });
     const lines = (stream: "stdout" | "stderr") => (chunk: Buffer) => {
       // Split per chunk, as the builder does with each data event of the stream.
@@ -87,7 +89,7 @@ export class BuildSandbox {
   /** Ends every process and reads the files back: the tree the next step starts from. */
   async harvest(): Promise<Map<string, TreeNode>> {
     await this.ns.stop();
-    const view = systemView();
+    const view = this.onImage ? { links: [], binds: [] } : systemView();
     return readTree(this.rootDir, {
       skip: new Set([...LAYOUT_ONLY, ...view.links.map((l) => l.path)]),
       bare: new Set(view.binds.map((b) => b.sandboxPath)),
@@ -107,6 +109,17 @@ export class BuildSandbox {
     signal.addEventListener("abort", stop, { once: true });
     return () => signal.removeEventListener("abort", stop);
   }
+}
+
+/**
+ * What a build sandbox's `/` is made of: the image's files with its root dir over them, or the
+ * host's system dirs with the sandbox's own account files (../envd/isolation/layout.ts).
+ */
+function viewOf(isolation: Namespaces, rootDir: string, result: TemplateResult): SetupPlan {
+  if (result.image) return { rootDir, readOnly: [], volumes: [], image: { lower: result.image.dir, ...overlayDirsOf(rootDir) } };
+  const systemDir = systemDirOf(rootDir);
+  writeAccountFiles(systemDir);
+  return { rootDir, readOnly: [...systemBindsWithTools(rootDir, systemDir, isolation), ...accountBinds(systemDir)], volumes: [] };
 }
 
 /** How Go's os.ProcessState names the signals a command usually dies of. */

@@ -7,6 +7,7 @@ import { SandboxSlots } from "../team-limit";
 import { DEFAULT_READY_TIMEOUT_MS } from "./build-commands";
 import type { BuildHold } from "./build-hold";
 import { deliveryOptions, WebhookDeliveries } from "../webhooks/deliveries";
+import { DEFAULT_IMAGE_SETTINGS, ImageRoots, type ImageSettings } from "./image-roots";
 import { LifecycleEventLog } from "./lifecycle-events";
 import type { LifecycleSink } from "./lifecycle-types";
 import { SandboxSnapshotStore } from "./sandbox-snapshots";
@@ -62,6 +63,8 @@ export interface StoreOptions {
   webhookRetryDelaysMs?: readonly number[] | undefined;
   /** How long a delivery attempt waits for an answer, in ms. Default: 10 s. */
   webhookTimeoutMs?: number | undefined;
+  /** Where FROM images come from (./image-roots.ts). Default: pulled from their registries. */
+  images?: ImageSettings | undefined;
 }
 
 /** Creates the stores and the `sandboxes/` and `volumes/` dirs under `dataDir`. */
@@ -76,7 +79,8 @@ export function createStores(opts: StoreOptions): Stores {
   // Template commands run only in isolated build sandboxes (build-sandbox.ts).
   const templates = new TemplateStore(opts.buildDelayMs, isolation.mode === "namespaces"
     ? { isolation, sandboxesDir, readyTimeoutMs: opts.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS }
-    : undefined, opts.latency?.buildStepMs ?? 0, opts.buildHold);
+    : undefined, opts.latency?.buildStepMs ?? 0, opts.buildHold,
+    new ImageRoots(opts.dataDir, opts.images ?? DEFAULT_IMAGE_SETTINGS, isolation.mode === "namespaces" ? isolation.idBase : undefined));
   const snapshots = new SandboxSnapshotStore(join(opts.dataDir, "sandbox-snapshots"), (...change) => lifecycle(...change));
   const events = new LifecycleEventLog(opts.teamID, (templateID) => buildOf(templates, snapshots, templateID));
   const lifecycle: LifecycleSink = (...change) => void events.record(...change);

@@ -4,10 +4,10 @@
  * namespaces (../envd/isolation), the root is laid out as the sandbox's whole `/` and a mount point
  * other than `/` is an empty dir the volume is bound onto inside the sandbox's mount namespace.
  */
-import { mkdirSync, rmSync, symlinkSync } from "node:fs";
+import { chownSync, existsSync, mkdirSync, rmSync, symlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { removeTreeSync } from "../confined/remove-tree";
-import { prepareRoot } from "../envd/isolation/layout";
+import { overlayDirsOf, prepareRoot } from "../envd/isolation/layout";
 import type { Isolation } from "../envd/isolation/mode";
 
 /** Sandbox path of the default user's home. */
@@ -24,6 +24,8 @@ export function createSandboxRoot(
   sandboxID: string,
   mounts: { path: string; hostDir: string }[],
   isolation: Isolation = { mode: "none", reason: "not asked for" },
+  /** The sandbox's `/` is an image's files with this root dir over them (store/image-roots.ts). */
+  image = false,
 ): string {
   const rootDir = join(sandboxesDir, sandboxID);
   mkdirSync(sandboxesDir, { recursive: true });
@@ -31,7 +33,8 @@ export function createSandboxRoot(
   if (isolation.mode === "namespaces") {
     const atRoot = byDepth.find((m) => m.path === "/");
     if (atRoot) symlinkSync(atRoot.hostDir, rootDir, "dir");
-    prepareRoot(rootDir, isolation, byDepth.map((m) => m.path));
+    if (image) prepareUpper(rootDir, isolation, byDepth.map((m) => m.path));
+    else prepareRoot(rootDir, isolation, byDepth.map((m) => m.path));
     return rootDir;
   }
   for (const mount of byDepth) {
@@ -53,4 +56,18 @@ const depth = (path: string) => (path === "/" ? 0 : path.split("/").length);
  */
 export function removeSandboxRoot(rootDir: string): void {
   removeTreeSync(rootDir);
+  if (existsSync(overlayDirsOf(rootDir).base)) removeTreeSync(overlayDirsOf(rootDir).base);
+}
+
+/**
+ * An image sandbox's root dir, the upper dir of its overlay: owned by the sandbox's root, with an
+ * empty dir for each volume mount point, and its overlay's other dirs beside it.
+ */
+function prepareUpper(rootDir: string, isolation: Isolation & { mode: "namespaces" }, mountPaths: string[]): void {
+  const { base, work, merged } = overlayDirsOf(rootDir);
+  for (const dir of [rootDir, base, work, merged]) {
+    mkdirSync(dir, { recursive: true });
+    chownSync(dir, isolation.idBase, isolation.idBase);
+  }
+  for (const path of mountPaths) if (path !== "/") mkdirSync(join(rootDir, path), { recursive: true });
 }

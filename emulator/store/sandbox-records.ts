@@ -104,6 +104,8 @@ export interface SandboxRecord {
   logs: SandboxLogEntry[];
   /** The template's USER and WORKDIR, when a v2 build set them. */
   defaults?: SandboxDefaults | undefined;
+  /** Host dir of the image's files under the sandbox's own, when its template pulled one (image-roots.ts). */
+  imageDir?: string | undefined;
 }
 
 /** Everything `SandboxStore.create` needs; the route has validated and resolved it all. */

@@ -23,5 +23,6 @@ export function runtimeOf(record: SandboxRecord, isolation: Isolation): SandboxR
     volumeMounts: record.volumeMounts.map((m) => ({ ...m })),
     envVars: { ...record.envVars },
     defaults: record.defaults,
+    ...(record.imageDir !== undefined ? { imageDir: record.imageDir } : {}),
   };
 }

@@ -20,7 +20,7 @@ import { TEAM_SLUG } from "./templates";
 export type SnapshotOrigin = Pick<
   SandboxRecord,
   | "sandboxID" | "templateID" | "alias" | "envdVersion" | "secure" | "cpuCount" | "memoryMB" | "diskSizeMB" | "metadata"
-  | "envVars" | "network" | "allowInternetAccess" | "autoPause" | "autoResume" | "volumeMounts" | "defaults"
+  | "envVars" | "network" | "allowInternetAccess" | "autoPause" | "autoResume" | "volumeMounts" | "defaults" | "imageDir"
 >;
 
 /** One build of a snapshot: the files of a sandbox at one moment, under one tag. */
@@ -164,6 +164,6 @@ function originOf(s: SandboxRecord): SnapshotOrigin {
     sandboxID: s.sandboxID, templateID: s.templateID, alias: s.alias, envdVersion: s.envdVersion, secure: s.secure,
     cpuCount: s.cpuCount, memoryMB: s.memoryMB, diskSizeMB: s.diskSizeMB, metadata: { ...s.metadata }, envVars: { ...s.envVars },
     network: s.network, allowInternetAccess: s.allowInternetAccess, autoPause: s.autoPause, autoResume: s.autoResume,
-    volumeMounts: s.volumeMounts.map((m) => ({ ...m })), defaults: s.defaults,
+    volumeMounts: s.volumeMounts.map((m) => ({ ...m })), defaults: s.defaults, imageDir: s.imageDir,
   };
 }

@@ -72,7 +72,7 @@ export class SandboxStore implements SandboxDirectory {
       state: "running",
       startedAt: now,
       endAt: new Date(now.getTime() + timeoutMs),
-      rootDir: createSandboxRoot(this.sandboxesDir, sandboxID, input.volumeMounts, this.isolation),
+      rootDir: createSandboxRoot(this.sandboxesDir, sandboxID, input.volumeMounts, this.isolation, input.imageDir !== undefined),
       logs: [],
     };
     this.sandboxes.set(sandboxID, record);
@@ -88,7 +88,7 @@ export class SandboxStore implements SandboxDirectory {
    * mount links (files are not part of a snapshot) and, when running, its expiry timer.
    */
   restore(record: Omit<SandboxRecord, "rootDir">): SandboxRecord {
-    const restored: SandboxRecord = { ...record, rootDir: createSandboxRoot(this.sandboxesDir, record.sandboxID, record.volumeMounts, this.isolation) };
+    const restored: SandboxRecord = { ...record, rootDir: createSandboxRoot(this.sandboxesDir, record.sandboxID, record.volumeMounts, this.isolation, record.imageDir !== undefined) };
     this.sandboxes.set(restored.sandboxID, restored);
     if (restored.state === "running") this.schedule(restored);
     return restored;

@@ -86,6 +86,8 @@ export interface TagAssignment {
 /** What POST /v2/templates/{id}/builds/{buildID} asked for (JSON-safe: it is part of snapshots). */
 export interface V2BuildSpec {
   fromImage?: string | undefined;
+  /** `fromImageRegistry` as registry credentials (type `registry`, or `gcp` as its `_json_key` login). */
+  fromImageRegistry?: { username: string; password: string } | undefined;
   fromTemplate?: string | undefined;
   steps: { type: string; args?: string[] | undefined; filesHash?: string | undefined; force?: boolean | undefined }[];
   force: boolean;

@@ -2,7 +2,8 @@
  * What a v2 template build produces: a file tree (the files its COPY/ADD steps placed, with their
  * modes and owners) and the sandbox defaults its ENV, WORKDIR and USER steps set. Every sandbox
  * started from the build gets the tree written into its root (template-fill.ts) and the env as its
- * environment. The base image's own files are not emulated: a tree holds only what the steps added.
+ * environment. A tree holds only what the steps added: the image's own files (when the build pulled
+ * it) stay in the image's dir, under every sandbox's own (image-roots.ts).
  */
 import { posix } from "node:path";
 import type { TarMember } from "./tar-read";
@@ -18,9 +19,21 @@ export interface TreeNode {
   linkname?: string;
 }
 
-/** A finished build's result. `tree` is keyed by absolute sandbox path. */
+/** The image a build pulled (image-roots.ts): its files lie under every sandbox's own, read-only. */
+export interface ResultImage {
+  reference: string;
+  digest: string;
+  /** Host dir of its unpacked, provisioned files. */
+  dir: string;
+}
+
+/**
+ * A finished build's result. `tree` is keyed by absolute sandbox path. With `image`, the tree holds
+ * what the steps added over the image's files; without, over the host's system dirs.
+ */
 export interface TemplateResult {
   tree: Map<string, TreeNode>;
+  image?: ResultImage | undefined;
   env: Record<string, string>;
   workdir: string;
   user: string;
@@ -33,7 +46,8 @@ export function emptyResult(): TemplateResult {
 
 /** A copy that later steps can change without touching `from` (a base template's result). */
 export function cloneResult(from: TemplateResult): TemplateResult {
-  return { tree: new Map([...from.tree].map(([k, v]) => [k, { ...v }])), env: { ...from.env }, workdir: from.workdir, user: from.user };
+  const tree = new Map([...from.tree].map(([k, v]) => [k, { ...v }]));
+  return { tree, ...(from.image ? { image: { ...from.image } } : {}), env: { ...from.env }, workdir: from.workdir, user: from.user };
 }
 
 /** `path` made absolute against `cwd` and normalised. */

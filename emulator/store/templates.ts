@@ -11,6 +11,7 @@ import type { BuildHost } from "./build-commands";
 import { BuildFileStore } from "./build-files";
 import type { BuildHold } from "./build-hold";
 import { runBuild, type CancelBuild, type V2Inputs } from "./build-runner";
+import type { ImageRoots } from "./image-roots";
 import {
   DEFAULT_CPU_COUNT, DEFAULT_DISK_MB, DEFAULT_MEMORY_MB, ENVD_VERSION, IMAGE_DISK_MB,
   type BuildRecord, type TemplateRecord, type V2BuildSpec,
@@ -60,6 +61,7 @@ export class TemplateStore {
     private readonly host?: BuildHost,
     private readonly buildStepMs = 0,
     private readonly hold?: BuildHold,
+    private readonly images?: ImageRoots,
   ) {
     this.seedBase();
   }
@@ -193,9 +195,10 @@ export class TemplateStore {
     const baseBuild = base ? buildForTag(base.template, base.tag) : undefined;
     return {
       archive: (hash) => this.files.get(template.templateID, hash),
-      baseKey: spec.fromTemplate === undefined ? `image:${spec.fromImage ?? "e2bdev/base"}` : `template:${baseBuild?.buildID ?? ""}`,
+      baseKey: `template:${baseBuild?.buildID ?? ""}`,
       layers: this.layers,
       host: this.host,
+      images: this.images,
       // A base built through v1 (or restored from a snapshot) has no tree: it adds no files.
       base: baseBuild ? (this.results.get(baseBuild.buildID) ?? emptyResult()) : undefined,
       done: (result) => {

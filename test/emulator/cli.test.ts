@@ -83,10 +83,11 @@ describe("sandbox-emulator", () => {
   });
 
   test("prints its endpoints first, serves the API, logs requests without the key, stops on SIGTERM with exit 0", async () => {
-    const emu = await start(["--api-key", "e2b_cli_key_123456", "--access-token=sk_e2b_cli_token", "--build-seconds", "0.05"]);
+    // --images wins over the suite's SANDBOX_EMULATOR_IMAGES=host (vitest.config.mts).
+    const emu = await start(["--api-key", "e2b_cli_key_123456", "--access-token=sk_e2b_cli_token", "--build-seconds", "0.05", "--images", "registry-or-host"]);
     expect(emu.ready).toEqual({
       apiUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), sandboxUrl: emu.ready.apiUrl,
-      apiKey: "e2b_cli_key_123456", accessToken: "sk_e2b_cli_token", isolation: expectedIsolation,
+      apiKey: "e2b_cli_key_123456", accessToken: "sk_e2b_cli_token", isolation: expectedIsolation, images: "registry-or-host",
       // The page, signed in by the fragment, which a browser never sends to a server.
       pageUrl: `${emu.ready.apiUrl}/_emulator/ui/#key=e2b_cli_key_123456`,
     });

@@ -41,9 +41,24 @@ export function ownerName(isolation: Isolation, id: number): string {
   return inside > 0 && inside < 65_536 ? String(inside) : String(id);
 }
 
+/**
+ * The sandbox id of a template file's owner as a tree names it (ownerName): root, `user`, or the
+ * number of another of the image's users; any other name stands for `user`.
+ */
+export function ownerId(owner: string): number {
+  if (owner === "root") return 0;
+  return /^\d+$/.test(owner) && Number(owner) < 65_536 ? Number(owner) : 1000;
+}
+
 /** The sandbox's ids of a known user. */
 export function idsOf(user: "root" | "user"): number {
   return user === "root" ? 0 : 1000;
+}
+
+/** Beside an image sandbox's root dir (its overlay's upper dir): the overlay's scratch dir and mount point. */
+export function overlayDirsOf(rootDir: string): { base: string; work: string; merged: string } {
+  const base = `${rootDir}.overlay`;
+  return { base, work: join(base, "work"), merged: join(base, "merged") };
 }
 
 /** Top-level host dirs a sandbox sees read-only (when real dirs on this host). */

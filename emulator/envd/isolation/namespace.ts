@@ -18,11 +18,11 @@
  * death kills the init (its own parent-death signal, re-armed at each exec that clears it), and the init's
  * death makes the kernel kill every process of its PID namespace.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { realpathSync, writeFileSync } from "node:fs";
 import { access } from "node:fs/promises";
 import { ID_COUNT, type Isolation } from "./mode";
-import { setupScript, type SetupPlan } from "./setup-script";
+import { imageOverlayOptions, setupScript, type SetupPlan } from "./setup-script";
 
 /** How long the namespace setup may take before the sandbox's first call fails, in ms. */
 const SETUP_TIMEOUT_MS = 15_000;
@@ -35,6 +35,12 @@ export interface Launch {
   args: string[];
   /** The command's shell writes its pid in the sandbox to fd 3 (see `launch`). */
   reportsPid?: true;
+}
+
+/** Mounts an image sandbox's overlay in its mount namespace (entered as the host's root: setup-script.ts says why). */
+function mountImage(nsenter: string, pid: number, upper: string, image: NonNullable<SetupPlan["image"]>): void {
+  const options = imageOverlayOptions(upper, image);
+  execFileSync(nsenter, [`--target=${pid}`, "--mount", "--", "mount", "-t", "overlay", "overlay", "-o", options, image.merged], { stdio: ["ignore", "ignore", "pipe"] });
 }
 
 export class SandboxNamespace {
@@ -82,8 +88,9 @@ export class SandboxNamespace {
           try {
             writeFileSync(`/proc/${child.pid}/uid_map`, `0 ${idBase} ${ID_COUNT}\n`);
             writeFileSync(`/proc/${child.pid}/gid_map`, `0 ${idBase} ${ID_COUNT}\n`);
+            if (plan.image) mountImage(tools.nsenter, child.pid!, plan.rootDir, plan.image);
           } catch (err) {
-            return fail(`writing the id maps: ${(err as Error).message}`);
+            return fail(`${plan.image ? "mounting the image's files" : "writing the id maps"}: ${(err as Error).message}`);
           }
           child.stdin.write("go\n");
         }
@@ -99,20 +106,25 @@ export class SandboxNamespace {
   }
 
   /**
-   * The argv that runs `argv` in the sandbox as `id` (0 root, 1000 user), in `cwd`, after
-   * `prefix` (a command that execs the rest inside, e.g. `prlimit ... --`). With `reportPid`, the
+   * The argv that runs `argv` in the sandbox as `who` (ids; one number: both), in `cwd`, under
+   * `prefix` (a host command that execs the rest, e.g. `prlimit ... --`). With `reportPid`, the
    * shell first writes its pid in the sandbox, which the command keeps, to fd 3 and closes it
    * (../process/sandbox-pid.ts): the spawner gives it fd 3 as a pipe.
    */
-  launch(id: number, cwd: string, argv: string[], prefix: string[] = [], opts: { reportPid?: boolean } = {}): Launch {
+  launch(who: number | { uid: number; gid: number }, cwd: string, argv: string[], prefix: string[] = [], opts: { reportPid?: boolean } = {}): Launch {
     const { tools } = this.isolation;
+    const [uid, gid] = typeof who === "number" ? [who, who] : [who.uid, who.gid];
     const report = opts.reportPid ? "echo $$ >&3; exec 3>&-; " : "";
+    // The prefix runs on the host before nsenter: what it sets (limits) passes through setns and
+    // exec, and the sandbox's `/` (an image's, store/image-roots.ts) need not hold it.
+    const [file = tools.nsenter, ...before] = prefix.length > 0 ? [...prefix, tools.nsenter] : [];
     return {
-      file: tools.nsenter,
+      file,
       args: [
-        `--target=${this.initPid}`, "--user", "--mount", "--pid", ...this.netFlag(), "--root", `--setuid=${id}`, `--setgid=${id}`, "--",
+        ...before,
+        `--target=${this.initPid}`, "--user", "--mount", "--pid", ...this.netFlag(), "--root", `--setuid=${uid}`, `--setgid=${gid}`, "--",
         // nsenter resolves --wd on the host, so the sandbox's cwd is entered by the shell inside.
-        ...prefix, "/bin/sh", "-c", `${report}cd "$1" || exit 1; shift; exec "$@"`, "--", cwd, ...argv,
+        "/bin/sh", "-c", `${report}cd "$1" || exit 1; shift; exec "$@"`, "--", cwd, ...argv,
       ],
       ...(opts.reportPid ? { reportsPid: true as const } : {}),
     };

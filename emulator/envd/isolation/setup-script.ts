@@ -15,6 +15,13 @@ export interface SetupPlan {
   readOnly: SystemBind[];
   /** Volumes: host dir → sandbox path, read-write. */
   volumes: SystemBind[];
+  /**
+   * The sandbox's `/` is an image's files (store/image-roots.ts) with `rootDir` over them: an overlay
+   * of `lower` (read-only) and `rootDir` (its upper dir, where every change lands), mounted at `merged`,
+   * with `work` the overlay's scratch dir beside `rootDir`. No host dir is bound then (`readOnly` is
+   * empty): nothing of the host's is in the sandbox but its devices.
+   */
+  image?: { lower: string; work: string; merged: string };
 }
 
 /** Device nodes a sandbox gets from the host; no disk, no kernel memory. */
@@ -41,13 +48,15 @@ function overlay(at: string, bind: SystemBind): string {
 
 /** The script; it ends by printing `ready <host pid>` and becoming the namespace's reaping init. */
 export function setupScript(plan: SetupPlan, tools: Pick<Tools, "setpriv" | "bash" | "ip">): string {
-  const R = q(plan.rootDir);
-  const at = (sandboxPath: string) => q(plan.rootDir + sandboxPath);
+  const top = plan.image?.merged ?? plan.rootDir;
+  const R = q(top);
+  const at = (sandboxPath: string) => q(top + sandboxPath);
   const lines = [
     "set -eu",
     // A new network namespace has only a loopback, and it is down: a server on 127.0.0.1 needs it up.
     ...(tools.ip ? [`${q(tools.ip)} link set lo up`] : []),
-    `mount --bind ${R} ${R}`,
+    // An image sandbox's overlay is mounted from the host before this runs (namespace.ts).
+    ...(plan.image ? [] : [`mount --bind ${R} ${R}`]),
     ...plan.readOnly.map((b) => (b.layered || b.lowers ? overlay(plan.rootDir + b.sandboxPath, b) : `mount --bind -o ro ${q(b.hostPath)} ${at(b.sandboxPath)}`)),
     ...plan.volumes.map((b) => `mount --bind ${q(b.hostPath)} ${at(b.sandboxPath)}`),
     // Read while /proc is still the host's: the init's pid as the host (and nsenter) sees it.
@@ -72,6 +81,36 @@ export function setupScript(plan: SetupPlan, tools: Pick<Tools, "setpriv" | "bas
     "rmdir /.old-root",
     "cd /",
     'echo "ready $hostpid"',
+    ...(plan.image ? imageInit() : hostInit(tools)),
+  ];
+  return lines.join("\n");
+}
+
+/**
+ * The mount options of the overlay that is an image sandbox's `/`. It is mounted by the host's root
+ * into the sandbox's mount namespace (namespace.ts), not by the sandbox's root: an overlay mounted in
+ * a user namespace refuses to make a file for an id it does not map (EOVERFLOW), and the file API
+ * makes files as the host's root before handing them to their owner (../ownership.ts).
+ */
+export function imageOverlayOptions(upper: string, image: NonNullable<SetupPlan["image"]>): string {
+  for (const dir of [image.lower, upper, image.work]) {
+    if (/[,:\\]/.test(dir)) throw new Error(`cannot make an overlay of ${dir}: the path holds a ',', ':' or '\\'`);
+  }
+  return `lowerdir=${image.lower},upperdir=${upper},workdir=${image.work}`;
+}
+
+/**
+ * An image sandbox's init is this same bash, reading its stdin (the emulator's pipe) until it
+ * closes: the image need hold no particular program, and the emulator's end (the pipe's) ends the
+ * init, and with it the sandbox. As PID 1, bash reaps every orphan as its SIGCHLD comes.
+ */
+function imageInit(): string[] {
+  return ["exec 1>/dev/null 2>/dev/null", "while read -r _; do :; done"];
+}
+
+/** A host-dirs sandbox's init: the loop below, started afresh from the host's bash the sandbox sees. */
+function hostInit(tools: Pick<Tools, "setpriv" | "bash">): string[] {
+  return [
     "exec 0</dev/null 1>/dev/null 2>/dev/null",
     // Armed again for the init's whole life, so it dies with `unshare`. As PID 1, bash reaps every
     // orphan while it waits. A `sleep` that cannot be found (127) means the sandbox's root dir was
@@ -79,5 +118,4 @@ export function setupScript(plan: SetupPlan, tools: Pick<Tools, "setpriv" | "bas
     // ends the namespace. A sleep killed by a signal (a sandbox's `kill -9 -1`) is simply restarted.
     `exec ${q(tools.setpriv)} --pdeathsig KILL -- ${q(tools.bash)} -c 'while sleep 86400 & wait $!; [ $? -ne 127 ]; do :; done'`,
   ];
-  return lines.join("\n");
 }

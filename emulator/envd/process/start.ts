@@ -12,7 +12,6 @@ import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
 import type { ProcessConfig, StartRequest } from "../../../sdk/gen/process/process_pb";
 import { locateDirIn, using } from "../links";
 import { hostPathOf, resolveSandboxPath } from "../paths";
-import { idsOf } from "../isolation/layout";
 import { limitArgv, orphanGuardArgv } from "../limits";
 import { makeDirAs } from "../ownership";
 import { sandboxEnv } from "../sandbox-env";
@@ -70,8 +69,8 @@ async function spawnSpec(req: StartRequest, config: ProcessConfig, scope: Reques
     // Inside its namespaces a sandbox has the usual PATH; outside, the emulator's own.
     PATH: ns ? SANDBOX_PATH : (process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin"),
     HOME: ns ? home : hostPathOf(scope.runtime, home),
-    USER: scope.user,
-    LOGNAME: scope.user,
+    USER: scope.user.name,
+    LOGNAME: scope.user.name,
     ...sandboxEnv(scope.runtime),
     ...config.envs,
   };
@@ -80,7 +79,7 @@ async function spawnSpec(req: StartRequest, config: ProcessConfig, scope: Reques
     args: config.args,
     cwd: hostCwd,
     ...(ns
-      ? { launch: ns.launch(idsOf(scope.user), cwd, [config.cmd, ...config.args], limitArgv(scope.limits, true), { reportPid: !req.pty }) }
+      ? { launch: ns.launch({ uid: scope.user.uid, gid: scope.user.gid }, cwd, [config.cmd, ...config.args], limitArgv(scope.limits, true), { reportPid: !req.pty }) }
       : { prefix: [...orphanGuardArgv(), ...limitArgv(scope.limits, false)] }),
     env,
     // Absent means true: envd keeps stdin open for clients older than the field.
