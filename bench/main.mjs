@@ -22,6 +22,9 @@ import { streamBench } from "./stream.mjs";
 import { uploadBench } from "./template-upload.mjs";
 
 const require = createRequire(import.meta.url);
+// The bench has no internet: its emulators (here and in its workers) build templates FROM e2bdev/base on
+// the host's system dirs (emulator/store/image-roots.ts). Section 11 pulls from its own loopback registry.
+process.env.SANDBOX_EMULATOR_IMAGES ??= "host";
 const { createEmulator } = require("pulumi-sandbox/emulator");
 
 const quick = process.argv.includes("--quick");

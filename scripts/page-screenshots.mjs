@@ -37,7 +37,7 @@ async function populate(emu) {
 }
 
 async function main() {
-  const emu = await createEmulator({ buildDelayMs: 300, webhookRetryDelaysMs: [10] });
+  const emu = await createEmulator({ buildDelayMs: 300, webhookRetryDelaysMs: [10], images: "host" });
   const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox"] });
   try {
     const ids = await populate(emu);

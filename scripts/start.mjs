@@ -33,8 +33,12 @@ async function main() {
 
   say("2/4 Starting the embedded emulator");
   const { createEmulator } = require("../dist/emulator/index.js");
-  const emu = await createEmulator({ buildDelayMs: 2000, port: Number(process.env.EMULATOR_PORT ?? 0) });
+  // `images: "host"`: the quickstart's FROM e2bdev/base runs on this machine's system dirs, so the main
+  // job needs no registry and no internet (docs/emulator.md#templates-images); SANDBOX_EMULATOR_IMAGES=registry pulls it.
+  const images = process.env.SANDBOX_EMULATOR_IMAGES ?? "host";
+  const emu = await createEmulator({ buildDelayMs: 2000, port: Number(process.env.EMULATOR_PORT ?? 0), images });
   console.log(`emulator at ${emu.apiUrl} (a new, empty service: the local stack starts fresh)`);
+  console.log(`templates' FROM images: ${emu.images === "host" ? "not pulled; templates run on this machine's system dirs (images: host)" : `pulled (images: ${emu.images})`}`);
   rmSync(stateDir, { recursive: true, force: true });
   mkdirSync(stateDir, { recursive: true });
   const env = pulumiEnv({ binDir, stateDir });

@@ -54,6 +54,18 @@ export async function runCommandStep(host: BuildHost, result: TemplateResult, st
   }
 }
 
+/**
+ * A USER step's user, made when the build's sandbox has none of that name: `useradd --create-home
+ * --shell /bin/bash <name>` as root, its output logged as a RUN's, its failure the builder's
+ * "failed to create user: …" (infra: commands/user.go). Only on an image: the host's dirs hold root
+ * and `user` alone.
+ */
+export async function ensureUser(host: BuildHost, result: TemplateResult, user: { name: string; prefix: string }, log: BuildLog, signal: AbortSignal): Promise<StepFailure | undefined> {
+  if ((await accountsOfResult(result)).some((a) => a.name === user.name)) return undefined;
+  const made = await runCommandStep(host, result, { cmd: `useradd --create-home --shell /bin/bash ${user.name}`, user: "root", prefix: user.prefix }, log, signal);
+  return made ? { message: `failed to create user: ${made.message}` } : undefined;
+}
+
 /** Runs the start and ready commands at finalize; resolves with the build's failure message, if any. */
 export async function runStartAndReady(host: BuildHost, result: TemplateResult, cmds: { start?: string; ready?: string }, log: BuildLog, signal: AbortSignal): Promise<string | undefined> {
   if (!cmds.start && !cmds.ready) return undefined;

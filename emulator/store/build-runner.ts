@@ -10,7 +10,7 @@
  */
 import { createHash } from "node:crypto";
 import { planEmulatedBuild, type PlannedStep } from "../dockerfile";
-import { runCommandStep, runStartAndReady, type BuildHost } from "./build-commands";
+import { ensureUser, runCommandStep, runStartAndReady, type BuildHost } from "./build-commands";
 import { fromImage } from "./build-image";
 import type { ImageRoots } from "./image-roots";
 import type { BuildHold } from "./build-hold";
@@ -193,8 +193,14 @@ async function buildStep(
   step: V2BuildSpec["steps"][number],
   { inputs, signal, prefix }: { inputs: V2Inputs; signal: AbortSignal; prefix: string },
 ): Promise<StepFailure | undefined> {
-  if (step.type.toUpperCase() !== "RUN") return applyStep(result, step, inputs.archive);
   const index = prefix.replace(/^builder (\d+)\/.*$/, "$1");
+  const type = step.type.toUpperCase();
+  // On an image, a USER step makes its user when the image lacks it, as the builder does.
+  if (type === "USER" && inputs.host && result.image && step.args?.[0]) {
+    const failure = await ensureUser(inputs.host, result, { name: step.args[0], prefix }, (level, m) => log(build, level, m, index), signal);
+    if (failure) return failure;
+  }
+  if (type !== "RUN") return applyStep(result, step, inputs.archive);
   if (!inputs.host) {
     log(build, "debug", "RUN is logged, not executed: sandboxes are not isolated here (see the README's emulator section)", index);
     return applyStep(result, step, inputs.archive);

@@ -19,7 +19,7 @@ import { join } from "node:path";
 import { removeTreeSync } from "../confined/remove-tree";
 import { randomHex } from "../ids";
 import { pullImage, type PulledImage } from "../image/pull";
-import { parseReference } from "../image/reference";
+import { DOCKER_HUB, DOCKER_HUB_REGISTRY, parseReference } from "../image/reference";
 import type { RegistryCredentials } from "../image/registry-auth";
 import { ImageNotFoundError } from "../image/registry";
 import { provisionImageRoot } from "./image-provision";
@@ -99,7 +99,8 @@ export class ImageRoots {
     mkdirSync(this.rootsDir, { recursive: true });
     const staging = join(this.rootsDir, `.pull-${randomHex(8)}`);
     const dirOf = (digest: string) => join(this.rootsDir, digest.replace(/^sha256:/, ""));
-    const mirror = this.settings.mirrors[registry];
+    // Docker Hub is named `docker.io` in references and mirror settings; its API is another host.
+    const mirror = this.settings.mirrors[registry] ?? (registry === DOCKER_HUB_REGISTRY ? this.settings.mirrors[DOCKER_HUB] : undefined);
     let pulled: PulledImage;
     try {
       pulled = await pullImage(reference, staging, {

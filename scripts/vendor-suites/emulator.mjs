@@ -14,7 +14,9 @@ export function startEmulator(root, logPath) {
   if (!existsSync(join(root, "dist", "emulator", "cli.js"))) {
     throw new Error("dist/emulator/cli.js is missing: run `npm run build` first");
   }
-  const child = spawn(process.execPath, [cli, "--host", "127.0.0.1", "--port", "0"], {
+  // `--images host`: the suites' templates name Docker Hub's images (e2bdev/base, ubuntu), which a
+  // machine without internet cannot pull; they run on this machine's system dirs, as before images.
+  const child = spawn(process.execPath, [cli, "--host", "127.0.0.1", "--port", "0", "--images", "host"], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   child.stderr.pipe(createWriteStream(logPath));

@@ -12,17 +12,19 @@ import { afterAll, beforeAll, describe, expect, it, test } from "vitest";
 import { createEmulator } from "../../emulator";
 import { parseArgs } from "../../emulator/cli-args";
 import { imageSettings, IMAGES_ENV } from "../../emulator/image-settings";
-import { sandboxLayers, SANDBOX_IMAGE_CONFIG } from "../fixtures/oci-image";
+import { sandboxLayers, SANDBOX_IMAGE_CONFIG, type LayerBlob } from "../fixtures/oci-image";
 import { startRegistry, type TestRegistry } from "../fixtures/oci-registry";
 import { client, useEmulator, waitFor, type Client } from "./platform-helpers";
 
 let registry: TestRegistry;
 let image = "";
 let work = "";
+let layers: LayerBlob[] = [];
 beforeAll(async () => {
   registry = await startRegistry();
   work = mkdtempSync(join(tmpdir(), "image-build-"));
-  image = await registry.push("sandbox-base", "1", sandboxLayers(work), SANDBOX_IMAGE_CONFIG);
+  layers = sandboxLayers(work);
+  image = await registry.push("sandbox-base", "1", layers, SANDBOX_IMAGE_CONFIG);
 });
 afterAll(async () => {
   await registry?.close();
@@ -106,6 +108,21 @@ describe("a template FROM an image on a registry", () => {
     }
   });
 
+  it("a USER step makes its user when the image lacks it (useradd as root), and fails as the builder words it when that fails", async () => {
+    const built = await build(env.c, "user-step", { fromImage: image, steps: [{ type: "USER", args: ["carol"] }, { type: "RUN", args: ["whoami > ~/me"] }] });
+    expect(built.reason).toBeUndefined();
+    if (!isolated()) return;
+    const sbx = await Sandbox.create(built.templateID, { apiKey: env.emu.apiKey, apiUrl: env.emu.apiUrl, sandboxUrl: env.emu.sandboxUrl });
+    try {
+      expect((await sbx.commands.run("cat ~/me; whoami; echo $HOME")).stdout).toBe("carol\ncarol\n/home/carol\n");
+    } finally {
+      await sbx.kill();
+    }
+    const bad = await build(env.c, "user-step-bad", { fromImage: image, steps: [{ type: "USER", args: ["Bad!"] }] });
+    expect(bad.reason).toBe("failed to create user: failed to run command 'useradd --create-home --shell /bin/bash Bad!': exit status 3");
+    expect(bad.logs).toContain("[builder 1/1] [stderr]: useradd: invalid user name 'Bad!'");
+  });
+
   it("a second template of the same image fetches no layer: the image is unpacked once", async () => {
     const before = registry.requests().length;
     const built = await build(env.c, "from-busybox-again", { fromImage: image, steps: [{ type: "RUN", args: ["true"] }] });
@@ -122,6 +139,24 @@ describe("a template FROM an image on a registry", () => {
     const unreachable = await build(env.c, "unreachable", { fromImage: "127.0.0.1:9/absent:1" });
     expect(unreachable.reason).toBe("failed to pull image '127.0.0.1:9/absent:1': unable to retrieve image from registry");
     expect(unreachable.logs.some((l) => l.startsWith("image '127.0.0.1:9/absent:1': cannot reach 127.0.0.1:9"))).toBe(true);
+  });
+});
+
+describe("through a registry mirror", () => {
+  it("Docker Hub's `ubuntu:22.04` comes from the mirror, and infra's ENV_variable_recursive passes on it", async () => {
+    // The test image stands in for Docker Hub's ubuntu under the repository path a mirror of it has.
+    await registry.push("library/ubuntu", "22.04", layers, SANDBOX_IMAGE_CONFIG);
+    const emu = await createEmulator({ images: "registry", registryMirrors: { "docker.io": registry.host }, buildDelayMs: 50 });
+    try {
+      // build_template_test.go, TestTemplateBuildENV, "ENV variable recursive", as the suite sends it.
+      const steps = [{ type: "ENV", force: true, args: ["PATH", "${PATH}:/my/path"] }, { type: "RUN", args: ['[[ "$PATH" == *:/my/path* ]] || exit 1'] }];
+      const built = await build(client(emu), "test-ubuntu-env-recursive", { force: true, fromImage: "ubuntu:22.04", steps });
+      expect(built.reason, built.logs.join("\n")).toBeUndefined();
+      expect(built.logs.some((l) => l.startsWith("Pulled image ubuntu:22.04 (sha256:"))).toBe(true);
+      expect(registry.requests()).toContain("GET /v2/library/ubuntu/manifests/22.04");
+    } finally {
+      await emu.close();
+    }
   });
 });
 

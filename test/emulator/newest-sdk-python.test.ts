@@ -35,7 +35,10 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Exchange } from "../../emulator/exchanges";
 import { Faults, type FaultKind } from "../../emulator/faults";
 import { BASE_TEMPLATE_ID } from "../../emulator/store/templates";
-import { useEmulator } from "./platform-helpers";
+import type { Emulator } from "../../emulator";
+import { sandboxLayers, SANDBOX_IMAGE_CONFIG } from "../fixtures/oci-image";
+import { startRegistry, type TestRegistry } from "../fixtures/oci-registry";
+import { startEmulator, useEmulator } from "./platform-helpers";
 
 const run = promisify(execFile);
 const exchanges: Exchange[] = [];
@@ -587,5 +590,39 @@ describe("envd", () => {
       ["to-file", "symlink", "/home/user/links/file.txt"],
     ]);
     expect(out.stat).toEqual(["symlink", "symlink", "file"]);
+  });
+});
+
+describe("a template from an image on a registry (issue 49)", () => {
+  let registry: TestRegistry;
+  let work = "";
+  let pulling: Emulator;
+
+  beforeAll(async () => {
+    registry = await startRegistry();
+    work = mkdtempSync(join(tmpdir(), "sdk-python-image-"));
+    await registry.push("sandbox-base", "1", sandboxLayers(work), SANDBOX_IMAGE_CONFIG);
+    // The file's emulator runs on the host's dirs (vitest.config.mts); this one pulls.
+    pulling = await startEmulator({ images: "registry" });
+  }, 120_000);
+  afterAll(async () => {
+    await pulling?.close();
+    await registry?.close();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  test("Template().from_image(...).run_cmd(...) builds over the image, and a sandbox of it runs a command there", async () => {
+    const at = JSON.stringify({ api_key: pulling.apiKey, api_url: pulling.apiUrl, sandbox_url: pulling.sandboxUrl });
+    const out = await py.run(`
+      at = json.loads('${at}')
+      t = AsyncTemplate().from_image("${registry.host}/sandbox-base:1").run_cmd("echo installed > /usr/local/bin/marker", user="root")
+      b = await AsyncTemplate.build(t, "py-from-image", **at)
+      s = await AsyncSandbox.create("py-from-image", timeout=60, **at)
+      r = await s.commands.run("cat /usr/local/bin/marker; grep ^ID= /etc/os-release; echo $IMAGE_GREETING; echo $E2B_SANDBOX_ID")
+      await s.kill()
+      return {"stdout": r.stdout, "sandbox": s.sandbox_id}
+    `);
+    if (pulling.isolation.mode !== "namespaces") return;
+    expect(out.stdout).toBe(`installed\nID=busybox\nfrom the image\n${String(out.sandbox)}\n`);
   });
 });
