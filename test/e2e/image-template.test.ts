@@ -5,12 +5,10 @@
  * /usr/local/bin), and a Sandbox of it runs that program as that user, on the image's files, with
  * envd's own variables. An edit rebuilds the same template without fetching a layer again.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { sandboxLayers, SANDBOX_IMAGE_CONFIG } from "../fixtures/oci-image";
-import { startRegistry, type TestRegistry } from "../fixtures/oci-registry";
+import type { TestRegistry } from "../fixtures/oci-registry";
+import { startSandboxImage, type SandboxImage } from "../fixtures/sandbox-image";
 import { callsSince, lastSeq, ROOT, startStack, type E2eStack } from "./harness";
 
 const FIXTURE = join(ROOT, "test", "e2e", "fixtures", "image-template");
@@ -26,15 +24,14 @@ const dockerfile = (image: string, greeting: string) =>
   ].join("\n");
 
 describe("a template FROM an image on a registry", () => {
+  let pushed: SandboxImage;
   let registry: TestRegistry;
   let image = "";
-  let work = "";
   let s: E2eStack;
 
   beforeAll(async () => {
-    registry = await startRegistry();
-    work = mkdtempSync(join(tmpdir(), "image-template-"));
-    image = await registry.push("sandbox-base", "1", sandboxLayers(work), SANDBOX_IMAGE_CONFIG);
+    pushed = await startSandboxImage();
+    ({ registry, image } = pushed);
     // The suite's emulators run on the host's dirs (vitest.config.mts); this one pulls.
     s = await startStack(FIXTURE, "e2e-image-template", { images: "registry" });
     await s.configure({ dockerfile: dockerfile(image, "first"), provision: PROVISION });
@@ -42,8 +39,7 @@ describe("a template FROM an image on a registry", () => {
 
   afterAll(async () => {
     await s?.close();
-    await registry?.close();
-    if (work) rmSync(work, { recursive: true, force: true });
+    await pushed?.close();
   });
 
   test("up pulls the image, builds over it, and the sandbox runs the installed program as the user a RUN step made", async () => {

@@ -4,32 +4,25 @@
  * the image's files, what they leave in every sandbox of it, the image's environment the template's,
  * one unpack for two templates of it, and the service's words for an image that is not there.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Sandbox } from "e2b";
 import { afterAll, beforeAll, describe, expect, it, test } from "vitest";
 import { createEmulator } from "../../emulator";
 import { parseArgs } from "../../emulator/cli-args";
 import { imageSettings, IMAGES_ENV } from "../../emulator/image-settings";
-import { sandboxLayers, SANDBOX_IMAGE_CONFIG, type LayerBlob } from "../fixtures/oci-image";
-import { startRegistry, type TestRegistry } from "../fixtures/oci-registry";
+import { SANDBOX_IMAGE_CONFIG, type LayerBlob } from "../fixtures/oci-image";
+import type { TestRegistry } from "../fixtures/oci-registry";
+import { startSandboxImage, type SandboxImage } from "../fixtures/sandbox-image";
 import { client, useEmulator, waitFor, type Client } from "./platform-helpers";
 
+let pushed: SandboxImage;
 let registry: TestRegistry;
 let image = "";
-let work = "";
 let layers: LayerBlob[] = [];
 beforeAll(async () => {
-  registry = await startRegistry();
-  work = mkdtempSync(join(tmpdir(), "image-build-"));
-  layers = sandboxLayers(work);
-  image = await registry.push("sandbox-base", "1", layers, SANDBOX_IMAGE_CONFIG);
+  pushed = await startSandboxImage();
+  ({ registry, image, layers } = pushed);
 });
-afterAll(async () => {
-  await registry?.close();
-  rmSync(work, { recursive: true, force: true });
-});
+afterAll(() => pushed?.close());
 
 const env = useEmulator({ images: "registry", buildDelayMs: 50 });
 const isolated = () => env.emu.isolation.mode === "namespaces";

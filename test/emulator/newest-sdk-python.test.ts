@@ -36,8 +36,7 @@ import type { Exchange } from "../../emulator/exchanges";
 import { Faults, type FaultKind } from "../../emulator/faults";
 import { BASE_TEMPLATE_ID } from "../../emulator/store/templates";
 import type { Emulator } from "../../emulator";
-import { sandboxLayers, SANDBOX_IMAGE_CONFIG } from "../fixtures/oci-image";
-import { startRegistry, type TestRegistry } from "../fixtures/oci-registry";
+import { startSandboxImage, type SandboxImage } from "../fixtures/sandbox-image";
 import { startEmulator, useEmulator } from "./platform-helpers";
 
 const run = promisify(execFile);
@@ -594,28 +593,24 @@ describe("envd", () => {
 });
 
 describe("a template from an image on a registry (issue 49)", () => {
-  let registry: TestRegistry;
-  let work = "";
+  let pushed: SandboxImage;
   let pulling: Emulator;
 
   beforeAll(async () => {
-    registry = await startRegistry();
-    work = mkdtempSync(join(tmpdir(), "sdk-python-image-"));
-    await registry.push("sandbox-base", "1", sandboxLayers(work), SANDBOX_IMAGE_CONFIG);
+    pushed = await startSandboxImage();
     // The file's emulator runs on the host's dirs (vitest.config.mts); this one pulls.
     pulling = await startEmulator({ images: "registry" });
   }, 120_000);
   afterAll(async () => {
     await pulling?.close();
-    await registry?.close();
-    if (work) rmSync(work, { recursive: true, force: true });
+    await pushed?.close();
   });
 
   test("Template().from_image(...).run_cmd(...) builds over the image, and a sandbox of it runs a command there", async () => {
     const at = JSON.stringify({ api_key: pulling.apiKey, api_url: pulling.apiUrl, sandbox_url: pulling.sandboxUrl });
     const out = await py.run(`
       at = json.loads('${at}')
-      t = AsyncTemplate().from_image("${registry.host}/sandbox-base:1").run_cmd("echo installed > /usr/local/bin/marker", user="root")
+      t = AsyncTemplate().from_image("${pushed.image}").run_cmd("echo installed > /usr/local/bin/marker", user="root")
       b = await AsyncTemplate.build(t, "py-from-image", **at)
       s = await AsyncSandbox.create("py-from-image", timeout=60, **at)
       r = await s.commands.run("cat /usr/local/bin/marker; grep ^ID= /etc/os-release; echo $IMAGE_GREETING; echo $E2B_SANDBOX_ID")
