@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --only=ops,stream,readiness,engine,load,upload,growth,limit,checkpoints,fleet,image]`: every benchmark against the
+// `npm run bench [-- --quick] [-- --only=ops,stream,readiness,engine,load,upload,growth,limit,checkpoints,fleet,image,network]`: every benchmark against the
 // emulator (started here, with a fixed added latency), printed as tables and written to bench/RESULTS.md.
 // Each table puts ours, the alternative and the bound side by side, measured in this one run.
 import { execFileSync } from "node:child_process";
@@ -18,6 +18,7 @@ import { ROOT } from "./lib.mjs";
 import { loadBench, runtimeCodeBytes } from "./load.mjs";
 import { opsBench } from "./ops.mjs";
 import { readinessBench } from "./readiness.mjs";
+import { sandboxNetworkBench } from "./sandbox-network.mjs";
 import { streamBench } from "./stream.mjs";
 import { uploadBench } from "./template-upload.mjs";
 
@@ -38,8 +39,8 @@ const [provisionedCount, provisionedCommands] = listFlag("provisioned", [100, 3]
 const LATENCY_MS = 5;
 const BUILD_MS = 6000;
 const cfg = quick
-  ? { opsReps: 1, rounds: 10, streamReps: 1, builds: 3, engineReps: 1, loadReps: 5, uploadReps: 1, fleetReps: 1, imageReps: 1 }
-  : { opsReps: 6, rounds: 15, streamReps: 3, builds: 9, engineReps: 2, loadReps: 11, uploadReps: 3, fleetReps: 2, imageReps: 5 };
+  ? { opsReps: 1, rounds: 10, streamReps: 1, builds: 3, engineReps: 1, loadReps: 5, uploadReps: 1, fleetReps: 1, imageReps: 1, networkRounds: 5 }
+  : { opsReps: 6, rounds: 15, streamReps: 3, builds: 9, engineReps: 2, loadReps: 11, uploadReps: 3, fleetReps: 2, imageReps: 5, networkRounds: 15 };
 
 const started = performance.now();
 const log = (line) => process.stderr.write(`${line}\n`);
@@ -181,6 +182,14 @@ if (want("image")) {
       "Ours is emulator/image's \`pullImage\` in a fresh node process (its maxRSS is the peak); the alternative is \`skopeo copy docker://… oci:…\` then \`umoci raw unpack --rootless\`, each under /usr/bin/time (peak RSS: the larger of the two). " +
       "Rebuilt: \`pullImage\` again with the cold row's cache and a new target. Every tree is hashed whole (paths, bytes, modes, link targets) and must equal umoci's, with the whiteouts applied.",
     await imageBench({ reps: cfg.imageReps, log }),
+  );
+}
+
+if (want("network")) {
+  section(
+    "12. A sandbox's way out to the network (issue 49)",
+    `${cfg.networkRounds} sandboxes per emulator, alternating; the official SDK in this process against two emulators here, with \`sandboxNetwork: "uplink"\` (a network namespace held by the host's root, slirp4netns, the egress rules loaded by iptables-restore) and \`"loopback"\` (the sandbox's own loopback alone). The uplink starts with the namespaces, at the first command. Memory: the VmRSS of the running sandbox's slirp4netns and namespace holder.`,
+    await sandboxNetworkBench({ rounds: cfg.networkRounds, log }),
   );
 }
 

@@ -1,4 +1,5 @@
 /** Command-line flags of `sandbox-emulator` → `EmulatorOptions`. Pure: no I/O. */
+import { isIP } from "node:net";
 import type { EmulatorOptions } from "./index";
 import { parseDomain } from "./domain/server";
 import { validateFaults, type FaultSettings } from "./faults";
@@ -33,6 +34,9 @@ export const USAGE = `usage: sandbox-emulator [options]
                         dirs), host (never pull: the host's system dirs). Default: $SANDBOX_EMULATOR_IMAGES, else registry
   --registry-mirror R=M pull registry R's images from M instead (docker.io for Docker Hub); repeatable
   --insecure-registry R speak plain http to registry R (loopback always is); repeatable
+  --add-host N=IP       sandboxes' egress resolves name N to IPv4 IP before DNS, as /etc/hosts; repeatable
+  --sandbox-network M   uplink (default: out to the network under each sandbox's egress rules, where
+                        slirp4netns is installed) or loopback (a sandbox's own loopback alone)
   -h, --help            print this help
 
 Prints one JSON line {"apiUrl","sandboxUrl","apiKey","accessToken","isolation","images"} on stdout when ready
@@ -67,6 +71,8 @@ const FLAGS: Record<string, Setter> = {
   "--images": (o, _f, v) => (o.images = imagesMode(v)),
   "--registry-mirror": (o, _f, v) => (o.registryMirrors = { ...o.registryMirrors, ...mirror(v) }),
   "--insecure-registry": (o, _f, v) => (o.insecureRegistries = [...(o.insecureRegistries ?? []), v]),
+  "--sandbox-network": (o, _f, v) => (o.sandboxNetwork = sandboxNetwork(v)),
+  "--add-host": (o, _f, v) => (o.egressHosts = { ...o.egressHosts, ...addHost(v) }),
   "--fault-seed": (_o, f, v) => (f.faultSeed = integer("--fault-seed", v, -(2 ** 31), 2 ** 32 - 1)),
 };
 
@@ -102,6 +108,17 @@ function mirror(value: string): Record<string, string> {
   const [registry, host, extra] = value.split("=");
   if (!registry || !host || extra !== undefined) throw new Error(`option '--registry-mirror' needs REGISTRY=MIRROR (docker.io=127.0.0.1:5000), got '${value}'`);
   return { [registry]: host };
+}
+
+function sandboxNetwork(value: string): "uplink" | "loopback" {
+  if (value === "uplink" || value === "loopback") return value;
+  throw new Error(`option '--sandbox-network' needs uplink or loopback, got '${value}'`);
+}
+
+function addHost(value: string): Record<string, string> {
+  const [name, ip, extra] = value.split("=");
+  if (!name || !ip || extra !== undefined || isIP(ip) !== 4) throw new Error(`option '--add-host' needs NAME=IPv4 (api.example=198.51.100.7), got '${value}'`);
+  return { [name.toLowerCase()]: ip };
 }
 
 function number(flag: string, value: string): number {

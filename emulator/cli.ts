@@ -7,7 +7,7 @@
  * go to stderr. Exit codes: 0 on a clean stop, 1 if it could not start, 2 on bad flags.
  */
 import { parseArgs, USAGE } from "./cli-args";
-import { isolationWarning } from "./envd/isolation/mode";
+import { isolationWarning, networkNote } from "./envd/isolation/mode";
 import { createEmulator, type Emulator, type EmulatorOptions } from "./index";
 
 /** Runs the CLI with the given arguments (default: the process's own). */
@@ -49,8 +49,7 @@ async function run(options: EmulatorOptions): Promise<void> {
   }
   if (stopRequested) return stop();
   const { apiUrl, sandboxUrl, apiKey, accessToken, domain, caFile, pageUrl } = emulator;
-  const warning = isolationWarning(emulator.isolation);
-  if (warning) log(warning);
+  for (const line of [isolationWarning(emulator.isolation), networkNote(emulator.isolation)]) if (line) log(line);
   if (domain) log(`sandbox-emulator: serving https for ${domain}: a client needs E2B_DOMAIN=${domain} and the CA ${caFile} (NODE_EXTRA_CA_CERTS for Node, SSL_CERT_FILE for Python)`);
   const isolation = emulator.isolation.mode;
   const images = emulator.images;

@@ -49,6 +49,7 @@ import { volumeRoutes } from "./routes/volumes";
 import { volumeContentRoutes } from "./volume-content/routes";
 import type { EmulatorOptions } from "./options";
 import { imageSettings } from "./image-settings";
+import { withNetwork } from "./envd/isolation/uplink";
 import type { ImagesMode } from "./store/image-roots";
 import { sandboxEventRoutes } from "./routes/sandbox-events";
 import { webhookRoutes } from "./routes/webhooks";
@@ -148,7 +149,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   const creds = { apiKey: options.apiKey ?? newApiKey(), accessToken: options.accessToken ?? newAccessToken() };
   let apiUrl = "";
   const { restore } = options;
-  const [isolation, images] = [await detectIsolation(dataDir), imageSettings(options)];
+  const [isolation, images] = [withNetwork(await detectIsolation(dataDir), options.sandboxNetwork), imageSettings(options)];
   const latency = validateLatency(options.latency ?? {});
   const buildHold = new BuildHold(options.holdBuilds === true);
   const stores = createStores({ dataDir, buildDelayMs, buildHold, readyTimeoutMs: options.readyTimeoutMs, sandboxLimit: options.sandboxLimit, latency, webhookRetryDelaysMs: options.webhookRetryDelaysMs, webhookTimeoutMs: options.webhookTimeoutMs, images, teamID: restore?.teamID ?? newUUID(), userID: restore?.userID ?? newUUID(), apiUrl: () => apiUrl, isolation });
@@ -156,7 +157,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Emu
   const calls = new CallLog();
   const onExchange = exchangeObserver(options.onExchange);
   const processes = pageProcessLog(stores); // what the page shows of each command: envd tells it of each spawn
-  const envd = createEnvdHandler({ directory: stores.sandboxes, onExchange, limits: options.limits, onSpawn: processes.record });
+  const envd = createEnvdHandler({ directory: stores.sandboxes, onExchange, limits: options.limits, onSpawn: processes.record, egressHosts: options.egressHosts });
   const listener = createListener({ envd, router: createRouter(allRoutes(stores, faults, calls, creds, processes), creds), faults, calls, log: options.log, onExchange });
   // Only upgrades to a sandbox's port switch protocols (Node 24.9+; see envd/ports/upgrade.ts).
   const serverOptions: ServerOptions & { shouldUpgradeCallback?: (req: IncomingMessage) => boolean } = { shouldUpgradeCallback: (req) => envd.upgrades(req) };

@@ -3,6 +3,7 @@
  * in-sandbox API (processes and files). The platform side owns the records and the data dir; the
  * in-sandbox side only asks for a running sandbox by ID and hears when one stops.
  */
+import type { Egress } from "./envd/isolation/egress-rules";
 import type { Isolation } from "./envd/isolation/mode";
 
 /** What the in-sandbox API needs to know of one running sandbox. */
@@ -40,6 +41,8 @@ export interface SandboxRuntime {
    * of them with `rootDir` over them, and its files are reached through its namespaces (envd/links.ts).
    */
   imageDir?: string;
+  /** What it may reach (its create's or last PUT's egress rules): enforced where it has an uplink (envd/isolation/uplink.ts). */
+  egress?: Egress;
 }
 
 /** A template's last USER and WORKDIR: the user and cwd of a call that names none. */
@@ -63,6 +66,8 @@ export interface SandboxDirectory {
   onFrozen?(listener: (sandboxID: string) => Promise<void>): void;
   /** Called when such a sandbox resumes: its frozen processes continue; the resume waits for it. */
   onThawed?(listener: (sandboxID: string) => Promise<void>): void;
+  /** Called when a running sandbox's egress rules change; the change's answer waits for it. */
+  onNetworkChanged?(listener: (sandboxID: string) => Promise<void>): void;
   /** A request reached a sandbox that is not running: resumes it when its auto-resume allows. */
   resumeOnRequest?(sandboxID: string, request: ResumeRequest): Promise<ResumeOutcome>;
 }

@@ -31,6 +31,7 @@ import { isUpgrade } from "./ports/upgrade";
 import { binaryProcessStreams } from "./process/binary-stream";
 import type { ManagedProcess } from "./process/managed";
 import { processService } from "./process/service";
+import type { EgressHosts } from "./isolation/egress-proxy";
 import { SandboxStates, type SandboxState } from "./sandboxes";
 import { scopeKey, userFromAuthorization, type RequestScope } from "./scope";
 import { isSignedFiles, signedTarget } from "./signing";
@@ -45,6 +46,8 @@ export interface EnvdOptions {
   onExchange?: ExchangeObserver | undefined;
   /** Told of each process a sandbox's Start spawns, before its first output (the page's process log); read only. */
   onSpawn?: ((sandboxID: string, proc: ManagedProcess) => void) | undefined;
+  /** Names sandboxes' egress resolves to fixed addresses before DNS (isolation/egress-proxy.ts). */
+  egressHosts?: EgressHosts | undefined;
 }
 
 export interface EnvdHandler {
@@ -66,12 +69,10 @@ const userCheck: Interceptor = (next) => (req) => {
 
 /** Creates the in-sandbox API handler over a directory of running sandboxes. */
 export function createEnvdHandler(options: EnvdOptions): EnvdHandler {
-  const sandboxes = new SandboxStates(options.exitRetentionMs, options.onSpawn);
+  const sandboxes = new SandboxStates(options.exitRetentionMs, options.onSpawn, options.egressHosts);
   const limits = resolveLimits(options.limits);
   const scopes = new WeakMap<IncomingMessage, RequestScope>();
-  options.directory.onStopped((sandboxID) => void sandboxes.stop(sandboxID));
-  options.directory.onFrozen?.((sandboxID) => sandboxes.freeze(sandboxID));
-  options.directory.onThawed?.((sandboxID) => sandboxes.thaw(sandboxID));
+  follow(options.directory, sandboxes);
   const process = processService();
   const contextOf = (req: IncomingMessage) => createContextValues().set(scopeKey, scopes.get(req));
   const adapter = connectNodeAdapter({
@@ -121,6 +122,17 @@ export function createEnvdHandler(options: EnvdOptions): EnvdHandler {
       if (!binaryStreams(req, res)) adapter(req, res);
     });
   }
+}
+
+/** What the platform side tells of its sandboxes, passed on to their in-sandbox state. */
+function follow(directory: SandboxDirectory, sandboxes: SandboxStates): void {
+  directory.onStopped((sandboxID) => void sandboxes.stop(sandboxID));
+  directory.onFrozen?.((sandboxID) => sandboxes.freeze(sandboxID));
+  directory.onThawed?.((sandboxID) => sandboxes.thaw(sandboxID));
+  directory.onNetworkChanged?.(async (sandboxID) => {
+    const runtime = directory.running(sandboxID);
+    if (runtime) await sandboxes.applyEgress(runtime);
+  });
 }
 
 /** A signed /files URL made from a shared sandbox URL names no sandbox; its signature does (./signing.ts). */

@@ -9,7 +9,9 @@ import type { Socket } from "node:net";
 import { join } from "node:path";
 import type { SandboxRuntime } from "../types";
 import { WatcherRegistry } from "./filesystem/watcher-registry";
-import { accountBinds, overlayDirsOf, systemBindsOf, systemDirOf, writeAccountFiles } from "./isolation/layout";
+import type { EgressHosts } from "./isolation/egress-proxy";
+import { OPEN_EGRESS } from "./isolation/egress-rules";
+import { accountBinds, overlayDirsOf, systemBindsOf, systemDirOf, writeAccountFiles, writeResolvConf } from "./isolation/layout";
 import { SandboxNamespace } from "./isolation/namespace";
 import { systemBindsWithTools } from "./isolation/tools-layer";
 import { mountsOf } from "./paths";
@@ -30,7 +32,12 @@ export class SandboxState {
   /** Its ports, as the proxy reaches them; never the reason its namespaces are made. */
   readonly ports = new SandboxPorts(() => this.ns);
 
-  constructor(exitRetentionMs: number | undefined, onSpawn?: SpawnObserver) {
+  constructor(
+    exitRetentionMs: number | undefined,
+    onSpawn?: SpawnObserver,
+    /** Names its egress proxy resolves to fixed addresses (the emulator's `egressHosts`). */
+    private readonly egressHosts: EgressHosts = {},
+  ) {
     this.registry = new ProcessRegistry(exitRetentionMs, onSpawn);
   }
 
@@ -58,6 +65,11 @@ export class SandboxState {
     return this.runFiles;
   }
 
+  /** Its namespaces if they were started (undefined if not, or if their start failed). */
+  started(): Promise<SandboxNamespace | undefined> {
+    return this.ns?.catch(() => undefined) ?? Promise.resolve(undefined);
+  }
+
   /**
    * The sandbox's namespaces, made on first use; undefined when sandboxes are not isolated. A
    * failed setup is not kept, so the next command tries again.
@@ -66,7 +78,7 @@ export class SandboxState {
     const isolation = runtime.isolation;
     if (isolation.mode !== "namespaces") return undefined;
     if (this.stopped) return Promise.reject(new Error("the sandbox stopped"));
-    this.ns ??= startNamespace(runtime, isolation).then((ns) => {
+    this.ns ??= startNamespace(runtime, isolation, this.egressHosts).then((ns) => {
       if (runtime.imageDir !== undefined) viewPids.set(runtime.sandboxID, ns.pid);
       return ns;
     }, (err: unknown) => {
@@ -138,23 +150,19 @@ function cut(res: ServerResponse): void {
   if (tcp !== socket) socket.destroy();
 }
 
-function startNamespace(runtime: SandboxRuntime, isolation: SandboxRuntime["isolation"] & { mode: "namespaces" }) {
+function startNamespace(runtime: SandboxRuntime, isolation: SandboxRuntime["isolation"] & { mode: "namespaces" }, egressHosts: EgressHosts) {
+  const systemDir = systemDirOf(runtime.rootDir);
+  const volumes = mountsOf(runtime).filter((m) => !m.readOnly).reverse();
+  const network = { egress: runtime.egress ?? OPEN_EGRESS, egressHosts, resolvConf: writeResolvConf(systemDir) };
   if (runtime.imageDir !== undefined) {
     // Its `/` is the image's files with its root dir over them: no host dir is shown (setup-script.ts).
-    const volumes = mountsOf(runtime).filter((m) => !m.readOnly).reverse();
     const image = { lower: runtime.imageDir, ...overlayDirsOf(runtime.rootDir) };
-    return SandboxNamespace.start(isolation, { rootDir: runtime.rootDir, readOnly: [], volumes, image });
+    return SandboxNamespace.start(isolation, { rootDir: runtime.rootDir, readOnly: [], volumes, image, ...network });
   }
-  const systemDir = systemDirOf(runtime.rootDir);
   writeAccountFiles(systemDir);
-  const volumes = mountsOf(runtime).filter((m) => !m.readOnly).reverse();
   // The base image's sudo and python, over the host's /usr (isolation/tools-layer.ts).
   const system = systemBindsWithTools(runtime.rootDir, systemDir, isolation);
-  return SandboxNamespace.start(isolation, {
-    rootDir: runtime.rootDir,
-    readOnly: [...system, ...accountBinds(systemDir)],
-    volumes,
-  });
+  return SandboxNamespace.start(isolation, { rootDir: runtime.rootDir, readOnly: [...system, ...accountBinds(systemDir)], volumes, ...network });
 }
 
 /** The state of every sandbox that was called since it started. */
@@ -164,6 +172,7 @@ export class SandboxStates {
   constructor(
     private readonly exitRetentionMs: number | undefined,
     private readonly onSpawn?: (sandboxID: string, proc: ManagedProcess) => void,
+    private readonly egressHosts: EgressHosts = {},
   ) {}
 
   /** The state of a running sandbox, created on its first call. */
@@ -171,7 +180,7 @@ export class SandboxStates {
     let state = this.states.get(sandboxID);
     if (state) return state;
     const observer = this.onSpawn;
-    state = new SandboxState(this.exitRetentionMs, observer && ((proc) => observer(sandboxID, proc)));
+    state = new SandboxState(this.exitRetentionMs, observer && ((proc) => observer(sandboxID, proc)), this.egressHosts);
     this.states.set(sandboxID, state);
     return state;
   }
@@ -182,6 +191,12 @@ export class SandboxStates {
     this.states.delete(sandboxID);
     viewPids.delete(sandboxID);
     return state ? state.stop() : Promise.resolve();
+  }
+
+  /** Loads a sandbox's new egress rules into its firewall, if its namespaces run (else they start with them). */
+  async applyEgress(runtime: SandboxRuntime): Promise<void> {
+    const ns = await this.states.get(runtime.sandboxID)?.started();
+    await ns?.applyEgress(runtime.egress ?? OPEN_EGRESS);
   }
 
   /** Freezes a sandbox paused with its memory (SandboxState.freeze). */

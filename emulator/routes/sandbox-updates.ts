@@ -50,7 +50,7 @@ export function sandboxUpdateRoutes(stores: Stores): Route[] {
         checkDnsServers(body.dnsServers);
         checkNetworkRules(body.rules as Record<string, unknown[]> | undefined);
         const egress = { allowOut: body.allowOut, denyOut: body.denyOut, rules: normalizedRules(body.rules), dnsServers: body.dnsServers };
-        stores.sandboxes.updateNetwork(id, egress, body.allow_internet_access);
+        await stores.sandboxes.updateNetwork(id, egress, body.allow_internet_access);
         return noContent();
       },
     },

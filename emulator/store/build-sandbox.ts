@@ -9,7 +9,8 @@
 import { spawn } from "node:child_process";
 import { randomHex } from "../ids";
 import type { Account } from "../envd/accounts";
-import { accountBinds, hostId, overlayDirsOf, ownerId, ownerName, systemDirOf, systemView, writeAccountFiles } from "../envd/isolation/layout";
+import { OPEN_EGRESS } from "../envd/isolation/egress-rules";
+import { accountBinds, hostId, overlayDirsOf, ownerId, ownerName, systemDirOf, systemView, writeAccountFiles, writeResolvConf } from "../envd/isolation/layout";
 import { systemBindsWithTools } from "../envd/isolation/tools-layer";
 import type { Isolation } from "../envd/isolation/mode";
 import { SandboxNamespace } from "../envd/isolation/namespace";
@@ -116,10 +117,12 @@ export class BuildSandbox {
  * host's system dirs with the sandbox's own account files (../envd/isolation/layout.ts).
  */
 function viewOf(isolation: Namespaces, rootDir: string, result: TemplateResult): SetupPlan {
-  if (result.image) return { rootDir, readOnly: [], volumes: [], image: { lower: result.image.dir, ...overlayDirsOf(rootDir) } };
   const systemDir = systemDirOf(rootDir);
+  // A build reaches the network without rules of its own (infra: phases/base/builder.go, "nil network = no restrictions").
+  const network = { egress: OPEN_EGRESS, resolvConf: writeResolvConf(systemDir) };
+  if (result.image) return { rootDir, readOnly: [], volumes: [], image: { lower: result.image.dir, ...overlayDirsOf(rootDir) }, ...network };
   writeAccountFiles(systemDir);
-  return { rootDir, readOnly: [...systemBindsWithTools(rootDir, systemDir, isolation), ...accountBinds(systemDir)], volumes: [] };
+  return { rootDir, readOnly: [...systemBindsWithTools(rootDir, systemDir, isolation), ...accountBinds(systemDir)], volumes: [], ...network };
 }
 
 /** How Go's os.ProcessState names the signals a command usually dies of. */

@@ -1,15 +1,16 @@
 /**
  * What the platform side tells the in-sandbox side about a sandbox's processes (types.ts,
  * SandboxDirectory): they end (`stopped`: killed, expired, or a pause that keeps only the files),
- * they freeze (`frozen`: a pause that keeps the memory) or they continue (`thawed`: its resume).
+ * they freeze (`frozen`: a pause that keeps the memory) or they continue (`thawed`: its resume); its
+ * egress rules changed (`network`: PUT /sandboxes/{id}/network).
  * Each emit waits for every listener, so a pause answers once the processes are frozen.
  */
 
-export type SandboxEvent = "stopped" | "frozen" | "thawed";
+export type SandboxEvent = "stopped" | "frozen" | "thawed" | "network";
 export type SandboxListener = (sandboxID: string) => void | Promise<void>;
 
 export class SandboxEvents {
-  private readonly listeners: Record<SandboxEvent, SandboxListener[]> = { stopped: [], frozen: [], thawed: [] };
+  private readonly listeners: Record<SandboxEvent, SandboxListener[]> = { stopped: [], frozen: [], thawed: [], network: [] };
 
   on(event: SandboxEvent, listener: SandboxListener): void {
     this.listeners[event].push(listener);

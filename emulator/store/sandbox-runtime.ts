@@ -24,5 +24,6 @@ export function runtimeOf(record: SandboxRecord, isolation: Isolation): SandboxR
     envVars: { ...record.envVars },
     defaults: record.defaults,
     ...(record.imageDir !== undefined ? { imageDir: record.imageDir } : {}),
+    egress: { allowOut: [...(record.network?.allowOut ?? [])], denyOut: [...(record.network?.denyOut ?? [])], internet: record.allowInternetAccess !== false },
   };
 }

@@ -234,14 +234,18 @@ export class SandboxStore implements SandboxDirectory {
     if (until > record.endAt.getTime()) this.setEnd(record, until);
   }
 
-  /** Replaces a running sandbox's egress rules (a field left out is cleared: ./sandbox-records.ts updatedNetwork); 409 while paused. */
-  updateNetwork(sandboxID: string, egress: Pick<NetworkConfig, "allowOut" | "denyOut" | "rules" | "dnsServers">, allowInternetAccess?: boolean): void {
+  /**
+   * Replaces a running sandbox's egress rules (a field left out is cleared: ./sandbox-records.ts
+   * updatedNetwork); 409 while paused. Resolves once its firewall has them (the `network` listeners).
+   */
+  async updateNetwork(sandboxID: string, egress: Pick<NetworkConfig, "allowOut" | "denyOut" | "rules" | "dnsServers">, allowInternetAccess?: boolean): Promise<void> {
     const record = this.get(sandboxID);
     if (record.state !== "running") throw new ApiError(409, `Sandbox '${sandboxID}' cannot update its network while paused`);
     record.network = updatedNetwork(record.network, egress);
     if (allowInternetAccess !== undefined) record.allowInternetAccess = allowInternetAccess;
     addLog(record, "Sandbox network updated");
     this.starts.lifecycle?.("updated", record);
+    await this.events.emit("network", sandboxID);
   }
 
   running(sandboxID: string): SandboxRuntime | undefined {
@@ -253,17 +257,11 @@ export class SandboxStore implements SandboxDirectory {
     return [...this.sandboxes.keys()].flatMap((id) => this.running(id) ?? []);
   }
 
-  onStopped(listener: SandboxListener): void {
-    this.events.on("stopped", listener);
-  }
-
-  onFrozen(listener: SandboxListener): void {
-    this.events.on("frozen", listener);
-  }
-
-  onThawed(listener: SandboxListener): void {
-    this.events.on("thawed", listener);
-  }
+  // What the in-sandbox side hears (./sandbox-events.ts).
+  readonly onStopped = (listener: SandboxListener): void => this.events.on("stopped", listener);
+  readonly onFrozen = (listener: SandboxListener): void => this.events.on("frozen", listener);
+  readonly onThawed = (listener: SandboxListener): void => this.events.on("thawed", listener);
+  readonly onNetworkChanged = (listener: SandboxListener): void => this.events.on("network", listener);
 
   resumeOnRequest(sandboxID: string, request: ResumeRequest): Promise<ResumeOutcome> {
     return resumeOnRequest(this, sandboxID, request);

@@ -145,6 +145,7 @@ describe("SandboxDirectory (the store the in-sandbox API reads)", () => {
     expect(store.running(a.sandboxID)).toEqual({
       sandboxID: a.sandboxID, templateID: a.templateID, secure: true, envdAccessToken: a.envdAccessToken, trafficAccessToken: null, rootDir: join(dir, a.sandboxID),
       homePath: "/home/user", volumeMounts: [], envVars: { A: "1" }, isolation: { mode: "none", reason: "not asked for" },
+      egress: { allowOut: [], denyOut: [], internet: true },
     });
     await store.pause(a.sandboxID, false);
     expect(store.running(a.sandboxID)).toBeUndefined();

@@ -18,6 +18,7 @@
  */
 import { chmodSync, chownSync, existsSync, lchownSync, lstatSync, mkdirSync, opendirSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { UPLINK_DNS } from "./egress-rules";
 import type { Isolation } from "./mode";
 
 /** A sandbox id (root 0, user 1000) as the host sees it in the namespaces mode. */
@@ -140,6 +141,17 @@ export function accountBinds(systemDir: string): SystemBind[] {
     { sandboxPath: "/etc/passwd", hostPath: join(systemDir, "passwd") },
     { sandboxPath: "/etc/group", hostPath: join(systemDir, "group") },
   ];
+}
+
+/**
+ * The resolver file of an uplinked sandbox (isolation/uplink.ts: slirp4netns's DNS at 10.0.2.3),
+ * written once beside the account files; returns its path.
+ */
+export function writeResolvConf(systemDir: string): string {
+  const path = join(systemDir, "resolv.conf");
+  mkdirSync(systemDir, { recursive: true });
+  if (!existsSync(path)) writeFileSync(path, `nameserver ${UPLINK_DNS}\n`, { mode: 0o644 });
+  return path;
 }
 
 /** Writes the account files once (they are the same for every sandbox). */

@@ -31,6 +31,12 @@ export interface Tools {
    * network (no network namespace): see ../ports/dial.ts for what that cannot do.
    */
   ip?: string;
+  /**
+   * slirp4netns and iptables-restore: a sandbox's way out to the network and its egress rules
+   * (uplink.ts). Without either, a sandbox's network is its loopback alone.
+   */
+  slirp4netns?: string;
+  iptablesRestore?: string;
 }
 
 export type Isolation = { mode: "namespaces"; idBase: number; tools: Tools } | { mode: "none"; reason: string };
@@ -58,8 +64,14 @@ export function findTools(): Tools | string {
     if (!at) return name;
     found[name] = at;
   }
-  const ip = find("ip");
-  return { ...(found as unknown as Tools), ...(ip ? { ip } : {}) };
+  const [ip, slirp4netns, iptablesRestore] = [find("ip"), find("slirp4netns"), find("iptables-restore")];
+  return { ...(found as unknown as Tools), ...(ip ? { ip } : {}), ...(slirp4netns ? { slirp4netns } : {}), ...(iptablesRestore ? { iptablesRestore } : {}) };
+}
+
+/** The line the CLI prints when isolated sandboxes have no way out to the network (isolation/uplink.ts). */
+export function networkNote(isolation: Isolation): string | undefined {
+  if (isolation.mode !== "namespaces" || (isolation.tools.slirp4netns && isolation.tools.iptablesRestore && isolation.tools.ip)) return undefined;
+  return "sandbox-emulator: note: sandboxes reach no network: slirp4netns, iptables-restore or ip is missing (apt-get install slirp4netns iptables iproute2).";
 }
 
 /** The one-line warning the CLI prints when sandboxes are not isolated. */

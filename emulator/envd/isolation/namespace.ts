@@ -22,7 +22,9 @@ import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { realpathSync, writeFileSync } from "node:fs";
 import { access } from "node:fs/promises";
 import { ID_COUNT, type Isolation } from "./mode";
+import type { Egress } from "./egress-rules";
 import { imageOverlayOptions, setupScript, type SetupPlan } from "./setup-script";
+import { Uplink, uplinkTools } from "./uplink";
 
 /** How long the namespace setup may take before the sandbox's first call fails, in ms. */
 const SETUP_TIMEOUT_MS = 15_000;
@@ -46,26 +48,42 @@ function mountImage(nsenter: string, pid: number, upper: string, image: NonNulla
 export class SandboxNamespace {
   private init: ChildProcess | undefined;
   private initPid = 0;
+  /** Its way out to the network, when the plan has egress rules and the host has the tools (uplink.ts). */
+  private uplink: Uplink | undefined;
 
   private constructor(private readonly isolation: Namespaces) {}
 
   /** Makes the namespaces and runs the setup; rejects with the setup's own error output. */
   static async start(isolation: Namespaces, plan: SetupPlan): Promise<SandboxNamespace> {
     const ns = new SandboxNamespace(isolation);
-    await ns.boot({ ...plan, rootDir: realpathSync(plan.rootDir) });
+    const tools = uplinkTools(isolation.tools);
+    if (plan.egress && tools) ns.uplink = await Uplink.start(tools, plan.egress, plan.egressHosts);
+    try {
+      await ns.boot({ ...plan, rootDir: realpathSync(plan.rootDir), ...(ns.uplink ? { uplinked: true } : {}) });
+    } catch (err) {
+      ns.uplink?.stop();
+      throw err;
+    }
     return ns;
+  }
+
+  /** Replaces the sandbox's egress rules (PUT /sandboxes/{id}/network); a sandbox with no uplink has no network to rule. */
+  async applyEgress(egress: Egress): Promise<void> {
+    await this.uplink?.apply(egress);
   }
 
   private boot(plan: SetupPlan): Promise<void> {
     const { tools, idBase } = this.isolation;
+    // With an uplink, the namespaces are made inside its network namespace, which the host's root holds.
+    const [file, ...before] = this.uplink ? [tools.nsenter, `--net=${this.uplink.netns}`, "--", tools.setpriv] : [tools.setpriv];
     // The re-exec that makes the init root of its namespace also clears its parent-death signal (the
     // kernel does so on any gain of capabilities), so it goes through setpriv, which arms it again at
     // once: an emulator killed (or a setup given up) during the mount setup then still takes the init.
     const stage = 'echo unshared && read -r _ && exec "$2" --pdeathsig KILL -- "$0" -c "$1" sandbox-setup';
     const child = spawn(
-      tools.setpriv,
-      ["--pdeathsig", "KILL", `--reuid=${idBase}`, `--regid=${idBase}`, "--clear-groups", "--",
-        tools.unshare, "--user", "--mount", "--pid", ...this.netFlag(), "--fork", "--kill-child", "--propagation", "private", "--",
+      file!,
+      [...before, "--pdeathsig", "KILL", `--reuid=${idBase}`, `--regid=${idBase}`, "--clear-groups", "--",
+        tools.unshare, "--user", "--mount", "--pid", ...(this.uplink ? [] : this.netFlag()), "--fork", "--kill-child", "--propagation", "private", "--",
         tools.bash, "-c", stage, tools.bash, setupScript(plan, tools), tools.setpriv],
       { stdio: ["pipe", "pipe", "pipe"], env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" } },
     );
@@ -168,6 +186,7 @@ export class SandboxNamespace {
 
   /** Kills the init, which ends every process of the sandbox; resolves once it is gone. */
   stop(): Promise<void> {
+    this.uplink?.stop();
     const init = this.init;
     if (!init || init.exitCode !== null || init.signalCode !== null) return Promise.resolve();
     return new Promise((resolve) => {

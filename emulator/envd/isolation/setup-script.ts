@@ -4,6 +4,8 @@
  * the host's mounts never change. Paths are passed quoted; none comes from a request unchecked
  * (volume mount paths are validated clean absolute paths at create).
  */
+import type { EgressHosts } from "./egress-proxy";
+import type { Egress } from "./egress-rules";
 import type { SystemBind } from "./layout";
 import type { Tools } from "./mode";
 
@@ -22,6 +24,17 @@ export interface SetupPlan {
    * empty): nothing of the host's is in the sandbox but its devices.
    */
   image?: { lower: string; work: string; merged: string };
+  /**
+   * What the sandbox may reach: with it, and where the host has the tools, the sandbox gets a way out
+   * to the network (uplink.ts) under these rules; without, its loopback alone.
+   */
+  egress?: Egress;
+  /** Names the egress proxy resolves to fixed addresses before DNS (the emulator's `egressHosts`). */
+  egressHosts?: EgressHosts;
+  /** Set by namespace.ts: the network namespace is the uplink's, its loopback already up. */
+  uplinked?: true;
+  /** A host file bound over the sandbox's `/etc/resolv.conf` when it is uplinked (the uplink's resolver). */
+  resolvConf?: string;
 }
 
 /** Device nodes a sandbox gets from the host; no disk, no kernel memory. */
@@ -54,7 +67,7 @@ export function setupScript(plan: SetupPlan, tools: Pick<Tools, "setpriv" | "bas
   const lines = [
     "set -eu",
     // A new network namespace has only a loopback, and it is down: a server on 127.0.0.1 needs it up.
-    ...(tools.ip ? [`${q(tools.ip)} link set lo up`] : []),
+    ...(tools.ip && !plan.uplinked ? [`${q(tools.ip)} link set lo up`] : []),
     // An image sandbox's overlay is mounted from the host before this runs (namespace.ts).
     ...(plan.image ? [] : [`mount --bind ${R} ${R}`]),
     ...plan.readOnly.map((b) => (b.layered || b.lowers ? overlay(plan.rootDir + b.sandboxPath, b) : `mount --bind -o ro ${q(b.hostPath)} ${at(b.sandboxPath)}`)),
@@ -74,6 +87,7 @@ export function setupScript(plan: SetupPlan, tools: Pick<Tools, "setpriv" | "bas
     `cat /proc/sys/kernel/random/uuid > ${at("/dev/.boot_id")}`,
     `mount --bind -o ro ${at("/dev/.boot_id")} ${at("/proc/sys/kernel/random/boot_id")}`,
     `rm ${at("/dev/.boot_id")}`,
+    ...(plan.uplinked && plan.resolvConf ? resolvConfBind(plan.resolvConf, at("/etc/resolv.conf")) : []),
     `mkdir -p ${at("/.old-root")}`,
     `cd ${R}`,
     "pivot_root . .old-root",
@@ -97,6 +111,14 @@ export function imageOverlayOptions(upper: string, image: NonNullable<SetupPlan[
     if (/[,:\\]/.test(dir)) throw new Error(`cannot make an overlay of ${dir}: the path holds a ',', ':' or '\\'`);
   }
   return `lowerdir=${image.lower},upperdir=${upper},workdir=${image.work}`;
+}
+
+/**
+ * The uplink's resolver as the sandbox's: bound over its `/etc/resolv.conf` when that is a plain file
+ * (made empty first on an image that has none); a link (a host's systemd-resolved stub) is left as it is.
+ */
+function resolvConfBind(file: string, target: string): string[] {
+  return [`if [ ! -e ${target} ] && [ ! -L ${target} ]; then : > ${target} 2>/dev/null || true; fi`, `if [ -f ${target} ] && [ ! -L ${target} ]; then mount --bind -o ro ${q(file)} ${target}; fi`];
 }
 
 /**
