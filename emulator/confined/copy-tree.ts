@@ -4,13 +4,15 @@
  * what a sandbox made from one starts with. Each dir is opened without following a link and named
  * through its fd (dir.ts), so a link the sandbox swaps in for a dir is copied as a link, never
  * entered, and nothing outside either tree is read or written. Links, modes and owners are kept;
- * sockets, pipes and devices are not files a snapshot holds, and are left out.
+ * sockets, pipes and devices are not files a snapshot holds, and are left out, but for an overlay's
+ * whiteout (./whiteout.ts), an image sandbox's removal of an image's file.
  */
 import { constants } from "node:fs";
 import { open, readdir, readlink, symlink } from "node:fs/promises";
 import { pipeline } from "node:stream/promises";
 import { Dir } from "./dir";
 import { chmodAt, chownAt, mkdirAt, statAt } from "./ops";
+import { isWhiteout, makeWhiteout } from "./whiteout";
 
 /**
  * Copies everything under `fromDir` into `toDir` (both exist). Sandbox paths at or under `skip`
@@ -53,6 +55,8 @@ async function copyLevel(from: Dir, to: Dir, path: string, skip: readonly string
       if (there) continue;
       await symlink(await readlink(from.at(name)), to.at(name));
     } else {
+      // An image sandbox's removal of one of the image's files (./whiteout.ts) goes with its files.
+      if (isWhiteout(st) && !there) await makeWhiteout(to.at(name));
       continue;
     }
     if (!st.isSymbolicLink()) await chmodAt(dst, st.mode & 0o7777);

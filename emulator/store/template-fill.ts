@@ -11,6 +11,7 @@ import { constants } from "node:fs";
 import { symlink } from "node:fs/promises";
 import { Dir } from "../confined/dir";
 import { chmodAt, chownAt, mkdirAt, openAt, statAt } from "../confined/ops";
+import { makeWhiteout } from "../confined/whiteout";
 import type { TemplateResult, TreeNode } from "./template-tree";
 
 /**
@@ -67,6 +68,9 @@ async function place(at: { dir: Dir; name: string; follow: false }, node: TreeNo
     if (existing && !existing.isDirectory()) return;
     if (!existing) await mkdirAt(at);
     await chmodAt(at, node.mode | 0o700);
+  } else if (node.type === "whiteout") {
+    if (!existing) await makeWhiteout(at.dir.at(at.name));
+    return;
   } else if (node.type === "file") {
     if (existing && !existing.isFile()) return;
     const handle = await openAt(at, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC, node.mode).catch(() => undefined);

@@ -8,9 +8,12 @@
 import { posix } from "node:path";
 import type { TarMember } from "./tar-read";
 
-/** One path of a template's tree. */
+/**
+ * One path of a template's tree. A `whiteout` is a path of the image a RUN step removed: an
+ * overlay's mark (a 0/0 character device) in every sandbox's upper dir hides the image's file there.
+ */
 export interface TreeNode {
-  type: "file" | "dir" | "symlink";
+  type: "file" | "dir" | "symlink" | "whiteout";
   /** Permission bits. */
   mode: number;
   /** The user the files belong to in the sandbox (`--chown`, else the build's user then). */
@@ -66,7 +69,8 @@ const BASE_DIRS: ReadonlyMap<string, string> = new Map([["/home", "root"], ["/ho
 export function ensureDir(tree: Map<string, TreeNode>, dir: string, owner: string): void {
   if (dir === "/") return;
   ensureDir(tree, posix.dirname(dir), owner);
-  if (!tree.has(dir)) tree.set(dir, { type: "dir", mode: 0o755, owner: BASE_DIRS.get(dir) ?? owner });
+  // A dir made where a RUN step removed the image's one is a new dir (its old files stay hidden only in part: no opaque mark).
+  if (!tree.has(dir) || tree.get(dir)?.type === "whiteout") tree.set(dir, { type: "dir", mode: 0o755, owner: BASE_DIRS.get(dir) ?? owner });
 }
 
 /** How a COPY step places the uploaded members (Docker's rules). */

@@ -5,12 +5,14 @@
  * SyncChangesToDisk after each step). The sandbox's processes are all gone by then, but the tree is
  * still the sandbox's making, so it is read as copy-tree.ts reads one: each dir opened without
  * following a link and named through its fd (../confined/dir.ts), each file opened with O_NOFOLLOW;
- * a link the command made is kept as a link, never entered. Sockets, pipes and devices are left out.
+ * a link the command made is kept as a link, never entered. Sockets, pipes and devices are left out,
+ * but for an overlay's whiteout (a 0/0 character device), which is kept as the removal it stands for.
  */
 import { constants } from "node:fs";
 import { open, readdir, readlink } from "node:fs/promises";
 import { Dir } from "../confined/dir";
 import { statAt } from "../confined/ops";
+import { isWhiteout } from "../confined/whiteout";
 import type { TreeNode } from "./template-tree";
 
 /** Sandbox paths the layout makes (system dirs, /proc, /dev...): not template content. */
@@ -58,6 +60,9 @@ async function readLevel(dir: Dir, path: string, tree: Map<string, TreeNode>, op
     } else if (st.isFile()) {
       const data = await readFile(dir, name);
       if (data) tree.set(sandboxPath, { type: "file", ...base, data });
+    } else if (isWhiteout(st)) {
+      // An overlay's whiteout: the step removed the image's file here (an image build's upper dir).
+      tree.set(sandboxPath, { type: "whiteout", mode: 0, owner: "root" });
     }
   }
 }

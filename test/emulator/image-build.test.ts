@@ -116,6 +116,26 @@ describe("a template FROM an image on a registry", () => {
     expect(bad.logs).toContain("[builder 1/1] [stderr]: useradd: invalid user name 'Bad!'");
   });
 
+  it("what a RUN step removes of the image stays removed: in the next step, in every sandbox, and what a sandbox removes in its fork", async () => {
+    const steps = [{ type: "RUN", args: ["rm /etc/os-release && rm -rf /bin/vi", "root"] }, { type: "RUN", args: ["test ! -e /etc/os-release && test ! -e /bin/vi", "root"] }];
+    const built = await build(env.c, "removals", { fromImage: image, steps });
+    expect(built.reason).toBeUndefined();
+    if (!isolated()) return;
+    const sbx = await Sandbox.create(built.templateID, { apiKey: env.emu.apiKey, apiUrl: env.emu.apiUrl, sandboxUrl: env.emu.sandboxUrl });
+    try {
+      expect((await sbx.commands.run("ls /etc/os-release /bin/vi 2>&1; ls /bin/ls")).stdout).toContain("/bin/ls");
+      expect((await sbx.commands.run("test -e /etc/os-release || test -e /bin/vi || echo both gone")).stdout).toBe("both gone\n");
+      await expect(sbx.files.read("/etc/os-release")).rejects.toThrow(/does not exist|not found/i);
+      await sbx.commands.run("rm /bin/ls", { user: "root" });
+      const forked = await env.c.post(`/sandboxes/${sbx.sandboxId}/fork`, { timeout: 60 });
+      const fork = await Sandbox.connect(forked.body[0].sandbox.sandboxID as string, { apiKey: env.emu.apiKey, apiUrl: env.emu.apiUrl, sandboxUrl: env.emu.sandboxUrl });
+      expect((await fork.commands.run("test -e /bin/ls || echo gone in the fork")).stdout).toBe("gone in the fork\n");
+      await fork.kill();
+    } finally {
+      await sbx.kill();
+    }
+  });
+
   it("a second template of the same image fetches no layer: the image is unpacked once", async () => {
     const before = registry.requests().length;
     const built = await build(env.c, "from-busybox-again", { fromImage: image, steps: [{ type: "RUN", args: ["true"] }] });
