@@ -49,7 +49,7 @@ import { volumeRoutes } from "./routes/volumes";
 import { volumeContentRoutes } from "./volume-content/routes";
 import type { EmulatorOptions } from "./options";
 import { imageSettings } from "./image-settings";
-import { withNetwork } from "./envd/isolation/uplink";
+import { withNetwork } from "./envd/network/uplink";
 import type { ImagesMode } from "./store/image-roots";
 import { sandboxEventRoutes } from "./routes/sandbox-events";
 import { webhookRoutes } from "./routes/webhooks";

@@ -77,14 +77,14 @@ export interface EmulatorOptions {
   insecureRegistries?: string[];
   /**
    * Names a sandbox's egress resolves to fixed IPv4 addresses before DNS, as /etc/hosts would
-   * (`--add-host name=ip`): where an `allowOut` domain is dialled (envd/isolation/egress-proxy.ts).
+   * (`--add-host name=ip`): where an `allowOut` domain is dialled (envd/network/egress-proxy.ts).
    * Default: none.
    */
   egressHosts?: Record<string, string>;
   /**
    * A sandbox's network: `uplink` (the default, where slirp4netns and iptables-restore are installed)
    * reaches out under its egress rules; `loopback` is its own loopback alone, whatever its rules say
-   * (envd/isolation/uplink.ts).
+   * (envd/network/uplink.ts).
    */
   sandboxNetwork?: "uplink" | "loopback";
 }

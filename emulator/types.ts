@@ -3,7 +3,7 @@
  * in-sandbox API (processes and files). The platform side owns the records and the data dir; the
  * in-sandbox side only asks for a running sandbox by ID and hears when one stops.
  */
-import type { Egress } from "./envd/isolation/egress-rules";
+import type { Egress } from "./envd/network/egress-rules";
 import type { Isolation } from "./envd/isolation/mode";
 
 /** What the in-sandbox API needs to know of one running sandbox. */
@@ -41,7 +41,7 @@ export interface SandboxRuntime {
    * of them with `rootDir` over them, and its files are reached through its namespaces (envd/links.ts).
    */
   imageDir?: string;
-  /** What it may reach (its create's or last PUT's egress rules): enforced where it has an uplink (envd/isolation/uplink.ts). */
+  /** What it may reach (its create's or last PUT's egress rules): enforced where it has an uplink (envd/network/uplink.ts). */
   egress?: Egress;
 }
 

@@ -31,7 +31,7 @@ import { isUpgrade } from "./ports/upgrade";
 import { binaryProcessStreams } from "./process/binary-stream";
 import type { ManagedProcess } from "./process/managed";
 import { processService } from "./process/service";
-import type { EgressHosts } from "./isolation/egress-proxy";
+import type { EgressHosts } from "./network/egress-proxy";
 import { SandboxStates, type SandboxState } from "./sandboxes";
 import { scopeKey, userFromAuthorization, type RequestScope } from "./scope";
 import { isSignedFiles, signedTarget } from "./signing";
@@ -46,7 +46,7 @@ export interface EnvdOptions {
   onExchange?: ExchangeObserver | undefined;
   /** Told of each process a sandbox's Start spawns, before its first output (the page's process log); read only. */
   onSpawn?: ((sandboxID: string, proc: ManagedProcess) => void) | undefined;
-  /** Names sandboxes' egress resolves to fixed addresses before DNS (isolation/egress-proxy.ts). */
+  /** Names sandboxes' egress resolves to fixed addresses before DNS (network/egress-proxy.ts). */
   egressHosts?: EgressHosts | undefined;
 }
 

@@ -9,7 +9,7 @@
 import { spawn } from "node:child_process";
 import { randomHex } from "../ids";
 import type { Account } from "../envd/accounts";
-import { OPEN_EGRESS } from "../envd/isolation/egress-rules";
+import { OPEN_EGRESS } from "../envd/network/egress-rules";
 import { accountBinds, hostId, overlayDirsOf, ownerId, ownerName, systemDirOf, systemView, writeAccountFiles, writeResolvConf } from "../envd/isolation/layout";
 import { systemBindsWithTools } from "../envd/isolation/tools-layer";
 import type { Isolation } from "../envd/isolation/mode";

@@ -1,5 +1,5 @@
 /**
- * A sandbox's network and its egress rules (emulator/envd/isolation/uplink.ts, egress-rules.ts),
+ * A sandbox's network and its egress rules (emulator/envd/network/uplink.ts, egress-rules.ts),
  * against two HTTP servers on the host at public-looking addresses (test/fixtures/internet.ts):
  * reached by default; `denyOut` all with one `allowOut` reaches that one only; `allowInternetAccess:
  * false` reaches nothing; a PUT applies to new connections, an open one going on; the sandbox's own

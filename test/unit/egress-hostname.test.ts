@@ -1,12 +1,12 @@
 /**
- * The name an egress connection asks for (emulator/envd/isolation/egress-hostname.ts): the SNI of a
+ * The name an egress connection asks for (emulator/envd/network/egress-hostname.ts): the SNI of a
  * ClientHello that Node's own TLS client wrote, and the Host of an HTTP request head, each read from
  * its first bytes as they come; and how an `allowOut` domain matches a name, as the service's proxy.
  */
 import { createServer } from "node:net";
 import { connect } from "node:tls";
 import { describe, expect, test } from "vitest";
-import { httpHostOf, matchesDomain, sniOf } from "../../emulator/envd/isolation/egress-hostname";
+import { httpHostOf, matchesDomain, sniOf } from "../../emulator/envd/network/egress-hostname";
 
 /** The first bytes a TLS client sends for `servername`, caught by a plain TCP server. */
 function clientHello(servername: string | undefined): Promise<Buffer> {

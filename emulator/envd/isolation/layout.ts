@@ -18,7 +18,7 @@
  */
 import { chmodSync, chownSync, existsSync, lchownSync, lstatSync, mkdirSync, opendirSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { UPLINK_DNS } from "./egress-rules";
+import { UPLINK_DNS } from "../network/egress-rules";
 import type { Isolation } from "./mode";
 
 /** A sandbox id (root 0, user 1000) as the host sees it in the namespaces mode. */
@@ -144,7 +144,7 @@ export function accountBinds(systemDir: string): SystemBind[] {
 }
 
 /**
- * The resolver file of an uplinked sandbox (isolation/uplink.ts: slirp4netns's DNS at 10.0.2.3),
+ * The resolver file of an uplinked sandbox (../network/uplink.ts: slirp4netns's DNS at 10.0.2.3),
  * written once beside the account files; returns its path.
  */
 export function writeResolvConf(systemDir: string): string {

@@ -33,7 +33,7 @@ export interface Tools {
   ip?: string;
   /**
    * slirp4netns and iptables-restore: a sandbox's way out to the network and its egress rules
-   * (uplink.ts). Without either, a sandbox's network is its loopback alone.
+   * (../network/uplink.ts). Without either, a sandbox's network is its loopback alone.
    */
   slirp4netns?: string;
   iptablesRestore?: string;
@@ -68,7 +68,7 @@ export function findTools(): Tools | string {
   return { ...(found as unknown as Tools), ...(ip ? { ip } : {}), ...(slirp4netns ? { slirp4netns } : {}), ...(iptablesRestore ? { iptablesRestore } : {}) };
 }
 
-/** The line the CLI prints when isolated sandboxes have no way out to the network (isolation/uplink.ts). */
+/** The line the CLI prints when isolated sandboxes have no way out to the network (../network/uplink.ts). */
 export function networkNote(isolation: Isolation): string | undefined {
   if (isolation.mode !== "namespaces" || (isolation.tools.slirp4netns && isolation.tools.iptablesRestore && isolation.tools.ip)) return undefined;
   return "sandbox-emulator: note: sandboxes reach no network: slirp4netns, iptables-restore or ip is missing (apt-get install slirp4netns iptables iproute2).";

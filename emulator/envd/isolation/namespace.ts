@@ -22,9 +22,9 @@ import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { realpathSync, writeFileSync } from "node:fs";
 import { access } from "node:fs/promises";
 import { ID_COUNT, type Isolation } from "./mode";
-import type { Egress } from "./egress-rules";
+import type { Egress } from "../network/egress-rules";
 import { imageOverlayOptions, setupScript, type SetupPlan } from "./setup-script";
-import { Uplink, uplinkTools } from "./uplink";
+import { Uplink, uplinkTools } from "../network/uplink";
 
 /** How long the namespace setup may take before the sandbox's first call fails, in ms. */
 const SETUP_TIMEOUT_MS = 15_000;
@@ -48,7 +48,7 @@ function mountImage(nsenter: string, pid: number, upper: string, image: NonNulla
 export class SandboxNamespace {
   private init: ChildProcess | undefined;
   private initPid = 0;
-  /** Its way out to the network, when the plan has egress rules and the host has the tools (uplink.ts). */
+  /** Its way out to the network, when the plan has egress rules and the host has the tools (../network/uplink.ts). */
   private uplink: Uplink | undefined;
 
   private constructor(private readonly isolation: Namespaces) {}
@@ -57,11 +57,13 @@ export class SandboxNamespace {
   static async start(isolation: Namespaces, plan: SetupPlan): Promise<SandboxNamespace> {
     const ns = new SandboxNamespace(isolation);
     const tools = uplinkTools(isolation.tools);
-    if (plan.egress && tools) ns.uplink = await Uplink.start(tools, plan.egress, plan.egressHosts);
+    if (plan.egress && tools) ns.uplink = await Uplink.hold(tools, plan.egressHosts);
+    // The mount setup and the uplink's connection side by side: both end before the sandbox's first command.
+    const booted = ns.boot({ ...plan, rootDir: realpathSync(plan.rootDir), ...(ns.uplink ? { uplinked: true } : {}) });
     try {
-      await ns.boot({ ...plan, rootDir: realpathSync(plan.rootDir), ...(ns.uplink ? { uplinked: true } : {}) });
+      await Promise.all([booted, plan.egress && ns.uplink?.connect(plan.egress)]);
     } catch (err) {
-      ns.uplink?.stop();
+      await ns.stop();
       throw err;
     }
     return ns;

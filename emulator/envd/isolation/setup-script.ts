@@ -4,8 +4,8 @@
  * the host's mounts never change. Paths are passed quoted; none comes from a request unchecked
  * (volume mount paths are validated clean absolute paths at create).
  */
-import type { EgressHosts } from "./egress-proxy";
-import type { Egress } from "./egress-rules";
+import type { EgressHosts } from "../network/egress-proxy";
+import type { Egress } from "../network/egress-rules";
 import type { SystemBind } from "./layout";
 import type { Tools } from "./mode";
 

@@ -15,7 +15,7 @@ import { lookup } from "node:dns/promises";
 import { BlockList, connect, isIP, type Server, type Socket } from "node:net";
 import { ALWAYS_DENIED, PROXY_PORTS } from "./egress-rules";
 import { httpHostOf, matchesDomain, MAX_HEAD_BYTES, sniOf, type Sniffed } from "./egress-hostname";
-import type { Tools } from "./mode";
+import type { Tools } from "../isolation/mode";
 
 /** How long a connection may take to send its name, in ms. */
 const SNIFF_TIMEOUT_MS = 10_000;

@@ -3,7 +3,7 @@
  * `sleep` that lives in it), reached through slirp4netns, which runs on the host and makes each of
  * the sandbox's connections as an ordinary host socket (`tap0`, 10.0.2.100, gateway 10.0.2.2, DNS
  * 10.0.2.3), with the host's own loopback out of reach (`--disable-host-loopback`). The sandbox's
- * namespaces are made inside it (namespace.ts), so its root, root only of its own user namespace,
+ * namespaces are made inside it (../isolation/namespace.ts), so its root, root only of its own user namespace,
  * cannot change the namespace's interfaces or firewall; the egress rules (egress-rules.ts) are loaded
  * there by the host's root, again on each PUT /sandboxes/{id}/network.
  *
@@ -12,7 +12,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { EgressProxy, type EgressHosts } from "./egress-proxy";
 import { domainsOf, egressRules, type Egress } from "./egress-rules";
-import type { Isolation, Tools } from "./mode";
+import type { Isolation, Tools } from "../isolation/mode";
 
 /**
  * What the sandbox's root could do in a namespace of its own and cannot in one the host's root owns
@@ -42,42 +42,42 @@ export function uplinkTools(tools: Tools): UplinkTools | undefined {
 export class Uplink {
   /** Started with the first `allowOut` domain (egress-proxy.ts). */
   private proxy: Promise<EgressProxy> | undefined;
+  private slirp: ChildProcess | undefined;
 
   private constructor(
     private readonly tools: UplinkTools,
     private readonly holder: ChildProcess,
-    private readonly slirp: ChildProcess,
     private readonly hosts: EgressHosts,
   ) {}
 
-  /** Makes the namespace, connects it and loads `egress`; rejects naming what failed. `hosts`: the proxy's fixed names. */
-  static async start(tools: UplinkTools, egress: Egress, hosts: EgressHosts = {}): Promise<Uplink> {
+  /**
+   * Makes the namespace, its loopback up and nothing else: the sandbox's namespaces may be made in
+   * it while `connect` runs, as long as both are done before the sandbox runs anything (namespace.ts).
+   * `hosts`: the proxy's fixed names.
+   */
+  static async hold(tools: UplinkTools, hosts: EgressHosts = {}): Promise<Uplink> {
     const holder = spawn(
       tools.setpriv,
       ["--pdeathsig", "KILL", "--", tools.unshare, "--net", "--", tools.bash, "-c", `${q(tools.ip)} link set lo up && ${OPEN_TO_SANDBOX} && echo up && exec sleep infinity`],
       { stdio: ["ignore", "pipe", "pipe"], env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" } },
     );
-    let slirp: ChildProcess | undefined;
-    try {
-      await ready(holder, (out) => out.includes("up\n"), "the network namespace");
-      // --ready-fd: slirp4netns writes "1" to fd 3 once tap0 is configured in the namespace.
-      slirp = spawn(
-        tools.setpriv,
-        ["--pdeathsig", "KILL", "--", tools.slirp4netns, "--configure", "--mtu=65520", "--disable-host-loopback", "--ready-fd=3", String(holder.pid), "tap0"],
-        { stdio: ["ignore", "ignore", "pipe", "pipe"] },
-      );
-      await ready(slirp, (out) => out.includes("1"), "slirp4netns", 3);
-      const uplink = new Uplink(tools, holder, slirp, hosts);
-      await uplink.apply(egress).catch((err: unknown) => {
-        uplink.stop();
-        throw err;
-      });
-      return uplink;
-    } catch (err) {
-      slirp?.kill("SIGKILL");
+    await ready(holder, (out) => out.includes("up\n"), "the network namespace").catch((err: unknown) => {
       holder.kill("SIGKILL");
       throw err;
-    }
+    });
+    return new Uplink(tools, holder, hosts);
+  }
+
+  /** Connects the namespace (slirp4netns) and loads `egress`; rejects naming what failed (the caller stops it). */
+  async connect(egress: Egress): Promise<void> {
+    // --ready-fd: slirp4netns writes "1" to fd 3 once tap0 is configured in the namespace.
+    this.slirp = spawn(
+      this.tools.setpriv,
+      ["--pdeathsig", "KILL", "--", this.tools.slirp4netns, "--configure", "--mtu=65520", "--disable-host-loopback", "--ready-fd=3", String(this.holder.pid), "tap0"],
+      { stdio: ["ignore", "ignore", "pipe", "pipe"] },
+    );
+    await ready(this.slirp, (out) => out.includes("1"), "slirp4netns", 3);
+    await this.apply(egress);
   }
 
   /** The namespace's handle, for `nsenter --net=` and `unshare`'s callers. */
@@ -109,7 +109,7 @@ export class Uplink {
 
   stop(): void {
     void this.proxy?.then((p) => p.stop(), () => undefined);
-    this.slirp.kill("SIGKILL");
+    this.slirp?.kill("SIGKILL");
     this.holder.kill("SIGKILL");
   }
 }
