@@ -6,14 +6,12 @@
  */
 import type { ServerResponse } from "node:http";
 import type { Socket } from "node:net";
-import { join } from "node:path";
 import type { SandboxRuntime } from "../types";
 import { WatcherRegistry } from "./filesystem/watcher-registry";
 import type { EgressHosts } from "./network/egress-proxy";
 import { OPEN_EGRESS } from "./network/egress-rules";
-import { accountBinds, overlayDirsOf, systemBindsOf, systemDirOf, writeAccountFiles, writeResolvConf } from "./isolation/layout";
 import { SandboxNamespace } from "./isolation/namespace";
-import { systemBindsWithTools } from "./isolation/tools-layer";
+import { viewPlan } from "./isolation/view-plan";
 import { mountsOf } from "./paths";
 import { SandboxPorts } from "./ports/dial";
 import type { ManagedProcess } from "./process/managed";
@@ -151,18 +149,9 @@ function cut(res: ServerResponse): void {
 }
 
 function startNamespace(runtime: SandboxRuntime, isolation: SandboxRuntime["isolation"] & { mode: "namespaces" }, egressHosts: EgressHosts) {
-  const systemDir = systemDirOf(runtime.rootDir);
   const volumes = mountsOf(runtime).filter((m) => !m.readOnly).reverse();
-  const network = { egress: runtime.egress ?? OPEN_EGRESS, egressHosts, resolvConf: writeResolvConf(systemDir) };
-  if (runtime.imageDir !== undefined) {
-    // Its `/` is the image's files with its root dir over them: no host dir is shown (setup-script.ts).
-    const image = { lower: runtime.imageDir, ...overlayDirsOf(runtime.rootDir) };
-    return SandboxNamespace.start(isolation, { rootDir: runtime.rootDir, readOnly: [], volumes, image, ...network });
-  }
-  writeAccountFiles(systemDir);
-  // The base image's sudo and python, over the host's /usr (isolation/tools-layer.ts).
-  const system = systemBindsWithTools(runtime.rootDir, systemDir, isolation);
-  return SandboxNamespace.start(isolation, { rootDir: runtime.rootDir, readOnly: [...system, ...accountBinds(systemDir)], volumes, ...network });
+  const view = { rootDir: runtime.rootDir, imageDir: runtime.imageDir, volumes, egress: runtime.egress ?? OPEN_EGRESS, egressHosts };
+  return SandboxNamespace.start(isolation, viewPlan(isolation, view));
 }
 
 /** The state of every sandbox that was called since it started. */

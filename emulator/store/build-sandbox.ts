@@ -10,11 +10,10 @@ import { spawn } from "node:child_process";
 import { randomHex } from "../ids";
 import type { Account } from "../envd/accounts";
 import { OPEN_EGRESS } from "../envd/network/egress-rules";
-import { accountBinds, hostId, overlayDirsOf, ownerId, ownerName, systemDirOf, systemView, writeAccountFiles, writeResolvConf } from "../envd/isolation/layout";
-import { systemBindsWithTools } from "../envd/isolation/tools-layer";
+import { hostId, ownerId, ownerName, systemView } from "../envd/isolation/layout";
 import type { Isolation } from "../envd/isolation/mode";
 import { SandboxNamespace } from "../envd/isolation/namespace";
-import type { SetupPlan } from "../envd/isolation/setup-script";
+import { viewPlan } from "../envd/isolation/view-plan";
 import { createSandboxRoot, removeSandboxRoot } from "./sandbox-fs";
 import { fillSandboxRoot } from "./template-fill";
 import type { TemplateResult, TreeNode } from "./template-tree";
@@ -53,7 +52,8 @@ export class BuildSandbox {
     const rootDir = createSandboxRoot(sandboxesDir, `build-${randomHex(8)}`, [], isolation, result.image !== undefined);
     try {
       await fillSandboxRoot(rootDir, result, [], (owner) => hostId(isolation, ownerId(owner)));
-      const ns = await SandboxNamespace.start(isolation, viewOf(isolation, rootDir, result));
+      // A build reaches the network without rules of its own (infra: phases/base/builder.go, "nil network = no restrictions").
+      const ns = await SandboxNamespace.start(isolation, viewPlan(isolation, { rootDir, imageDir: result.image?.dir, volumes: [], egress: OPEN_EGRESS }));
       return new BuildSandbox(isolation, rootDir, ns, result.image !== undefined);
     } catch (err) {
       removeSandboxRoot(rootDir);
@@ -110,19 +110,6 @@ export class BuildSandbox {
     signal.addEventListener("abort", stop, { once: true });
     return () => signal.removeEventListener("abort", stop);
   }
-}
-
-/**
- * What a build sandbox's `/` is made of: the image's files with its root dir over them, or the
- * host's system dirs with the sandbox's own account files (../envd/isolation/layout.ts).
- */
-function viewOf(isolation: Namespaces, rootDir: string, result: TemplateResult): SetupPlan {
-  const systemDir = systemDirOf(rootDir);
-  // A build reaches the network without rules of its own (infra: phases/base/builder.go, "nil network = no restrictions").
-  const network = { egress: OPEN_EGRESS, resolvConf: writeResolvConf(systemDir) };
-  if (result.image) return { rootDir, readOnly: [], volumes: [], image: { lower: result.image.dir, ...overlayDirsOf(rootDir) }, ...network };
-  writeAccountFiles(systemDir);
-  return { rootDir, readOnly: [...systemBindsWithTools(rootDir, systemDir, isolation), ...accountBinds(systemDir)], volumes: [], ...network };
 }
 
 /** How Go's os.ProcessState names the signals a command usually dies of. */
