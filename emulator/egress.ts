@@ -27,10 +27,15 @@ function specified(entry: string): boolean {
   return entry === ALL_TRAFFIC || !unspecified(address.ip);
 }
 
+/** The `allowOut` entries that are domain names: neither an address nor a CIDR (nor digits and dots). */
+export function domainsOf(allowOut: readonly string[]): string[] {
+  return allowOut.filter((entry) => !entry.includes("/") && isIP(entry) === 0 && !/^[\d.]+$/.test(entry));
+}
+
 /** Throws the service's 400 for the first rule the entries break. */
 export function checkEgress(allowOut: readonly string[] = [], denyOut: readonly string[] = []): void {
   for (const entry of denyOut) if (!specified(entry)) throw new ApiError(400, `invalid denied CIDR ${entry}`);
-  const domains = allowOut.filter((entry) => !entry.includes("/") && isIP(entry) === 0 && !/^[\d.]+$/.test(entry));
+  const domains = domainsOf(allowOut);
   for (const entry of allowOut.filter((e) => !domains.includes(e))) {
     if (!specified(entry)) throw new ApiError(400, `invalid allowed address ${entry}`);
   }

@@ -21,6 +21,14 @@ export const VIA_FD = process.platform === "linux" && existsSync(PROC_FD);
 export const O_PATH = VIA_FD ? 0o10000000 : 0;
 
 /** An Error with an errno-style `code`, naming a path of the tree (never the host's). */
+/**
+ * A path `at` gave (an fd path of this process) as another process must name it: through this
+ * process's own /proc entry, since `/proc/self` in a helper is the helper's.
+ */
+export function forHelper(osPath: string): string {
+  return osPath.startsWith("/proc/self/") ? `/proc/${process.pid}/${osPath.slice("/proc/self/".length)}` : osPath;
+}
+
 export function errnoError(code: string, path: string): NodeJS.ErrnoException {
   return Object.assign(new Error(`${code}: ${path}`), { code });
 }

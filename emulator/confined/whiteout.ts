@@ -6,6 +6,7 @@
  */
 import { spawn } from "node:child_process";
 import type { Stats } from "node:fs";
+import { forHelper } from "./dir";
 
 export function isWhiteout(st: Stats): boolean {
   return st.isCharacterDevice() && st.rdev === 0;
@@ -17,9 +18,8 @@ export function isWhiteout(st: Stats): boolean {
  * root has no image to hide).
  */
 export function makeWhiteout(path: string): Promise<void> {
-  const named = path.startsWith("/proc/self/") ? `/proc/${process.pid}/${path.slice("/proc/self/".length)}` : path;
   return new Promise((resolve) => {
-    const child = spawn("mknod", [named, "c", "0", "0"], { stdio: "ignore" });
+    const child = spawn("mknod", [forHelper(path), "c", "0", "0"], { stdio: "ignore" });
     child.once("error", () => resolve());
     child.once("close", () => resolve());
   });

@@ -12,6 +12,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { createInterface } from "node:readline";
+import { forHelper } from "../confined/dir";
 /** Keys without the `user.e2b.` namespace, and their values. */
 type FileMetadata = Record<string, string>;
 
@@ -47,16 +48,12 @@ class XattrHelper {
 
   /** The file's `user.e2b.*` attributes, keys without the namespace; undefined when unreadable. */
   async read(osPath: string, follow: boolean): Promise<FileMetadata | undefined> {
-    return (await this.ask({ path: this.forHelper(osPath), follow }))?.ok;
+    return (await this.ask({ path: forHelper(osPath), follow }))?.ok;
   }
 
   /** Replaces them (none clears them); false when the filesystem or the helper refused. */
   async write(osPath: string, metadata: FileMetadata | undefined, follow: boolean): Promise<boolean> {
-    return (await this.ask({ path: this.forHelper(osPath), follow, set: metadata ?? {} }))?.ok !== undefined;
-  }
-
-  private forHelper(osPath: string): string {
-    return osPath.startsWith("/proc/self/") ? `/proc/${process.pid}/${osPath.slice("/proc/self/".length)}` : osPath;
+    return (await this.ask({ path: forHelper(osPath), follow, set: metadata ?? {} }))?.ok !== undefined;
   }
 
   private ask(request: { path: string; follow: boolean; set?: FileMetadata }): Promise<Answer | undefined> {

@@ -7,6 +7,7 @@
 import type { EgressHosts } from "../network/egress-proxy";
 import type { Egress } from "../network/egress-rules";
 import type { SystemBind } from "./layout";
+import { shellQuote as q } from "./shell-quote";
 import type { Tools } from "./mode";
 
 /** What one sandbox's view is made of. */
@@ -40,10 +41,6 @@ export interface SetupPlan {
 /** Device nodes a sandbox gets from the host; no disk, no kernel memory. */
 const DEVICES = ["null", "zero", "full", "random", "urandom", "tty"];
 
-/** Single-quotes a string for bash. */
-function q(s: string): string {
-  return `'${s.replaceAll("'", `'\\''`)}'`;
-}
 
 /**
  * A read-only overlay at `at` (a dir of the sandbox's root dir) over the host dir: its lower dirs are,

@@ -20,6 +20,7 @@
  * port-unreachable.
  */
 import { isIP } from "node:net";
+import { domainsOf } from "../../egress";
 
 /** The ports the egress proxy listens on in the sandbox's namespace (egress-proxy.ts), for redirected port-80 and port-443 connections. */
 export const PROXY_PORTS = { http: 49980, tls: 49981 } as const;
@@ -40,11 +41,6 @@ export const UPLINK_DNS = "10.0.2.3";
 
 /** Denied to every sandbox (DeniedSandboxCIDRs; IPv4: the uplink carries no IPv6). */
 export const ALWAYS_DENIED = ["10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12", "192.168.0.0/16"];
-
-/** The domain entries of `allowOut` (those that are no address). */
-export function domainsOf(allowOut: readonly string[]): string[] {
-  return allowOut.filter((e) => isIP(e.split("/")[0] ?? "") === 0);
-}
 
 /** IPv4 addresses and CIDRs of `entries`; IPv6 ones and domains are left out (no IPv6 route exists). */
 function ipv4(entries: readonly string[]): string[] {

@@ -10,8 +10,11 @@
  * Both processes carry a parent-death signal: nothing outlives the emulator.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { childReady } from "../child-ready";
+import { shellQuote } from "../isolation/shell-quote";
 import { EgressProxy, type EgressHosts } from "./egress-proxy";
-import { domainsOf, egressRules, type Egress } from "./egress-rules";
+import { domainsOf } from "../../egress";
+import { egressRules, type Egress } from "./egress-rules";
 import type { Isolation, Tools } from "../isolation/mode";
 
 /**
@@ -20,9 +23,6 @@ import type { Isolation, Tools } from "../isolation/mode";
  * :80), and ICMP echo (`ping`) from any user.
  */
 const OPEN_TO_SANDBOX = "echo 0 > /proc/sys/net/ipv4/ip_unprivileged_port_start && echo '0 2147483647' > /proc/sys/net/ipv4/ping_group_range";
-
-/** How long the namespace and slirp4netns may take to come up, in ms. */
-const START_TIMEOUT_MS = 10_000;
 
 export type UplinkTools = Pick<Tools, "setpriv" | "unshare" | "nsenter" | "bash"> & { ip: string; slirp4netns: string; iptablesRestore: string };
 
@@ -58,10 +58,10 @@ export class Uplink {
   static async hold(tools: UplinkTools, hosts: EgressHosts = {}): Promise<Uplink> {
     const holder = spawn(
       tools.setpriv,
-      ["--pdeathsig", "KILL", "--", tools.unshare, "--net", "--", tools.bash, "-c", `${q(tools.ip)} link set lo up && ${OPEN_TO_SANDBOX} && echo up && exec sleep infinity`],
+      ["--pdeathsig", "KILL", "--", tools.unshare, "--net", "--", tools.bash, "-c", `${shellQuote(tools.ip)} link set lo up && ${OPEN_TO_SANDBOX} && echo up && exec sleep infinity`],
       { stdio: ["ignore", "pipe", "pipe"], env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" } },
     );
-    await ready(holder, (out) => out.includes("up\n"), "the network namespace").catch((err: unknown) => {
+    await childReady(holder, (out) => out.includes("up\n"), "the network namespace").catch((err: unknown) => {
       holder.kill("SIGKILL");
       throw err;
     });
@@ -76,7 +76,7 @@ export class Uplink {
       ["--pdeathsig", "KILL", "--", this.tools.slirp4netns, "--configure", "--mtu=65520", "--disable-host-loopback", "--ready-fd=3", String(this.holder.pid), "tap0"],
       { stdio: ["ignore", "ignore", "pipe", "pipe"] },
     );
-    await ready(this.slirp, (out) => out.includes("1"), "slirp4netns", 3);
+    await childReady(this.slirp, (out) => out.includes("1"), "slirp4netns", 3);
     await this.apply(egress);
   }
 
@@ -112,32 +112,4 @@ export class Uplink {
     this.slirp?.kill("SIGKILL");
     this.holder.kill("SIGKILL");
   }
-}
-
-/** Resolves once `child`'s output on `fd` satisfies `done`; rejects when it ends or times out first. */
-function ready(child: ChildProcess, done: (out: string) => boolean, what: string, fd = 1): Promise<void> {
-  const stream = child.stdio[fd] as NodeJS.ReadableStream | null;
-  let stderr = "";
-  child.stderr?.on("data", (d: Buffer) => void (stderr = (stderr + d.toString()).slice(-2000)));
-  return new Promise((resolve, reject) => {
-    const fail = (why: string) => {
-      clearTimeout(timer);
-      reject(new Error(`${what} did not start: ${why}${stderr.trim() ? `: ${stderr.trim()}` : ""}`));
-    };
-    const timer = setTimeout(() => fail(`no answer within ${START_TIMEOUT_MS} ms`), START_TIMEOUT_MS);
-    child.once("error", (err) => fail(err.message));
-    child.once("exit", (code, signal) => fail(`it ended (${signal ?? `exit ${code}`})`));
-    let out = "";
-    stream?.on("data", (d: Buffer) => {
-      out += d.toString();
-      if (!done(out)) return;
-      clearTimeout(timer);
-      child.removeAllListeners("exit");
-      resolve();
-    });
-  });
-}
-
-function q(s: string): string {
-  return `'${s.replaceAll("'", `'\\''`)}'`;
 }

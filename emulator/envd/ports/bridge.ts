@@ -12,10 +12,8 @@ import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Tools } from "../isolation/mode";
+import { childReady } from "../child-ready";
 import { BRIDGE_SCRIPT } from "./bridge-script";
-
-/** How long the helper may take to start before the request fails as a closed port, in ms. */
-const START_TIMEOUT_MS = 10_000;
 
 export class PortBridge {
   private constructor(
@@ -34,23 +32,13 @@ export class PortBridge {
       { stdio: ["ignore", "pipe", "pipe"], env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" } },
     );
     const bridge = new PortBridge(child, dir);
-    return new Promise((resolve, reject) => {
-      let stderr = "";
-      child.stderr?.on("data", (d: Buffer) => void (stderr += d.toString()));
-      const fail = (why: string) => {
-        clearTimeout(timer);
+    return childReady(child, () => true, "the port bridge").then(
+      () => bridge,
+      (err: unknown) => {
         void bridge.stop();
-        reject(new Error(`the port bridge did not start: ${why}${stderr.trim() ? `: ${stderr.trim()}` : ""}`));
-      };
-      const timer = setTimeout(() => fail(`no answer within ${START_TIMEOUT_MS} ms`), START_TIMEOUT_MS);
-      child.once("error", (err) => fail(err.message));
-      child.once("exit", (code, signal) => fail(`it ended (${signal ?? `exit ${code}`})`));
-      child.stdout?.once("data", () => {
-        clearTimeout(timer);
-        child.removeAllListeners("exit");
-        resolve(bridge);
-      });
-    });
+        throw err;
+      },
+    );
   }
 
   /** A stream to `port` on the sandbox's loopback, or undefined when nothing listens there. */
